@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DOC: kernel compatibility
+ *
+ * Every difference between the kernels accelsched builds on lives in this
+ * file and nowhere else. The ACCEL_HAVE_* answers come from compile probes
+ * (scripts/conftest.sh) run against the target kernel's headers, never from
+ * LINUX_VERSION_CODE: distribution kernels carry backports, and Debian's 6.1
+ * already has interfaces that mainline got in 6.3.
+ *
+ * The rest of the module uses only the accel_* wrappers below.
+ */
+#ifndef _ACCEL_COMPAT_H
+#define _ACCEL_COMPAT_H
+
+#include "compat-probed.h"
+
+#include <linux/io_uring.h>
+#ifdef ACCEL_HAVE_IO_URING_CMD_H
+#include <linux/io_uring/cmd.h>
+#endif
+
+/**
+ * accel_uring_cmd_payload() - the command area of a uring_cmd's SQE.
+ * @cmd: the command.
+ *
+ * Return: a pointer to sqe->cmd. It points into the submission ring, which
+ * userspace can still write: read each field once (READ_ONCE or a copy).
+ */
+static inline const void *accel_uring_cmd_payload(const struct io_uring_cmd *cmd)
+{
+#ifdef ACCEL_HAVE_IO_URING_CMD_SQE
+	return io_uring_sqe_cmd(cmd->sqe);
+#else
+	return cmd->cmd;
+#endif
+}
+
+/**
+ * accel_uring_cmd_done() - post the CQE of an asynchronously completed
+ * uring_cmd.
+ * @cmd:         the command.
+ * @ret:         the CQE's res: 0 or a negative errno.
+ * @issue_flags: the flags io_uring passed to the callback we run in.
+ */
+static inline void accel_uring_cmd_done(struct io_uring_cmd *cmd, ssize_t ret,
+					unsigned int issue_flags)
+{
+#ifdef ACCEL_HAVE_IO_URING_CMD_DONE_RES2
+	io_uring_cmd_done(cmd, ret, 0, issue_flags);
+#else
+	io_uring_cmd_done(cmd, ret, issue_flags);
+#endif
+}
+
+/*
+ * ACCEL_URING_CANCELABLE - ring exit cancels pending commands through
+ * IO_URING_F_CANCEL. Without it (6.1), the module must complete every
+ * pending command by itself before the submitter's exit can finish.
+ */
+#ifdef ACCEL_HAVE_IO_URING_CMD_CANCELABLE
+#define ACCEL_URING_CANCELABLE 1
+#define ACCEL_IO_URING_F_CANCEL IO_URING_F_CANCEL
+static inline void accel_uring_cmd_mark_cancelable(struct io_uring_cmd *cmd,
+						   unsigned int issue_flags)
+{
+	io_uring_cmd_mark_cancelable(cmd, issue_flags);
+}
+#else
+#define ACCEL_URING_CANCELABLE 0
+#define ACCEL_IO_URING_F_CANCEL 0
+static inline void accel_uring_cmd_mark_cancelable(struct io_uring_cmd *cmd,
+						   unsigned int issue_flags)
+{
+}
+#endif
+
+/*
+ * accel_uring_cmd_pdu() - the 32 bytes of per-command private space.
+ */
+#define accel_uring_cmd_pdu(cmd, type)                                        \
+	({                                                                    \
+		BUILD_BUG_ON(sizeof(type) > sizeof_field(struct io_uring_cmd, pdu)); \
+		(type *)&(cmd)->pdu;                                          \
+	})
+
+#endif /* _ACCEL_COMPAT_H */

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: ioctl dispatch
+ *
+ * Every ioctl goes through one table, indexed by its number, which records
+ * the direction and the size of the struct the module knows. The prologue is
+ * the same for all of them:
+ *
+ * - a number that is not ours, or not in the table, or whose direction bits
+ *   differ from the table's, is ``-ENOTTY``;
+ * - the struct is copied in with copy_struct_from_user(): a shorter struct
+ *   (an older userspace) is zero-extended, a longer one (a newer userspace)
+ *   is accepted only if every byte past what the module knows is zero, else
+ *   ``-E2BIG``;
+ * - the handler validates flags and padding (``-EINVAL``) before it looks at
+ *   anything else, and changes nothing when it fails;
+ * - on success, the output is copied back, truncated to userspace's size.
+ */
+#include <linux/kernel.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+
+#include "internal.h"
+
+typedef int (*accel_ioctl_fn)(struct accel_file *afile, void *data);
+
+struct accel_ioctl_desc {
+	unsigned int cmd;
+	accel_ioctl_fn fn;
+	const char *name;
+};
+
+/* The largest struct any ioctl takes; the prologue copies into the stack. */
+#define ACCEL_IOCTL_MAX_SIZE 256
+
+void accel_fill_info(struct accel_file *afile, struct accel_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->abi_major = ACCEL_ABI_MAJOR;
+	info->abi_minor = ACCEL_ABI_MINOR;
+	info->features = ACCEL_FEATURE_URING_CMD;
+	if (ACCEL_URING_CANCELABLE)
+		info->features |= ACCEL_FEATURE_URING_CANCEL;
+	info->client_id = afile->client_id;
+	strscpy(info->version, ACCEL_MODULE_VERSION, sizeof(info->version));
+	strscpy(info->kernel_release, init_utsname()->release,
+		sizeof(info->kernel_release));
+}
+
+static int accel_ioctl_info(struct accel_file *afile, void *data)
+{
+	accel_fill_info(afile, data);
+	return 0;
+}
+
+/**
+ * accel_nop() - validate and "run" a NOP command.
+ * @nop: the command, already copied from userspace.
+ *
+ * Context: any context.
+ * Return: 0, or @nop->result with ACCEL_NOP_F_RESULT; -EINVAL for unknown
+ * flags, a result outside [-4095, 0], or a result without the flag.
+ */
+int accel_nop(const struct accel_nop *nop)
+{
+	if (nop->flags & ~ACCEL_NOP_FLAGS_ALL)
+		return -EINVAL;
+	if (!(nop->flags & ACCEL_NOP_F_RESULT))
+		return nop->result ? -EINVAL : 0;
+	if (nop->result > 0 || nop->result < -MAX_ERRNO)
+		return -EINVAL;
+	return nop->result;
+}
+
+static int accel_ioctl_nop(struct accel_file *afile, void *data)
+{
+	return accel_nop(data);
+}
+
+#define ACCEL_IOCTL_DEF(_cmd, _fn) \
+	[_IOC_NR(_cmd)] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
+
+static const struct accel_ioctl_desc accel_ioctls[] = {
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_INFO, accel_ioctl_info),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_NOP, accel_ioctl_nop),
+};
+
+/**
+ * accel_ioctl() - the device's unlocked_ioctl.
+ * @file: the open file.
+ * @cmd:  the ioctl number.
+ * @arg:  the user pointer to the command's struct.
+ *
+ * Context: process context; may sleep.
+ * Return: the handler's result, -ENOTTY for a number that is not ours,
+ * -EFAULT for a bad pointer, -E2BIG for non-zero bytes past the struct.
+ */
+long accel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct accel_file *afile = file->private_data;
+	void __user *uptr = (void __user *)arg;
+	const struct accel_ioctl_desc *desc;
+	unsigned int nr = _IOC_NR(cmd);
+	size_t usize = _IOC_SIZE(cmd);
+	size_t ksize;
+	u8 buf[ACCEL_IOCTL_MAX_SIZE] __aligned(8);
+	int ret;
+
+	if (_IOC_TYPE(cmd) != ACCEL_IOCTL_BASE || nr >= ARRAY_SIZE(accel_ioctls))
+		return -ENOTTY;
+	desc = &accel_ioctls[nr];
+	if (!desc->fn || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
+		return -ENOTTY;
+
+	ksize = _IOC_SIZE(desc->cmd);
+	BUILD_BUG_ON(sizeof(struct accel_info) > ACCEL_IOCTL_MAX_SIZE);
+	if (WARN_ON_ONCE(ksize > sizeof(buf)))
+		return -ENOTTY;
+
+	if (_IOC_DIR(cmd) & _IOC_WRITE) {
+		ret = copy_struct_from_user(buf, ksize, uptr, usize);
+		if (ret)
+			return ret;
+	} else {
+		memset(buf, 0, ksize);
+	}
+
+	ret = desc->fn(afile, buf);
+	if (ret < 0)
+		return ret;
+
+	if ((_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uptr, buf, min(usize, ksize)))
+		return -EFAULT;
+	return ret;
+}

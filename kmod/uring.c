@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: io_uring commands
+ *
+ * ``IORING_OP_URING_CMD`` on the device fd is the fast path. ``sqe->cmd_op``
+ * is one of the ``ACCEL_URING_CMD_*`` values, which are encoded like ioctl
+ * numbers and carry the payload's size; the payload is the first bytes of
+ * ``sqe->cmd`` (16 bytes in a normal 64-byte SQE, so no SQE128 ring is
+ * needed). The payload is copied once out of the submission ring, which
+ * userspace may still be writing, before anything looks at it.
+ *
+ * A command that completes at once returns its result and io_uring posts it
+ * as the CQE's ``res``; only a command that truly waits returns
+ * ``-EIOCBQUEUED`` and completes later. An unknown opcode is ``-ENOTTY``, as
+ * for ioctls.
+ */
+#include <linux/string.h>
+
+#include "internal.h"
+
+/**
+ * accel_uring_cmd() - the device's uring_cmd file operation.
+ * @cmd:         the command.
+ * @issue_flags: io_uring's issue flags.
+ *
+ * Context: process context (the submitter, or an io-wq worker).
+ * Return: the command's result, or -EIOCBQUEUED when it completes later.
+ */
+int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct accel_nop nop;
+
+	/*
+	 * Ring exit cancelling a pending command. No command is pending yet in
+	 * this ABI version, so there is nothing to cancel.
+	 */
+	if (issue_flags & ACCEL_IO_URING_F_CANCEL)
+		return 0;
+
+	switch (cmd->cmd_op) {
+	case ACCEL_URING_CMD_NOP:
+		memcpy(&nop, accel_uring_cmd_payload(cmd), sizeof(nop));
+		return accel_nop(&nop);
+	default:
+		return -ENOTTY;
+	}
+}

@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Install everything accelsched needs on a Debian bookworm machine, from
+# Debian's own archive: the toolchain, the userspace build and test
+# dependencies, QEMU, and the kernels the VM tests boot (unpacked into a
+# cache folder, never installed as the host's kernel).
+#
+# Idempotent: a second run checks and returns in a second or two.
+#
+#   scripts/setup.sh            packages and VM kernels
+#   scripts/setup.sh --no-vm    packages only (enough for `make demo`)
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+want_vm=1
+for arg in "$@"; do
+	case "$arg" in
+	--no-vm) want_vm=0 ;;
+	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	*) echo "setup.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+	esac
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO=sudo
+	else
+		echo "setup.sh: installing packages needs root; run it as root or install sudo" >&2
+		exit 1
+	fi
+else
+	SUDO=
+fi
+
+# Everything the builds, the tests and the VM need. Keep sorted.
+PACKAGES="
+bc
+binutils
+bison
+build-essential
+busybox-static
+check
+cpio
+dwarves
+flex
+gcc
+git
+glslc
+gzip
+kmod
+libdrm-dev
+libelf-dev
+libssl-dev
+liburing-dev
+libvulkan-dev
+make
+mesa-vulkan-drivers
+meson
+ninja-build
+pkg-config
+python3
+python3-docutils
+qemu-system-x86
+xz-utils
+"
+
+missing=
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+
+backports_list=/etc/apt/sources.list.d/accelsched-bookworm-backports.list
+need_backports=0
+if [ "$want_vm" = 1 ] && ! grep -rqs '^[^#]*bookworm-backports' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/; then
+	need_backports=1
+fi
+
+if [ "$need_backports" = 1 ]; then
+	# Use the mirror the machine already uses for bookworm.
+	mirror=$(grep -rhs -E '^(deb |URIs:)' /etc/apt/sources.list /etc/apt/sources.list.d/ |
+		grep -v security | sed -E 's/^deb (\[[^]]*\] )?//; s/^URIs: //' |
+		awk '{print $1}' | grep -m1 debian || true)
+	[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+	echo "setup.sh: adding bookworm-backports ($mirror) to apt's sources"
+	echo "deb $mirror bookworm-backports main" | $SUDO tee "$backports_list" >/dev/null
+fi
+
+if [ -n "$missing" ] || [ "$need_backports" = 1 ]; then
+	echo "setup.sh: installing:$missing"
+	$SUDO apt-get update -q
+	[ -z "$missing" ] ||
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
+			--no-install-recommends $missing
+else
+	echo "setup.sh: packages already installed"
+fi
+
+if [ "$want_vm" = 1 ]; then
+	"$here/fetch-kernels.sh"
+fi

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Judge one VM run: relay its KTAP, check it, scan the kernel log.
+
+Reads the KTAP document the VM's /init wrote (ttyS1) and the kernel console
+(ttyS0). The run passes only if the VM finished, every KTAP plan at every
+nesting level was met, no result is "not ok", and the kernel log holds no
+splat. On failure the kernel log is printed, so CI's output alone explains
+the failure.
+
+Counts are over leaf results: a test program's own tests, and the VM's
+steps that have no subtests (insmod, rmmod, commands).
+"""
+import argparse
+import re
+import sys
+
+# Kernel log lines that fail a run (liburing's runner scans for the same).
+SPLATS = [
+    r"\bBUG:", r"WARNING:", r"\bOops\b", r"KASAN", r"UBSAN", r"kernel BUG",
+    r"possible circular locking", r"inconsistent lock state",
+    r"suspicious RCU usage", r"possible recursive locking",
+    r"sleeping function called from invalid context", r"hung task",
+    r"blocked for more than", r"refcount_t:", r"general protection fault",
+    r"list_(add|del) corruption", r"unreferenced object", r"Kernel panic",
+    r"Call Trace:",
+]
+SPLAT_RE = re.compile("|".join(SPLATS))
+RESULT_RE = re.compile(r"^(?P<indent> *)(?P<not>not )?ok (?P<num>\d+)(?: (?P<name>[^#]*))?(?:#\s*(?P<directive>.*))?$")
+PLAN_RE = re.compile(r"^(?P<indent> *)1\.\.(?P<n>\d+)\s*$")
+DONE_MARK = "# accelsched-vm: done"
+
+
+def parse_block(lines):
+    """Results of one KTAP level: (plan, [(ok, name, directive)])."""
+    plan, results = None, []
+    for line in lines:
+        m = PLAN_RE.match(line)
+        if m and not m.group("indent"):
+            plan = int(m.group("n"))
+            continue
+        m = RESULT_RE.match(line)
+        if m and not m.group("indent"):
+            results.append((not m.group("not"), (m.group("name") or "").strip(),
+                            (m.group("directive") or "").strip()))
+    return plan, results
+
+
+def count(ok, directive):
+    if not ok:
+        return 0, 1, 0
+    if directive.upper().startswith("SKIP"):
+        return 0, 0, 1
+    return 1, 0, 0
+
+
+def parse_ktap(lines):
+    """Return (passed, failed, skipped, problems) over leaf results.
+
+    Each top-level result is a step of the VM; the lines indented by four
+    spaces just before it are its subtests (a test program's own KTAP).
+    """
+    passed = failed = skipped = 0
+    problems = []
+    top_plan, top_results, block = None, 0, []
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if line.startswith("    "):
+            block.append(line[4:])
+            continue
+        m = PLAN_RE.match(line)
+        if m:
+            top_plan = int(m.group("n"))
+            continue
+        m = RESULT_RE.match(line)
+        if not m:
+            continue
+        top_results += 1
+        ok = not m.group("not")
+        name = (m.group("name") or "").strip()
+        directive = (m.group("directive") or "").strip()
+        plan, sub = parse_block(block)
+        block = []
+        if not sub and plan is None:
+            p, f, s = count(ok, directive)
+            passed, failed, skipped = passed + p, failed + f, skipped + s
+            if f:
+                problems.append(f"not ok: {name} ({directive})")
+            continue
+        sub_failed = 0
+        for sok, sname, sdir in sub:
+            p, f, s = count(sok, sdir)
+            passed, failed, skipped = passed + p, failed + f, skipped + s
+            sub_failed += f
+            if f:
+                problems.append(f"not ok: {name}: {sname}")
+        if plan is not None and len(sub) < plan:
+            missing = plan - len(sub)
+            problems.append(f"{name}: planned {plan} tests, reported "
+                            f"{len(sub)}: {missing} missing")
+            failed += missing
+            sub_failed += missing
+        if not ok and not sub_failed:
+            problems.append(f"not ok: {name} ({directive}) with no failed subtest")
+            failed += 1
+    if top_plan is None:
+        problems.append("no KTAP plan from the VM")
+        failed += 1
+    elif top_results < top_plan:
+        problems.append(f"the VM planned {top_plan} steps and reported {top_results}")
+        failed += top_plan - top_results
+    return passed, failed, skipped, problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--ktap", required=True)
+    ap.add_argument("--console", required=True)
+    ap.add_argument("--qemu-log")
+    ap.add_argument("--qemu-rc", type=int, default=0)
+    ap.add_argument("--timeout", type=int, default=0)
+    ap.add_argument("--counts")
+    args = ap.parse_args()
+
+    with open(args.ktap, errors="replace") as f:
+        ktap = [l.replace("\r", "") for l in f]
+    with open(args.console, errors="replace") as f:
+        console = [l.replace("\r", "") for l in f]
+
+    print(f"# ---- VM: {args.kernel} ----")
+    sys.stdout.writelines(ktap)
+    sys.stdout.flush()
+
+    passed, failed, skipped, problems = parse_ktap(ktap)
+    if not any(l.startswith(DONE_MARK) for l in ktap):
+        if args.qemu_rc in (124, 137):
+            problems.append(f"the VM timed out after {args.timeout} s")
+        else:
+            problems.append("the VM did not finish (crash, panic or hang); "
+                            f"qemu exit status {args.qemu_rc}")
+        failed += 1
+    splats = [l.rstrip() for l in console if SPLAT_RE.search(l)]
+    if splats:
+        problems.append(f"the kernel log has {len(splats)} splat line(s):")
+        problems.extend("  " + s for s in splats[:40])
+        failed += 1
+
+    if problems:
+        print(f"# ---- VM: {args.kernel}: FAILED ----")
+        for p in problems:
+            print(f"# {p}")
+        print(f"# ---- kernel log ({args.console}) ----")
+        start = 0
+        for i, l in enumerate(console):
+            if "accelsched-vm: init started" in l:
+                start = max(i - 20, 0)
+                break
+        if start:
+            print(f"# (boot messages before line {start} left out)")
+        sys.stdout.writelines(console[start:])
+        if args.qemu_log:
+            with open(args.qemu_log, errors="replace") as f:
+                q = f.read().strip()
+            if q:
+                print("# ---- qemu ----")
+                print(q)
+        print(f"# ---- end of kernel log: {args.kernel} ----")
+
+    print(f"# VM {args.kernel}: {passed} passed, {failed} failed, {skipped} skipped")
+    if args.counts:
+        with open(args.counts, "w") as f:
+            f.write(f"{passed} {failed} {skipped}\n")
+    return 1 if (failed or problems) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

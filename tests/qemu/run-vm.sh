@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-vm.sh: boot a kernel under QEMU with a throw-away initramfs, load
+# accelsched.ko, run KTAP test programs and/or commands, unload the module,
+# and judge the run from the host.
+#
+#   run-vm.sh --kernel deb6.12 --module build/kmod/deb6.12/accelsched.ko \
+#             --test build/tests/kselftest/kselftest-device
+#   run-vm.sh --kernel deb6.1 --module ... --run 'accel-bench --vm'
+#
+# Options:
+#   --kernel NAME     a name from tests/qemu/kernels.conf (or a path to an
+#                     unpacked kernel root holding boot/vmlinuz-*)
+#   --module PATH     the accelsched.ko to insmod (and rmmod at the end)
+#   --test PATH       a statically linked KTAP test program (repeatable)
+#   --test-args ARGS  arguments for every --test program (e.g. '-t uring_nop')
+#   --run CMD         a shell command to run in the VM (repeatable); its
+#                     output is relayed and its exit status is a result
+#   --file PATH       copy PATH into the VM's /bin (repeatable)
+#   --kmod NAME       load this module of the kernel's own first, with its
+#                     dependencies (repeatable; e.g. vgem)
+#   --append ARGS     extra kernel command line
+#   --timeout SEC     kill the VM after SEC seconds (default 600)
+#   --out DIR         logs and the initramfs go there (default: a temp dir)
+#   --counts FILE     write "passed failed skipped" of the leaf tests to FILE
+#
+# The run fails on any failed or missing test, on a BUG/WARNING/Oops/KASAN/
+# lockdep/refcount line in the kernel log, on a VM that does not finish, or
+# on a timeout; the kernel log is then printed so that CI output alone tells
+# what happened. Exit status: 0 pass, 1 fail, 2 usage or set-up error.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cache=${ACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/accelsched}
+
+kernel= module= tests= runs= files= kmods= append= timeout=600 out= counts=
+test_args=
+nl='
+'
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+die() { echo "run-vm.sh: $*" >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--module) module=$2; shift 2 ;;
+	--test) tests="$tests$2$nl"; shift 2 ;;
+	--test-args) test_args=$2; shift 2 ;;
+	--run) runs="$runs$2$nl"; shift 2 ;;
+	--file) files="$files$2$nl"; shift 2 ;;
+	--kmod) kmods="$kmods $2"; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--counts) counts=$2; shift 2 ;;
+	-h|--help) usage ;;
+	*) die "unknown option '$1' (try --help)" ;;
+	esac
+done
+[ -n "$kernel" ] || die "--kernel is required (a name from tests/qemu/kernels.conf)"
+
+# Find the unpacked kernel: a name from kernels.conf, or a root path.
+if [ -d "$kernel" ]; then
+	kroot=$(cd "$kernel" && pwd)
+	kname=$(basename "$kroot")
+else
+	kname=$kernel
+	abi=$(awk -v n="$kernel" '$1 == n { print $3 }' "$here/kernels.conf")
+	[ -n "$abi" ] || die "no kernel '$kernel' in tests/qemu/kernels.conf"
+	kroot=$cache/kernels/$abi
+	if [ ! -f "$kroot/.complete" ]; then
+		# The pin may have been replaced by a newer ABI of its series.
+		kroot=$("$top/scripts/fetch-kernels.sh" | awk -v n="$kernel" '$1 == n { print $3 }')
+	fi
+fi
+vmlinuz=$(ls "$kroot"/boot/vmlinuz-* 2>/dev/null | head -n1 || true)
+[ -n "$vmlinuz" ] || die "no boot/vmlinuz-* under $kroot; run scripts/setup.sh"
+kver=$(basename "$vmlinuz" | sed 's/^vmlinuz-//')
+
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run scripts/setup.sh"
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] && file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	busybox=/bin/busybox
+[ -x "$busybox" ] || die "busybox-static is missing; run scripts/setup.sh"
+
+if [ -z "$out" ]; then
+	out=$(mktemp -d "${TMPDIR:-/tmp}/accelsched-vm.XXXXXX")
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -rf "$out/initramfs"
+root=$out/initramfs
+mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp" \
+	"$root/lib/kmods" "$root/tests" "$root/etc"
+cp "$busybox" "$root/bin/busybox"
+
+# Kernel modules of the image, with their dependencies, in load order.
+moddir=$kroot/lib/modules/$kver
+load_order=
+add_kmod() { # add_kmod RELPATH (as in modules.dep)
+	case " $load_order " in *" $1 "*) return ;; esac
+	deps=$(awk -F: -v m="$1" '$1 == m { print $2 }' "$moddir/modules.dep")
+	for d in $deps; do add_kmod "$d"; done
+	load_order="$load_order $1"
+}
+for m in $kmods; do
+	rel=$(awk -F: '{ print $1 }' "$moddir/modules.dep" |
+		grep -E "/$m\.ko(\.xz|\.zst|\.gz)?\$" | head -n1 || true)
+	[ -n "$rel" ] || die "kernel $kver has no module '$m'"
+	add_kmod "$rel"
+done
+i=0
+for rel in $load_order; do
+	i=$((i + 1))
+	name=$(basename "$rel" | sed -E 's/\.ko(\.xz|\.zst|\.gz)?$//')
+	dst=$root/lib/kmods/$(printf '%02d' $i)-$name.ko
+	case "$rel" in
+	*.xz) xz -dc "$moddir/$rel" >"$dst" ;;
+	*.zst) zstd -qdc "$moddir/$rel" >"$dst" ;;
+	*.gz) gzip -dc "$moddir/$rel" >"$dst" ;;
+	*) cp "$moddir/$rel" "$dst" ;;
+	esac
+done
+
+if [ -n "$module" ]; then
+	[ -f "$module" ] || die "no module at $module; build it with 'make -C tests/qemu modules' or scripts/build-kmod.sh"
+	cp "$module" "$root/lib/accelsched.ko"
+fi
+
+# Newline-separated lists: iterate with IFS set to a newline.
+oldifs=$IFS
+IFS=$nl
+: >"$root/etc/tests"
+for t in $tests; do
+	[ -x "$t" ] || die "test program $t does not exist; build it with 'make build'"
+	cp "$t" "$root/tests/"
+	basename "$t" >>"$root/etc/tests"
+done
+for f in $files; do
+	[ -f "$f" ] || die "no file $f to copy into the VM"
+	cp "$f" "$root/bin/"
+done
+IFS=$oldifs
+printf '%s' "$runs" >"$root/etc/runs"
+printf '%s' "$test_args" >"$root/etc/test-args"
+cp "$here/vm-init.sh" "$root/init"
+chmod +x "$root/init"
+
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+
+# ttyS0: the kernel console (every kernel message); ttyS1: the tests' KTAP.
+rm -f "$out/console.log" "$out/ktap.log"
+set +e
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg -cpu max -smp 2 -m 1536 \
+	-nodefaults -display none -no-reboot -monitor none \
+	-serial "file:$out/console.log" -serial "file:$out/ktap.log" \
+	-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
+	-append "console=ttyS0,115200 panic=-1 oops=panic loglevel=7 printk.devkmsg=on hung_task_timeout_secs=20 $append" \
+	>"$out/qemu.log" 2>&1
+qrc=$?
+set -e
+[ -f "$out/ktap.log" ] || : >"$out/ktap.log"
+[ -f "$out/console.log" ] || : >"$out/console.log"
+
+set -- --kernel "$kname ($kver)" --ktap "$out/ktap.log" --console "$out/console.log" \
+	--qemu-log "$out/qemu.log" --qemu-rc "$qrc" --timeout "$timeout"
+[ -n "$counts" ] && set -- "$@" --counts "$counts"
+exec python3 "$here/ktap.py" "$@"

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * DOC: accel/accel.h - libaccel, the accelsched userspace library
+ *
+ * Include this one header to get the whole public API:
+ *
+ * - accel/version.h:   the library's version, at build and at run time;
+ * - accel/status.h:    errors (negative errno) and the per-thread message;
+ * - accel/scheduler.h: the scheduler every submission goes through, the
+ *   accelsched kernel module's or the embedded in-process one.
+ *
+ * Link with ``pkg-config --cflags --libs libaccel``. Every public name starts
+ * with ``accel_`` (functions, types) or ``ACCEL_`` (macros, constants);
+ * functions are named ``accel_<object>_<verb>``.
+ *
+ * Objects are reference counted (``accel_<object>_retain`` /
+ * ``accel_<object>_release``); each header says whether its object is
+ * thread-safe or thread-compatible.
+ */
+#ifndef ACCEL_ACCEL_H
+#define ACCEL_ACCEL_H
+
+#include <accel/version.h>
+#include <accel/status.h>
+#include <accel/scheduler.h>
+
+#endif /* ACCEL_ACCEL_H */

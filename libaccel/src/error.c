@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Errors: the per-thread message behind accel_error_message().
+ *
+ * Functions return -errno; the message explains it to a person. The buffer is
+ * thread-local, so threads never see each other's messages and no lock is
+ * needed. A failure overwrites it; a success leaves it alone (like errno).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "accel/status.h"
+#include "error.h"
+
+static _Thread_local char accel_error_buf[ACCEL_ERROR_MAX];
+
+ACCEL_EXPORT const char *accel_error_message(void)
+{
+	return accel_error_buf;
+}
+
+int accel_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(accel_error_buf, sizeof(accel_error_buf), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+char *accel_strfmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+const char *accel_errno_name(int err)
+{
+	static _Thread_local char unknown[32];
+	const char *name = strerrorname_np(err);
+
+	if (name)
+		return name;
+	return accel_strfmt(unknown, sizeof(unknown), "errno %d", err);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: setting the calling thread's error message, and formatting the
+ * explanations that become messages and reasons.
+ */
+#ifndef ACCEL_SRC_ERROR_H
+#define ACCEL_SRC_ERROR_H
+
+#include <stddef.h>
+
+#include "macros.h"
+
+/* Size of the per-thread message buffer, NUL included. */
+#define ACCEL_ERROR_MAX 2048
+
+/*
+ * accel_fail() - record why the current call fails and return -@err.
+ * @err: a positive errno.
+ *
+ * Public entry points end a failure with "return accel_fail(EINVAL, ...)".
+ * The message should start with the public function's name and say which
+ * argument, limit or path was wrong and what would fix it.
+ */
+int accel_fail(int err, const char *fmt, ...) ACCEL_PRINTF(2, 3);
+
+/*
+ * accel_strfmt() - snprintf() into @buf of @len bytes; the text is silently
+ * truncated to fit. Returns @buf, so that a caller can format an argument.
+ */
+char *accel_strfmt(char *buf, size_t len, const char *fmt, ...)
+	ACCEL_PRINTF(3, 4);
+
+/*
+ * accel_errno_name() - "ENOENT" for ENOENT; "errno <n>" (in a thread-local
+ * buffer, valid until the thread's next call) for values glibc cannot name.
+ */
+const char *accel_errno_name(int err);
+
+#endif /* ACCEL_SRC_ERROR_H */

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel scheduler: the accelsched module, reached through its device.
+ *
+ * Opening makes sure the node really is an accelsched device this library can
+ * talk to, in order, stopping at the first failure:
+ *
+ *  1. open(2) it O_RDWR | O_CLOEXEC (ENOENT: module not loaded; EACCES: the
+ *     udev rule / 'render' group; ENXIO: a node nothing answers; ...);
+ *  2. it must be a character device (else ENOTTY);
+ *  3. ACCEL_IOCTL_INFO must answer (else: another driver's node);
+ *  4. its ABI major must be ours (else EPROTO).
+ *
+ * Every failure is put in words, with what would fix it, for the caller to
+ * use as a fallback reason (AUTO) or an error message (KERNEL). Then the
+ * io_uring fast path is set up (uring.c); its failure only costs speed, so
+ * it is recorded, not returned.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <accelsched.h>
+
+#include "error.h"
+#include "sched.h"
+#include "uapi_check.h"
+#include "uring.h"
+
+struct accel_sched_kernel {
+	accel_scheduler_t base;
+	int fd;
+	struct accel_info info;
+	bool uring;
+	struct io_uring ring;
+};
+
+/* Enough for a PATH_MAX path plus " (from options->device_path)". */
+#define DEVICE_NAME_MAX (PATH_MAX + 64)
+
+static const char *device_name(const struct accel_sched_config *cfg,
+			       char *buf, size_t len)
+{
+	if (!cfg->path_origin[0])
+		return accel_strfmt(buf, len, "%s", cfg->device_path);
+	return accel_strfmt(buf, len, "%s (from %s)", cfg->device_path,
+			    cfg->path_origin);
+}
+
+/* What to do when the path names the wrong thing. */
+static const char *hint_wrong_node(const struct accel_sched_config *cfg)
+{
+	if (strcmp(cfg->path_origin, ACCEL_DEVICE_ENV) == 0)
+		return "point " ACCEL_DEVICE_ENV " at the accelsched device node, or unset it to use " ACCEL_SCHEDULER_DEFAULT_DEVICE;
+	if (cfg->path_origin[0])
+		return "point options->device_path at the accelsched device node, or leave it NULL to use " ACCEL_SCHEDULER_DEFAULT_DEVICE;
+	return "something else took the name; check 'ls -l " ACCEL_SCHEDULER_DEFAULT_DEVICE "' and reload the accelsched module";
+}
+
+static const char *file_type_name(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "regular file";
+	case S_IFDIR:
+		return "directory";
+	case S_IFSOCK:
+		return "socket";
+	case S_IFIFO:
+		return "FIFO";
+	case S_IFBLK:
+		return "block device";
+	case S_IFLNK:
+		return "symbolic link";
+	case S_IFCHR:
+		return "character device";
+	}
+	return "file of unknown type";
+}
+
+static void explain_enoent(const struct accel_sched_config *cfg,
+			   const char *name, char *why, size_t len)
+{
+	if (!cfg->path_origin[0])
+		accel_strfmt(why, len,
+			"%s does not exist (the accelsched module is not loaded; 'modprobe accelsched' creates it)",
+			name);
+	else
+		accel_strfmt(why, len, "%s does not exist (%s)", name,
+			     hint_wrong_node(cfg));
+}
+
+static void explain_eacces(const char *name, int err, char *why, size_t len)
+{
+	accel_strfmt(why, len,
+		"%s exists, but this process (uid %u, gid %u) may not open it read-write (%s); install the accelsched udev rule, which gives the 'render' group read-write access to " ACCEL_SCHEDULER_DEFAULT_DEVICE ", and add the user to the 'render' group (then log in again)",
+		name, (unsigned int)geteuid(), (unsigned int)getegid(),
+		accel_errno_name(err));
+}
+
+static void explain_enxio(const struct accel_sched_config *cfg,
+			  const char *name, int err, char *why, size_t len)
+{
+	struct stat st;
+
+	if (stat(cfg->device_path, &st) == 0 && !S_ISCHR(st.st_mode))
+		accel_strfmt(why, len,
+			"%s is a %s, not a device node, and cannot be opened (%s; %s)",
+			name, file_type_name(st.st_mode), accel_errno_name(err),
+			hint_wrong_node(cfg));
+	else
+		accel_strfmt(why, len,
+			"%s is a device node that no driver answers (%s): the module that created it is not loaded any more; reload the accelsched module",
+			name, accel_errno_name(err));
+}
+
+static void explain_open_error(const struct accel_sched_config *cfg, int err,
+			       char *why, size_t len)
+{
+	char name[DEVICE_NAME_MAX];
+
+	device_name(cfg, name, sizeof(name));
+	switch (err) {
+	case ENOENT:
+		explain_enoent(cfg, name, why, len);
+		break;
+	case EACCES:
+	case EPERM:
+		explain_eacces(name, err, why, len);
+		break;
+	case ENXIO:
+	case ENODEV:
+		explain_enxio(cfg, name, err, why, len);
+		break;
+	case EISDIR:
+		accel_strfmt(why, len,
+			"%s is a directory, not the accelsched device node (%s)",
+			name, hint_wrong_node(cfg));
+		break;
+	default:
+		accel_strfmt(why, len, "cannot open %s read-write: %s (%s)",
+			     name, accel_errno_name(err), strerror(err));
+		break;
+	}
+}
+
+static int device_open(const struct accel_sched_config *cfg, char *why,
+		       size_t len)
+{
+	int fd = open(cfg->device_path, O_RDWR | O_CLOEXEC);
+	int err;
+
+	if (fd >= 0)
+		return fd;
+	err = errno;
+	explain_open_error(cfg, err, why, len);
+	return -err;
+}
+
+static int device_check_type(const struct accel_sched_config *cfg, int fd,
+			     char *why, size_t len)
+{
+	char name[DEVICE_NAME_MAX];
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		accel_strfmt(why, len, "fstat of %s failed: %s (%s)",
+			     device_name(cfg, name, sizeof(name)),
+			     accel_errno_name(err), strerror(err));
+		return -err;
+	}
+	if (S_ISCHR(st.st_mode))
+		return 0;
+	accel_strfmt(why, len,
+		"%s is a %s, not a character device, so it is not the accelsched device (%s)",
+		device_name(cfg, name, sizeof(name)),
+		file_type_name(st.st_mode), hint_wrong_node(cfg));
+	return -ENOTTY;
+}
+
+static int device_get_info(const struct accel_sched_config *cfg, int fd,
+			   struct accel_info *info, char *why, size_t len)
+{
+	char name[DEVICE_NAME_MAX];
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	if (ioctl(fd, ACCEL_IOCTL_INFO, info) == 0) {
+		info->version[sizeof(info->version) - 1] = '\0';
+		info->kernel_release[sizeof(info->kernel_release) - 1] = '\0';
+		return 0;
+	}
+	err = errno;
+	device_name(cfg, name, sizeof(name));
+	if (err == ENOTTY || err == EINVAL)
+		accel_strfmt(why, len,
+			"%s is not the accelsched device: the ACCEL_IOCTL_INFO ioctl failed with %s (%s) (%s)",
+			name, accel_errno_name(err), strerror(err),
+			hint_wrong_node(cfg));
+	else
+		accel_strfmt(why, len,
+			"the ACCEL_IOCTL_INFO ioctl on %s failed with %s (%s)",
+			name, accel_errno_name(err), strerror(err));
+	return -err;
+}
+
+static int device_check_abi(const struct accel_sched_config *cfg,
+			    const struct accel_info *info, char *why,
+			    size_t len)
+{
+	char name[DEVICE_NAME_MAX];
+
+	if (info->abi_major == ACCEL_ABI_MAJOR)
+		return 0;
+	accel_strfmt(why, len,
+		"%s speaks accelsched ABI %u.%u, but this libaccel speaks ABI %u.%u: ABI major %u and %u cannot talk to each other; install a libaccel and an accelsched module of the same ABI major",
+		device_name(cfg, name, sizeof(name)), info->abi_major,
+		info->abi_minor, ACCEL_ABI_MAJOR, ACCEL_ABI_MINOR,
+		info->abi_major, ACCEL_ABI_MAJOR);
+	return -EPROTO;
+}
+
+/* Steps 1-4 of the DOC above; returns the open fd or a negative errno. */
+static int device_probe(const struct accel_sched_config *cfg,
+			struct accel_info *info, char *why, size_t len)
+{
+	int fd = device_open(cfg, why, len);
+	int err;
+
+	if (fd < 0)
+		return fd;
+	err = device_check_type(cfg, fd, why, len);
+	if (!err)
+		err = device_get_info(cfg, fd, info, why, len);
+	if (!err)
+		err = device_check_abi(cfg, info, why, len);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void kernel_destroy(accel_scheduler_t *s)
+{
+	struct accel_sched_kernel *k = (struct accel_sched_kernel *)s;
+
+	if (k->uring)
+		io_uring_queue_exit(&k->ring);
+	close(k->fd);
+	free(k);
+}
+
+static void kernel_query(const accel_scheduler_t *s,
+			 accel_scheduler_info_t *info)
+{
+	const struct accel_sched_kernel *k =
+		(const struct accel_sched_kernel *)s;
+
+	info->abi_major = k->info.abi_major;
+	info->abi_minor = k->info.abi_minor;
+	info->features = k->info.features;
+	info->client_id = k->info.client_id;
+	info->uring = k->uring;
+	memcpy(info->module_version, k->info.version, sizeof(k->info.version));
+	memcpy(info->kernel_release, k->info.kernel_release,
+	       sizeof(k->info.kernel_release));
+}
+
+static const struct accel_scheduler_ops kernel_ops = {
+	.destroy = kernel_destroy,
+	.query = kernel_query,
+};
+
+static void kernel_describe(const struct accel_sched_config *cfg,
+			    const struct accel_sched_kernel *k,
+			    const char *uring_why, char *why, size_t len)
+{
+	char name[DEVICE_NAME_MAX];
+
+	device_name(cfg, name, sizeof(name));
+	if (k->uring)
+		accel_strfmt(why, len,
+			     "%s answered: module %s, ABI %u.%u, io_uring ok",
+			     name, k->info.version, k->info.abi_major,
+			     k->info.abi_minor);
+	else
+		accel_strfmt(why, len,
+			     "%s answered: module %s, ABI %u.%u, io_uring unavailable (%s), so commands go through ioctls",
+			     name, k->info.version, k->info.abi_major,
+			     k->info.abi_minor, uring_why);
+}
+
+int accel_sched_kernel_open(const struct accel_sched_config *cfg,
+			    accel_scheduler_t **out, char *why, size_t why_len)
+{
+	struct accel_sched_kernel *k;
+	struct accel_info info;
+	char uring_why[ACCEL_REASON_MAX / 2];
+	int fd;
+
+	fd = device_probe(cfg, &info, why, why_len);
+	if (fd < 0)
+		return fd;
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		close(fd);
+		accel_strfmt(why, why_len,
+			     "out of memory allocating the kernel scheduler (%zu bytes)",
+			     sizeof(*k));
+		return -ENOMEM;
+	}
+	accel_scheduler_init(&k->base, ACCEL_SCHEDULER_KERNEL, &kernel_ops);
+	k->fd = fd;
+	k->info = info;
+	k->uring = accel_uring_setup(&k->ring, fd, info.features, uring_why,
+				     sizeof(uring_why)) == 0;
+	kernel_describe(cfg, k, uring_why, why, why_len);
+	*out = &k->base;
+	return 0;
+}

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Check suite "internal": white-box tests of libaccel's internals, linked
+ * against its objects rather than the shared library: the reference count,
+ * the configuration resolution, and the io_uring explanations and uring_cmd
+ * path that a machine without the module cannot reach through the API.
+ *
+ * The "kernel" case runs the kernel scheduler's whole open path without the
+ * module: this executable defines ioctl(), which the linker binds libaccel's
+ * objects to, and it answers ACCEL_IOCTL_INFO on any fd with fake_info while
+ * fake_active is set (everything else goes to the real system call). With
+ * ACCEL_DEVICE=/dev/null that makes /dev/null a fake accelsched device whose
+ * uring_cmd completes with 0 (Linux 6.0 and later implement it for
+ * measuring io_uring passthrough).
+ */
+#include <accelsched.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include "src/error.h"
+#include "src/sched.h"
+#include "src/uring.h"
+#include "test-util.h"
+
+START_TEST(test_refcount)
+{
+	accel_scheduler_t *s;
+
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ck_assert_uint_eq(atomic_load(&s->refcount), 1);
+	accel_scheduler_retain(s);
+	ck_assert_uint_eq(atomic_load(&s->refcount), 2);
+	accel_scheduler_release(s);
+	ck_assert_uint_eq(atomic_load(&s->refcount), 1);
+	accel_scheduler_release(s);
+}
+END_TEST
+
+START_TEST(test_config_defaults)
+{
+	struct accel_sched_config cfg;
+
+	ASSERT_OK(accel_sched_config_resolve(NULL, &cfg));
+	ck_assert_int_eq(cfg.kind, ACCEL_SCHEDULER_AUTO);
+	ck_assert_str_eq(cfg.device_path, ACCEL_SCHEDULER_DEFAULT_DEVICE);
+	ck_assert_str_eq(cfg.path_origin, "");
+	ck_assert_str_eq(cfg.kind_origin, "default");
+}
+END_TEST
+
+START_TEST(test_config_env_over_options)
+{
+	accel_scheduler_options_t opts = {
+		.kind = ACCEL_SCHEDULER_EMBEDDED,
+		.device_path = "/from/options",
+	};
+	struct accel_sched_config cfg;
+
+	ASSERT_OK(accel_sched_config_resolve(&opts, &cfg));
+	ck_assert_int_eq(cfg.kind, ACCEL_SCHEDULER_EMBEDDED);
+	ck_assert_str_eq(cfg.kind_origin, "options->kind = ACCEL_SCHEDULER_EMBEDDED");
+	ck_assert_str_eq(cfg.device_path, "/from/options");
+	ck_assert_str_eq(cfg.path_origin, "options->device_path");
+
+	setenv(ACCEL_SCHEDULER_ENV, "kernel", 1);
+	setenv(ACCEL_DEVICE_ENV, "/from/env", 1);
+	ASSERT_OK(accel_sched_config_resolve(&opts, &cfg));
+	ck_assert_int_eq(cfg.kind, ACCEL_SCHEDULER_KERNEL);
+	ck_assert_str_eq(cfg.kind_origin, "ACCEL_SCHEDULER=kernel");
+	ck_assert_str_eq(cfg.device_path, "/from/env");
+	ck_assert_str_eq(cfg.path_origin, "ACCEL_DEVICE");
+}
+END_TEST
+
+START_TEST(test_uring_explain_enomem_names_memlock)
+{
+	struct rlimit rl;
+	char why[512];
+
+	ck_assert_int_eq(getrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= 65536 ?
+		      65536 : rl.rlim_max;
+	ck_assert_int_eq(setrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	accel_uring_explain_init(ENOMEM, why, sizeof(why));
+	ASSERT_CONTAINS("why", why, "ENOMEM");
+	ASSERT_CONTAINS("why", why, "RLIMIT_MEMLOCK");
+	if (rl.rlim_cur == 65536)
+		ASSERT_CONTAINS("why", why, "65536 bytes ('ulimit -l' says 64)");
+	ASSERT_CONTAINS("why", why, "ulimit -l");
+}
+END_TEST
+
+START_TEST(test_uring_explain_enomem_unlimited)
+{
+	struct rlimit rl;
+	char why[512];
+
+	ck_assert_int_eq(getrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	if (rl.rlim_max != RLIM_INFINITY)
+		TEST_SKIP("the hard RLIMIT_MEMLOCK is finite");
+	rl.rlim_cur = RLIM_INFINITY;
+	ck_assert_int_eq(setrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	accel_uring_explain_init(ENOMEM, why, sizeof(why));
+	ASSERT_CONTAINS("why", why, "RLIMIT_MEMLOCK is unlimited");
+}
+END_TEST
+
+START_TEST(test_uring_explain_eperm_names_sysctl)
+{
+	char why[512];
+
+	accel_uring_explain_init(EPERM, why, sizeof(why));
+	ASSERT_CONTAINS("why", why, "EPERM");
+	ASSERT_CONTAINS("why", why, "kernel.io_uring_disabled (now ");
+	ASSERT_CONTAINS("why", why, "seccomp");
+}
+END_TEST
+
+START_TEST(test_uring_explain_enosys)
+{
+	char why[512];
+
+	accel_uring_explain_init(ENOSYS, why, sizeof(why));
+	ASSERT_CONTAINS("why", why, "ENOSYS");
+	ASSERT_CONTAINS("why", why, "CONFIG_IO_URING");
+}
+END_TEST
+
+START_TEST(test_uring_explain_other)
+{
+	char why[512];
+
+	accel_uring_explain_init(EINVAL, why, sizeof(why));
+	ASSERT_CONTAINS("why", why, "io_uring_queue_init(8) failed with EINVAL");
+}
+END_TEST
+
+START_TEST(test_uring_needs_feature)
+{
+	struct io_uring ring;
+	char why[512];
+
+	ASSERT_ERRNO(accel_uring_setup(&ring, -1, 0, why, sizeof(why)),
+		     EOPNOTSUPP);
+	ASSERT_CONTAINS("why", why, "ACCEL_FEATURE_URING_CMD");
+}
+END_TEST
+
+/* Skips the calling test when this process cannot have an io_uring. */
+#define REQUIRE_URING(ring) do {                                              \
+	char why_[512];                                                       \
+	int ret_ = io_uring_queue_init(ACCEL_URING_ENTRIES, (ring), 0);       \
+	if (ret_ < 0) {                                                       \
+		accel_uring_explain_init(-ret_, why_, sizeof(why_));          \
+		TEST_SKIP("no io_uring here: %s", why_);                      \
+	}                                                                     \
+} while (0)
+
+/*
+ * The hand-made uring_cmd SQE reaches a driver and its completion comes back.
+ * /dev/null implements ->uring_cmd as "return 0" (for measuring the path)
+ * since Linux 6.0; before that the kernel answers -EOPNOTSUPP.
+ */
+START_TEST(test_uring_cmd_round_trip)
+{
+	struct accel_nop nop = { 0 };
+	struct io_uring ring;
+	int fd, ret;
+
+	REQUIRE_URING(&ring);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < 2 * ACCEL_URING_ENTRIES; i++) {
+		ret = accel_uring_cmd(&ring, fd, ACCEL_URING_CMD_NOP, &nop,
+				      sizeof(nop), ACCEL_URING_PROBE_TIMEOUT_MS);
+		ck_assert_msg(ret == 0 || ret == -EOPNOTSUPP,
+			      "accel_uring_cmd(/dev/null) #%d returned %d (%s), expected 0 (or -EOPNOTSUPP before Linux 6.0)",
+			      i, ret, test_errname(ret));
+	}
+	ASSERT_ERRNO(accel_uring_cmd(&ring, fd, ACCEL_URING_CMD_NOP, &nop, 17,
+				     ACCEL_URING_PROBE_TIMEOUT_MS), EINVAL);
+	close(fd);
+	io_uring_queue_exit(&ring);
+}
+END_TEST
+
+/* A driver without ->uring_cmd (a pipe): the probe fails and says so. */
+START_TEST(test_uring_setup_without_uring_cmd)
+{
+	struct io_uring ring;
+	char why[512];
+	int fds[2], before, ret;
+
+	REQUIRE_URING(&ring);
+	io_uring_queue_exit(&ring);
+	before = test_count_fds();
+	ck_assert_int_eq(pipe2(fds, O_CLOEXEC), 0);
+	ret = accel_uring_setup(&ring, fds[0], ACCEL_FEATURE_URING_CMD, why,
+				sizeof(why));
+	ck_assert_msg(ret == -EOPNOTSUPP,
+		      "accel_uring_setup(pipe) returned %d (%s), expected -EOPNOTSUPP; why: \"%s\"",
+		      ret, test_errname(ret), why);
+	ASSERT_CONTAINS("why", why, "the ACCEL_URING_CMD_NOP probe failed with EOPNOTSUPP");
+	ASSERT_CONTAINS("why", why, "does not implement uring_cmd");
+	close(fds[0]);
+	close(fds[1]);
+	ck_assert_int_eq(test_count_fds(), before); /* the ring is gone too */
+}
+END_TEST
+
+/* A driver that completes uring_cmds (/dev/null): the ring is kept. */
+START_TEST(test_uring_setup_round_trip)
+{
+	struct io_uring ring;
+	char why[512] = "";
+	int fd, ret;
+
+	REQUIRE_URING(&ring);
+	io_uring_queue_exit(&ring);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ret = accel_uring_setup(&ring, fd, ACCEL_FEATURE_URING_CMD, why,
+				sizeof(why));
+	if (ret == -EOPNOTSUPP)
+		TEST_SKIP("/dev/null has no uring_cmd before Linux 6.0: %s", why);
+	ck_assert_msg(ret == 0, "accel_uring_setup(/dev/null) returned %d (%s); why: \"%s\"",
+		      ret, test_errname(ret), why);
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+END_TEST
+
+
+/* ---- the kernel scheduler on a fake device ------------------------------ */
+
+static bool fake_active;
+static struct accel_info fake_info;
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fake_active && request == ACCEL_IOCTL_INFO) {
+		memcpy(arg, &fake_info, sizeof(fake_info));
+		return 0;
+	}
+	return (int)syscall(SYS_ioctl, fd, request, arg);
+}
+
+static void fake_device(uint32_t abi_major, uint64_t features)
+{
+	memset(&fake_info, 0, sizeof(fake_info));
+	fake_info.abi_major = abi_major;
+	fake_info.abi_minor = 3;
+	fake_info.features = features;
+	fake_info.client_id = 42;
+	snprintf(fake_info.version, sizeof(fake_info.version), "9.8.7");
+	snprintf(fake_info.kernel_release, sizeof(fake_info.kernel_release),
+		 "6.1.0-fake");
+	fake_active = true;
+	test_clear_env();
+	setenv(ACCEL_DEVICE_ENV, "/dev/null", 1);
+}
+
+/* Makes io_uring_setup fail with @err in this (forked) test process. */
+static bool deny_io_uring_setup(int err)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K,
+			 SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = ACCEL_ARRAY_SIZE(filter),
+		.filter = filter,
+	};
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+START_TEST(test_kernel_answers)
+{
+	accel_scheduler_info_t info;
+	accel_scheduler_t *s;
+	int before = test_count_fds();
+
+	fake_device(ACCEL_ABI_MAJOR, ACCEL_FEATURE_URING_CMD | (1ULL << 40));
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ck_assert_int_eq(accel_scheduler_kind(s), ACCEL_SCHEDULER_KERNEL);
+	ASSERT_OK(accel_scheduler_query(s, &info));
+	ck_assert_int_eq(info.kind, ACCEL_SCHEDULER_KERNEL);
+	ck_assert_uint_eq(info.abi_major, ACCEL_ABI_MAJOR);
+	ck_assert_uint_eq(info.abi_minor, 3);
+	ck_assert_uint_eq(info.features, ACCEL_FEATURE_URING_CMD | (1ULL << 40));
+	ck_assert_uint_eq(info.client_id, 42);
+	ck_assert_str_eq(info.module_version, "9.8.7");
+	ck_assert_str_eq(info.kernel_release, "6.1.0-fake");
+	ASSERT_CONTAINS("reason", accel_scheduler_reason(s),
+			"/dev/null (from ACCEL_DEVICE) answered: module 9.8.7, ABI 1.3, io_uring ");
+	if (info.uring)
+		ASSERT_CONTAINS("reason", accel_scheduler_reason(s), "io_uring ok");
+	else
+		ASSERT_CONTAINS("reason", accel_scheduler_reason(s),
+				"ACCEL_URING_CMD_NOP probe failed with EOPNOTSUPP");
+	ck_assert_int_gt(test_count_fds(), before);
+	accel_scheduler_release(s);
+	ck_assert_msg(test_count_fds() == before,
+		      "the last release left %d fds open",
+		      test_count_fds() - before);
+}
+END_TEST
+
+START_TEST(test_kernel_explicit_answers)
+{
+	accel_scheduler_t *s;
+
+	fake_device(ACCEL_ABI_MAJOR, ACCEL_FEATURE_URING_CMD);
+	setenv(ACCEL_SCHEDULER_ENV, "kernel", 1);
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ck_assert_int_eq(accel_scheduler_kind(s), ACCEL_SCHEDULER_KERNEL);
+	ASSERT_CONTAINS("reason", accel_scheduler_reason(s),
+			"chosen by ACCEL_SCHEDULER=kernel; /dev/null (from ACCEL_DEVICE) answered");
+	accel_scheduler_release(s);
+}
+END_TEST
+
+START_TEST(test_kernel_strings_are_terminated)
+{
+	accel_scheduler_info_t info;
+	accel_scheduler_t *s;
+
+	fake_device(ACCEL_ABI_MAJOR, 0);
+	memset(fake_info.version, 'v', sizeof(fake_info.version));
+	memset(fake_info.kernel_release, 'k', sizeof(fake_info.kernel_release));
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ASSERT_OK(accel_scheduler_query(s, &info));
+	ck_assert_uint_eq(strlen(info.module_version), sizeof(fake_info.version) - 1);
+	ck_assert_uint_eq(strlen(info.kernel_release), sizeof(fake_info.kernel_release) - 1);
+	accel_scheduler_release(s);
+}
+END_TEST
+
+/* What the reason says about fake_device(ACCEL_ABI_MAJOR + 1, ...). */
+static const char *abi_mismatch_text(void)
+{
+	static char text[128];
+
+	snprintf(text, sizeof(text),
+		 "speaks accelsched ABI %d.3, but this libaccel speaks ABI %d.%d: ABI major %d and %d",
+		 ACCEL_ABI_MAJOR + 1, ACCEL_ABI_MAJOR, ACCEL_ABI_MINOR,
+		 ACCEL_ABI_MAJOR + 1, ACCEL_ABI_MAJOR);
+	return text;
+}
+
+START_TEST(test_kernel_abi_mismatch_auto)
+{
+	accel_scheduler_t *s;
+
+	fake_device(ACCEL_ABI_MAJOR + 1, ACCEL_FEATURE_URING_CMD);
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ck_assert_int_eq(accel_scheduler_kind(s), ACCEL_SCHEDULER_EMBEDDED);
+	ASSERT_CONTAINS("reason", accel_scheduler_reason(s), abi_mismatch_text());
+	ASSERT_CONTAINS("reason", accel_scheduler_reason(s), "using the embedded scheduler");
+	accel_scheduler_release(s);
+}
+END_TEST
+
+START_TEST(test_kernel_abi_mismatch_kernel)
+{
+	accel_scheduler_t *s = TEST_NOT_NULL;
+	int before;
+
+	fake_device(ACCEL_ABI_MAJOR + 1, ACCEL_FEATURE_URING_CMD);
+	setenv(ACCEL_SCHEDULER_ENV, "kernel", 1);
+	before = test_count_fds();
+	ASSERT_ERRNO(accel_scheduler_open(NULL, &s), EPROTO);
+	ck_assert_ptr_null(s);
+	ASSERT_MESSAGE_CONTAINS(abi_mismatch_text());
+	ck_assert_int_eq(test_count_fds(), before);
+}
+END_TEST
+
+START_TEST(test_kernel_without_uring_feature)
+{
+	accel_scheduler_info_t info;
+	accel_scheduler_t *s;
+
+	fake_device(ACCEL_ABI_MAJOR, 0);
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ASSERT_OK(accel_scheduler_query(s, &info));
+	ck_assert_int_eq(info.kind, ACCEL_SCHEDULER_KERNEL);
+	ck_assert(!info.uring);
+	ASSERT_CONTAINS("reason", accel_scheduler_reason(s),
+			"io_uring unavailable (the module does not announce ACCEL_FEATURE_URING_CMD), so commands go through ioctls");
+	accel_scheduler_release(s);
+}
+END_TEST
+
+/* io_uring forbidden (as by a container's seccomp profile): kernel, no ring. */
+static void check_uring_denied(int err, const char *needle)
+{
+	accel_scheduler_info_t info;
+	accel_scheduler_t *s;
+
+	fake_device(ACCEL_ABI_MAJOR, ACCEL_FEATURE_URING_CMD);
+	if (!deny_io_uring_setup(err))
+		TEST_SKIP("cannot install a seccomp filter: %s", strerror(errno));
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ASSERT_OK(accel_scheduler_query(s, &info));
+	ck_assert_int_eq(info.kind, ACCEL_SCHEDULER_KERNEL);
+	ck_assert(!info.uring);
+	ASSERT_CONTAINS("reason", accel_scheduler_reason(s), "io_uring unavailable (");
+	ASSERT_CONTAINS("reason", accel_scheduler_reason(s), needle);
+	ASSERT_CONTAINS("reason", accel_scheduler_reason(s), "so commands go through ioctls");
+	accel_scheduler_release(s);
+}
+
+START_TEST(test_kernel_uring_denied_eperm)
+{
+	check_uring_denied(EPERM, "io_uring_queue_init(8) failed with EPERM");
+}
+END_TEST
+
+START_TEST(test_kernel_uring_denied_enosys)
+{
+	check_uring_denied(ENOSYS, "io_uring_queue_init(8) failed with ENOSYS");
+}
+END_TEST
+
+START_TEST(test_kernel_uring_denied_enomem)
+{
+	check_uring_denied(ENOMEM, "RLIMIT_MEMLOCK is ");
+}
+END_TEST
+
+START_TEST(test_errno_name)
+{
+	ck_assert_str_eq(accel_errno_name(ENOENT), "ENOENT");
+	ck_assert_str_eq(accel_errno_name(99999), "errno 99999");
+}
+END_TEST
+
+static Suite *internal_suite(void)
+{
+	Suite *suite = suite_create("internal");
+	TCase *tc;
+
+	tc = tcase_create("scheduler");
+	tcase_add_checked_fixture(tc, test_clear_env, NULL);
+	tcase_add_test(tc, test_refcount);
+	tcase_add_test(tc, test_config_defaults);
+	tcase_add_test(tc, test_config_env_over_options);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("uring");
+	tcase_add_test(tc, test_uring_explain_enomem_names_memlock);
+	tcase_add_test(tc, test_uring_explain_enomem_unlimited);
+	tcase_add_test(tc, test_uring_explain_eperm_names_sysctl);
+	tcase_add_test(tc, test_uring_explain_enosys);
+	tcase_add_test(tc, test_uring_explain_other);
+	tcase_add_test(tc, test_uring_needs_feature);
+	tcase_add_test(tc, test_uring_cmd_round_trip);
+	tcase_add_test(tc, test_uring_setup_without_uring_cmd);
+	tcase_add_test(tc, test_uring_setup_round_trip);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("kernel");
+	tcase_add_test(tc, test_kernel_answers);
+	tcase_add_test(tc, test_kernel_explicit_answers);
+	tcase_add_test(tc, test_kernel_strings_are_terminated);
+	tcase_add_test(tc, test_kernel_abi_mismatch_auto);
+	tcase_add_test(tc, test_kernel_abi_mismatch_kernel);
+	tcase_add_test(tc, test_kernel_without_uring_feature);
+	tcase_add_test(tc, test_kernel_uring_denied_eperm);
+	tcase_add_test(tc, test_kernel_uring_denied_enosys);
+	tcase_add_test(tc, test_kernel_uring_denied_enomem);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("error");
+	tcase_add_test(tc, test_errno_name);
+	suite_add_tcase(suite, tc);
+	return suite;
+}
+
+int main(void)
+{
+	return test_run_suite(internal_suite());
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/*
+ * accelctl: inspect and control accelsched from the command line.
+ *
+ * Every command builds one data model and prints it as text (for people) or
+ * as JSON with -j (for programs); the JSON holds everything the text does.
+ *
+ * Exit status: 0 on success, 1 when the operation failed, 2 on a usage error.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <accel/accel.h>
+
+#define EXIT_USAGE 2
+
+static const char *progname = "accelctl";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [-h|--help] [-V|--version] COMMAND [ARGS]\n"
+		"\n"
+		"Inspect the accelsched scheduler.\n"
+		"\n"
+		"Commands:\n"
+		"  info [-j|--json]   which scheduler libaccel picks, why, and what it found\n"
+		"\n"
+		"Environment:\n"
+		"  " ACCEL_SCHEDULER_ENV "=auto|kernel|embedded   the scheduler to use (default: auto)\n"
+		"  " ACCEL_DEVICE_ENV "=PATH                       the device node (default: " ACCEL_SCHEDULER_DEFAULT_DEVICE ")\n"
+		"\n"
+		"Exit status: 0 success, 1 failure, 2 usage error.\n",
+		progname);
+}
+
+static int usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
+	return EXIT_USAGE;
+}
+
+/* The option getopt_long() just refused, as the user wrote it. */
+static const char *bad_option(char **argv, char *buf, size_t len)
+{
+	if (optopt) {
+		snprintf(buf, len, "-%c", optopt);
+		return buf;
+	}
+	return argv[optind - 1];
+}
+
+/* ---- JSON output -------------------------------------------------------- */
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", stdout);
+		else if (*p == '\t')
+			fputs("\\t", stdout);
+		else if (*p < 0x20 || *p == 0x7f)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+static void json_features(uint64_t features)
+{
+	bool first = true;
+
+	printf("\"features\": {\"mask\": \"0x%" PRIx64 "\", \"names\": [",
+	       features);
+	for (int bit = 0; bit < 64; bit++) {
+		uint64_t f = UINT64_C(1) << bit;
+		const char *name = accel_scheduler_feature_name(f);
+
+		if (!(features & f))
+			continue;
+		printf("%s", first ? "" : ", ");
+		first = false;
+		if (name)
+			json_string(name);
+		else
+			printf("\"bit%d\"", bit);
+	}
+	printf("]}");
+}
+
+static void json_module(const accel_scheduler_info_t *info)
+{
+	if (info->kind != ACCEL_SCHEDULER_KERNEL) {
+		printf("null");
+		return;
+	}
+	printf("{\n      \"version\": ");
+	json_string(info->module_version);
+	printf(",\n      \"abi\": {\"major\": %" PRIu32 ", \"minor\": %" PRIu32 "},\n",
+	       info->abi_major, info->abi_minor);
+	printf("      \"kernel_release\": ");
+	json_string(info->kernel_release);
+	printf(",\n      \"client_id\": %" PRIu64 ",\n      ", info->client_id);
+	json_features(info->features);
+	printf("\n    }");
+}
+
+static void info_print_json(const accel_scheduler_t *s,
+			    const accel_scheduler_info_t *info)
+{
+	printf("{\n  \"libaccel\": {\"version\": ");
+	json_string(accel_version());
+	printf("},\n  \"scheduler\": {\n    \"kind\": ");
+	json_string(accel_scheduler_kind_name(info->kind));
+	printf(",\n    \"reason\": ");
+	json_string(accel_scheduler_reason(s));
+	printf(",\n    \"io_uring\": %s,\n    \"module\": ",
+	       info->uring ? "true" : "false");
+	json_module(info);
+	printf("\n  }\n}\n");
+}
+
+/* ---- text output -------------------------------------------------------- */
+
+static void text_features(uint64_t features)
+{
+	printf("features:        0x%" PRIx64, features);
+	for (int bit = 0; bit < 64; bit++) {
+		uint64_t f = UINT64_C(1) << bit;
+		const char *name = accel_scheduler_feature_name(f);
+
+		if (!(features & f))
+			continue;
+		if (name)
+			printf(" %s", name);
+		else
+			printf(" bit%d", bit);
+	}
+	printf("\n");
+}
+
+static void info_print_text(const accel_scheduler_t *s,
+			    const accel_scheduler_info_t *info)
+{
+	printf("libaccel:        %s\n", accel_version());
+	printf("scheduler:       %s\n", accel_scheduler_kind_name(info->kind));
+	printf("reason:          %s\n", accel_scheduler_reason(s));
+	printf("io_uring:        %s\n", info->uring ? "yes" : "no");
+	if (info->kind != ACCEL_SCHEDULER_KERNEL) {
+		printf("module:          none\n");
+		return;
+	}
+	printf("module:          %s\n", info->module_version);
+	printf("abi:             %" PRIu32 ".%" PRIu32 "\n", info->abi_major,
+	       info->abi_minor);
+	printf("kernel release:  %s\n", info->kernel_release);
+	printf("client id:       %" PRIu64 "\n", info->client_id);
+	text_features(info->features);
+}
+
+/* ---- commands ----------------------------------------------------------- */
+
+static void info_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s info [-j|--json]\n"
+		"\n"
+		"Open the scheduler the way every libaccel program does and print which\n"
+		"kind was chosen, why, and what the module reported.\n"
+		"\n"
+		"  -j, --json   print JSON instead of text\n"
+		"  -h, --help   print this help\n",
+		progname);
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	accel_scheduler_t *s;
+	accel_scheduler_info_t info;
+	bool json = false;
+	char opt[8];
+	int c, err;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			info_usage(stdout);
+			return EXIT_SUCCESS;
+		default:
+			return usage_error("info: unknown option '%s'",
+					   bad_option(argv, opt, sizeof(opt)));
+		}
+	}
+	if (optind < argc)
+		return usage_error("info: unexpected argument '%s'",
+				   argv[optind]);
+
+	err = accel_scheduler_open(NULL, &s);
+	if (err) {
+		fprintf(stderr, "%s: info: %s (%s)\n", progname,
+			accel_error_message(), strerror(-err));
+		return EXIT_FAILURE;
+	}
+	accel_scheduler_query(s, &info);
+	if (json)
+		info_print_json(s, &info);
+	else
+		info_print_text(s, &info);
+	accel_scheduler_release(s);
+	return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char opt[8];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		case 'V':
+			printf("accelctl (libaccel) %s\n", accel_version());
+			return EXIT_SUCCESS;
+		default:
+			return usage_error("unknown option '%s'",
+					   bad_option(argv, opt, sizeof(opt)));
+		}
+	}
+	if (optind >= argc)
+		return usage_error("missing command");
+	if (strcmp(argv[optind], "info") == 0)
+		return cmd_info(argc - optind, argv + optind);
+	return usage_error("unknown command '%s'", argv[optind]);
+}

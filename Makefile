@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+#
+# accelsched: the entry points. The module builds with Kbuild (the Kbuild
+# file beside this one), the userspace with Meson; this Makefile drives both.
+#
+#   make                 build accelsched.ko for the running kernel (or KDIR=)
+#   make build           build libaccel, the drivers, the tools and the tests
+#   make demo            the main job (see README.rst)
+#   make check           every test suite, the VM ones on every pinned kernel;
+#                        ends with "N passed, N failed, N skipped"
+#   make bench           every benchmark; prints METRIC lines
+#   make vmtest          the kernel suites only (KERNELS="deb6.1 deb6.12")
+#   make unit            the userspace suites only
+#   make install         libaccel, headers, tools, the udev rule
+#   make modules_install install the module for KDIR's kernel
+#   make clean
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+BUILD ?= build
+KERNELS ?= $(shell grep -v -E '^[[:space:]]*(\#|$$)' tests/qemu/kernels.conf | awk '{print $$1}')
+
+.PHONY: all modules modules_install build demo check bench vmtest unit \
+	install clean setup
+
+all: modules
+
+modules:
+	scripts/build-kmod.sh "$(KDIR)"
+
+modules_install: modules
+	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
+	depmod -a
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: $(BUILD)/build.ninja
+	meson compile -C $(BUILD)
+
+setup:
+	scripts/setup.sh
+
+demo: build
+	$(BUILD)/examples/hello-scheduler
+
+check:
+	BUILD=$(BUILD) scripts/check.sh
+
+bench: build
+	BUILD=$(BUILD) scripts/bench.sh
+
+vmtest: build
+	ACCEL_KERNELS="$(KERNELS)" BUILD=$(BUILD) scripts/check.sh --vm-only
+
+unit: build
+	meson test -C $(BUILD) --print-errorlogs
+
+install: build
+	meson install -C $(BUILD)
+	install -D -m 0644 udev/70-accelsched.rules \
+		$(DESTDIR)/usr/lib/udev/rules.d/70-accelsched.rules
+
+clean:
+	rm -rf $(BUILD)
+	-[ -f "$(KDIR)/Makefile" ] && $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean
+	rm -f kmod/compat-probed.h

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench.sh: run every benchmark and print its METRIC lines. Benchmarks that
+# need the module run in the VM, on ACCEL_BENCH_KERNEL (default deb6.12).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=${BUILD:-build}
+kernel=${ACCEL_BENCH_KERNEL:-deb6.12}
+out=$build/bench
+mkdir -p "$out"
+
+kroot=$("$top/scripts/fetch-kernels.sh" | awk -v n="$kernel" '$1 == n { print $3 }')
+[ -n "$kroot" ] || { echo "bench.sh: no kernel '$kernel' in tests/qemu/kernels.conf" >&2; exit 1; }
+kdir=$(ls -d "$kroot"/usr/src/linux-headers-*-amd64 | head -n1)
+ko=$("$top/scripts/build-kmod.sh" "$kdir" "$build/kmod/$kernel" 2>"$out/kmod.log" | tail -n1) ||
+	{ cat "$out/kmod.log"; exit 1; }
+
+echo "# benchmarks in the VM ($kernel)"
+rc=0
+"$top/tests/qemu/run-vm.sh" --kernel "$kernel" --module "$ko" \
+	--file "$build/tools/accel-bench" --run "accel-bench" \
+	--out "$build/vm/bench-$kernel" >"$out/vm.log" 2>&1 || rc=$?
+sed -n 's/^ *\(# nop:.*\)$/\1/p' "$out/vm.log"
+sed -n 's/^ *\(METRIC .*\)$/\1/p' "$out/vm.log" | tee "$out/metrics.txt"
+if [ "$rc" != 0 ]; then
+	cat "$out/vm.log"
+	echo "bench.sh: the VM benchmark run failed" >&2
+	exit "$rc"
+fi

@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 0
+#define ACCEL_ABI_MINOR 1
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -62,6 +62,8 @@ extern "C" {
  * it the module bounds every pending command itself.
  */
 #define ACCEL_FEATURE_URING_CANCEL (1ULL << 1)
+/** ACCEL_FEATURE_SYNCOBJ - timeline sync objects (ABI 1.1). */
+#define ACCEL_FEATURE_SYNCOBJ (1ULL << 2)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -104,14 +106,242 @@ struct accel_nop {
 #define ACCEL_NOP_F_RESULT (1U << 0)
 #define ACCEL_NOP_FLAGS_ALL (ACCEL_NOP_F_RESULT)
 
+/*
+ * Timeline sync objects
+ * =====================
+ *
+ * A syncobj holds a 64-bit value that only grows; a point is a value on it,
+ * *reached* once the value is at least the point. A point is *submitted*
+ * once something has promised to reach it (a host signal, an imported fence,
+ * a job). A syncobj can fail: it then stays failed, with the first error
+ * (a negative errno) it was failed with, and every wait on it, present or
+ * future, returns that error. Handles are per open file: a handle of one file
+ * means nothing to another (share a syncobj through an fd instead).
+ */
+
+/* The largest error a syncobj can be failed with, and the value range. */
+#define ACCEL_MAX_ERRNO 4095
+
+/**
+ * struct accel_syncobj_create - ACCEL_IOCTL_SYNCOBJ_CREATE.
+ * @initial: the initial value.
+ * @flags:   must be zero.
+ * @handle:  out: the new syncobj's handle (never 0).
+ */
+struct accel_syncobj_create {
+	__u64 initial;
+	__u32 flags;
+	__u32 handle;
+};
+
+/**
+ * struct accel_syncobj_destroy - ACCEL_IOCTL_SYNCOBJ_DESTROY: drop a handle.
+ * @handle: the handle.
+ * @pad:    must be zero.
+ *
+ * Waits in progress keep what they wait on. When the last reference to the
+ * syncobj goes (its handles, exported fds, promises), points still pending
+ * can never be reached: their waiters fail with -ENOENT.
+ */
+struct accel_syncobj_destroy {
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct accel_syncobj_query - ACCEL_IOCTL_SYNCOBJ_QUERY.
+ * @handle:    the syncobj.
+ * @flags:     must be zero.
+ * @value:     out: the current value (the highest reached point).
+ * @submitted: out: the highest submitted point (>= @value).
+ * @error:     out: 0, or the negative errno the syncobj failed with.
+ * @pad:       zero.
+ */
+struct accel_syncobj_query {
+	__u32 handle;
+	__u32 flags;
+	__u64 value;
+	__u64 submitted;
+	__s32 error;
+	__u32 pad;
+};
+
+/**
+ * struct accel_syncobj_signal - ACCEL_IOCTL_SYNCOBJ_SIGNAL and
+ * ACCEL_URING_CMD_SYNCOBJ_SIGNAL: signal a point from the host.
+ * @handle: the syncobj.
+ * @flags:  must be zero.
+ * @value:  the new value; must be greater than the current one, else
+ *          -EINVAL and nothing changes. Every waiter whose point is now
+ *          reached wakes. On a failed syncobj: its error, nothing changes.
+ */
+struct accel_syncobj_signal {
+	__u32 handle;
+	__u32 flags;
+	__u64 value;
+};
+
+/**
+ * struct accel_syncobj_fail - ACCEL_IOCTL_SYNCOBJ_FAIL.
+ * @handle: the syncobj.
+ * @error:  a negative errno in [-ACCEL_MAX_ERRNO, -1]. The first failure
+ *          wins; failing a failed syncobj changes nothing and returns 0.
+ */
+struct accel_syncobj_fail {
+	__u32 handle;
+	__s32 error;
+};
+
+/** ACCEL_WAIT_ALL - wait for every entry (else for any one). */
+#define ACCEL_WAIT_ALL (1U << 0)
+/** ACCEL_WAIT_SUBMITTED - wait for the points to be submitted, not reached. */
+#define ACCEL_WAIT_SUBMITTED (1U << 1)
+#define ACCEL_WAIT_FLAGS_ALL (ACCEL_WAIT_ALL | ACCEL_WAIT_SUBMITTED)
+/** ACCEL_WAIT_MAX_COUNT - the most entries one wait takes. */
+#define ACCEL_WAIT_MAX_COUNT 1024
+
+/**
+ * struct accel_syncobj_wait - ACCEL_IOCTL_SYNCOBJ_WAIT.
+ * @handles:  pointer to __u32[@count], 4-byte aligned.
+ * @points:   pointer to __u64[@count], 8-byte aligned.
+ * @deadline: absolute CLOCK_MONOTONIC ns; 0 polls. -ETIME once passed; a
+ *            wait already satisfied succeeds even with a deadline passed.
+ * @count:    entries, at most ACCEL_WAIT_MAX_COUNT; 0 succeeds at once.
+ * @flags:    ACCEL_WAIT_ALL, ACCEL_WAIT_SUBMITTED.
+ * @index:    out: without ACCEL_WAIT_ALL, the lowest index reached; when an
+ *            entry's syncobj has failed, that entry's index (the wait then
+ *            returns the failure's errno).
+ * @pad:      must be zero.
+ *
+ * Waiting on a point nothing has signalled or promised yet is legal: it
+ * simply waits. Every handle is looked up before anything waits (-ENOENT).
+ * Interrupted by a signal, it returns -ERESTARTSYS and is restarted with the
+ * same absolute deadline.
+ */
+struct accel_syncobj_wait {
+	__u64 handles;
+	__u64 points;
+	__s64 deadline;
+	__u32 count;
+	__u32 flags;
+	__u32 index;
+	__u32 pad;
+};
+
+/**
+ * struct accel_syncobj_handle_fd - ACCEL_IOCTL_SYNCOBJ_EXPORT (handle -> fd)
+ * and ACCEL_IOCTL_SYNCOBJ_IMPORT (fd -> new handle).
+ * @handle: the syncobj (export), out: the new handle (import).
+ * @flags:  must be zero.
+ * @fd:     out: an O_CLOEXEC fd holding the syncobj (export); the fd
+ *          (import). Pass it to another process with SCM_RIGHTS: holding the
+ *          fd is the permission.
+ * @pad:    must be zero.
+ */
+struct accel_syncobj_handle_fd {
+	__u32 handle;
+	__u32 flags;
+	__s32 fd;
+	__u32 pad;
+};
+
+/**
+ * struct accel_syncobj_sync_file - ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE and
+ * ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE: interop with dma_fence.
+ * @handle: the syncobj.
+ * @flags:  must be zero.
+ * @point:  the point.
+ * @fd:     out: a sync_file fd whose fence signals when @point is reached,
+ *          or with the failure's error (export); a sync_file fd from any
+ *          driver (import): @point becomes submitted now and reached when
+ *          that fence signals (failed if it signals with an error). An
+ *          imported point must be above the current value (-EINVAL).
+ * @pad:    must be zero.
+ */
+struct accel_syncobj_sync_file {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+	__s32 fd;
+	__u32 pad;
+};
+
+/**
+ * struct accel_syncobj_eventfd - ACCEL_IOCTL_SYNCOBJ_EVENTFD: write 1 to an
+ * eventfd once a point is reached (or submitted, with ACCEL_WAIT_SUBMITTED),
+ * or the syncobj fails (ACCEL_IOCTL_SYNCOBJ_QUERY then tells the error).
+ * One-shot. Cancelled by ACCEL_IOCTL_SYNCOBJ_CANCEL or by closing the file
+ * (the eventfd is then not written).
+ * @handle: the syncobj.
+ * @flags:  0 or ACCEL_WAIT_SUBMITTED.
+ * @point:  the point.
+ * @fd:     the eventfd.
+ * @pad:    must be zero.
+ */
+struct accel_syncobj_eventfd {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+	__s32 fd;
+	__u32 pad;
+};
+
+/**
+ * struct accel_syncobj_cancel - ACCEL_IOCTL_SYNCOBJ_CANCEL: cancel this
+ * file's pending notifications (eventfds and io_uring WAITs) on one point.
+ * A cancelled io_uring WAIT completes with -ECANCELED.
+ * @handle:    the syncobj.
+ * @flags:     must be zero.
+ * @point:     the point.
+ * @cancelled: out: how many were cancelled.
+ * @pad:       must be zero.
+ */
+struct accel_syncobj_cancel {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+	__u32 cancelled;
+	__u32 pad;
+};
+
+/**
+ * struct accel_uring_wait - the payload of ACCEL_URING_CMD_SYNCOBJ_WAIT: the
+ * CQE arrives with res 0 once @point is reached (or submitted, with
+ * ACCEL_WAIT_SUBMITTED), or with the syncobj's error once it fails, or with
+ * -ECANCELED when cancelled (ACCEL_IOCTL_SYNCOBJ_CANCEL, ring exit, exit
+ * of the submitting task). Fits a normal SQE's 16 command bytes.
+ * @point:  the point.
+ * @handle: the syncobj.
+ * @flags:  0 or ACCEL_WAIT_SUBMITTED.
+ */
+struct accel_uring_wait {
+	__u64 point;
+	__u32 handle;
+	__u32 flags;
+};
+
 #define ACCEL_IOCTL_INFO _IOR(ACCEL_IOCTL_BASE, 0x00, struct accel_info)
 #define ACCEL_IOCTL_NOP _IOW(ACCEL_IOCTL_BASE, 0x01, struct accel_nop)
+#define ACCEL_IOCTL_SYNCOBJ_CREATE _IOWR(ACCEL_IOCTL_BASE, 0x10, struct accel_syncobj_create)
+#define ACCEL_IOCTL_SYNCOBJ_DESTROY _IOW(ACCEL_IOCTL_BASE, 0x11, struct accel_syncobj_destroy)
+#define ACCEL_IOCTL_SYNCOBJ_QUERY _IOWR(ACCEL_IOCTL_BASE, 0x12, struct accel_syncobj_query)
+#define ACCEL_IOCTL_SYNCOBJ_SIGNAL _IOW(ACCEL_IOCTL_BASE, 0x13, struct accel_syncobj_signal)
+#define ACCEL_IOCTL_SYNCOBJ_FAIL _IOW(ACCEL_IOCTL_BASE, 0x14, struct accel_syncobj_fail)
+#define ACCEL_IOCTL_SYNCOBJ_WAIT _IOWR(ACCEL_IOCTL_BASE, 0x15, struct accel_syncobj_wait)
+#define ACCEL_IOCTL_SYNCOBJ_EXPORT _IOWR(ACCEL_IOCTL_BASE, 0x16, struct accel_syncobj_handle_fd)
+#define ACCEL_IOCTL_SYNCOBJ_IMPORT _IOWR(ACCEL_IOCTL_BASE, 0x17, struct accel_syncobj_handle_fd)
+#define ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE _IOWR(ACCEL_IOCTL_BASE, 0x18, struct accel_syncobj_sync_file)
+#define ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE _IOW(ACCEL_IOCTL_BASE, 0x19, struct accel_syncobj_sync_file)
+#define ACCEL_IOCTL_SYNCOBJ_EVENTFD _IOW(ACCEL_IOCTL_BASE, 0x1a, struct accel_syncobj_eventfd)
+#define ACCEL_IOCTL_SYNCOBJ_CANCEL _IOWR(ACCEL_IOCTL_BASE, 0x1b, struct accel_syncobj_cancel)
 
 /*
  * uring_cmd opcodes (sqe->cmd_op). They are encoded like ioctl numbers (as
  * ublk does), with the payload's size, and the payload sits in sqe->cmd.
  */
 #define ACCEL_URING_CMD_NOP _IOW(ACCEL_IOCTL_BASE, 0x80, struct accel_nop)
+#define ACCEL_URING_CMD_SYNCOBJ_SIGNAL _IOW(ACCEL_IOCTL_BASE, 0x81, struct accel_syncobj_signal)
+#define ACCEL_URING_CMD_SYNCOBJ_WAIT _IOW(ACCEL_IOCTL_BASE, 0x82, struct accel_uring_wait)
 
 #if defined(__cplusplus)
 }

@@ -35,6 +35,40 @@ OFF(accel_nop, flags, 0);
 OFF(accel_nop, result, 4);
 OFF(accel_nop, cookie, 8);
 
+SIZE(accel_syncobj_create, 16);
+OFF(accel_syncobj_create, initial, 0);
+OFF(accel_syncobj_create, handle, 12);
+SIZE(accel_syncobj_destroy, 8);
+SIZE(accel_syncobj_query, 32);
+OFF(accel_syncobj_query, value, 8);
+OFF(accel_syncobj_query, submitted, 16);
+OFF(accel_syncobj_query, error, 24);
+SIZE(accel_syncobj_signal, 16);
+OFF(accel_syncobj_signal, value, 8);
+SIZE(accel_syncobj_fail, 8);
+SIZE(accel_syncobj_wait, 40);
+OFF(accel_syncobj_wait, handles, 0);
+OFF(accel_syncobj_wait, points, 8);
+OFF(accel_syncobj_wait, deadline, 16);
+OFF(accel_syncobj_wait, count, 24);
+OFF(accel_syncobj_wait, flags, 28);
+OFF(accel_syncobj_wait, index, 32);
+SIZE(accel_syncobj_handle_fd, 16);
+OFF(accel_syncobj_handle_fd, fd, 8);
+SIZE(accel_syncobj_sync_file, 24);
+OFF(accel_syncobj_sync_file, point, 8);
+OFF(accel_syncobj_sync_file, fd, 16);
+SIZE(accel_syncobj_eventfd, 24);
+OFF(accel_syncobj_eventfd, fd, 16);
+SIZE(accel_syncobj_cancel, 24);
+OFF(accel_syncobj_cancel, cancelled, 16);
+SIZE(accel_uring_wait, 16);
+OFF(accel_uring_wait, point, 0);
+OFF(accel_uring_wait, handle, 8);
+
+ABI_ASSERT(sizeof(struct accel_syncobj_signal) <= 16, "SIGNAL payload exceeds sqe->cmd");
+ABI_ASSERT(sizeof(struct accel_uring_wait) <= 16, "WAIT payload exceeds sqe->cmd");
+
 /* A uring_cmd payload must fit a normal SQE's 16 command bytes. */
 ABI_ASSERT(sizeof(struct accel_nop) <= 16, "NOP payload exceeds sqe->cmd");
 
@@ -42,6 +76,10 @@ ABI_ASSERT(sizeof(struct accel_nop) <= 16, "NOP payload exceeds sqe->cmd");
 ABI_ASSERT(ACCEL_IOCTL_INFO == 0x8098ac00u, "ACCEL_IOCTL_INFO changed");
 ABI_ASSERT(ACCEL_IOCTL_NOP == 0x4010ac01u, "ACCEL_IOCTL_NOP changed");
 ABI_ASSERT(ACCEL_URING_CMD_NOP == 0x4010ac80u, "ACCEL_URING_CMD_NOP changed");
+ABI_ASSERT(ACCEL_IOCTL_SYNCOBJ_CREATE == 0xc010ac10u, "SYNCOBJ_CREATE changed");
+ABI_ASSERT(ACCEL_IOCTL_SYNCOBJ_WAIT == 0xc028ac15u, "SYNCOBJ_WAIT changed");
+ABI_ASSERT(ACCEL_IOCTL_SYNCOBJ_CANCEL == 0xc018ac1bu, "SYNCOBJ_CANCEL changed");
+ABI_ASSERT(ACCEL_URING_CMD_SYNCOBJ_WAIT == 0x4010ac82u, "URING_CMD_SYNCOBJ_WAIT changed");
 
 int main(void)
 {

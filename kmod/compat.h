@@ -16,6 +16,8 @@
 #include "compat-probed.h"
 
 #include <linux/io_uring.h>
+#include <linux/io_uring_types.h>
+#include <linux/percpu-refcount.h>
 #ifdef ACCEL_HAVE_IO_URING_CMD_H
 #include <linux/io_uring/cmd.h>
 #endif
@@ -83,5 +85,35 @@ static inline void accel_uring_cmd_mark_cancelable(struct io_uring_cmd *cmd,
 		BUILD_BUG_ON(sizeof(type) > sizeof_field(struct io_uring_cmd, pdu)); \
 		(type *)&(cmd)->pdu;                                          \
 	})
+
+#ifndef ACCEL_HAVE_IO_URING_TW_ISSUE_FLAGS
+#error "accelsched needs io_uring task-work callbacks that take issue_flags (Linux 6.3+, or a kernel with that backport)"
+#endif
+
+/**
+ * accel_uring_cmd_ring_dying() - the ring of a pending command is being
+ * torn down. Only needed where io_uring cannot cancel uring_cmds itself
+ * (!ACCEL_URING_CANCELABLE): there, ring exit would wait for the command
+ * forever, so the module's monitor completes it.
+ */
+static inline bool accel_uring_cmd_ring_dying(struct io_uring_cmd *cmd)
+{
+#if !ACCEL_URING_CANCELABLE && defined(ACCEL_HAVE_IO_URING_CTX_REFS)
+	return percpu_ref_is_dying(&cmd_to_io_kiocb(cmd)->ctx->refs);
+#else
+	return false;
+#endif
+}
+
+/* eventfd_signal() lost its count argument in 6.8. */
+#include <linux/eventfd.h>
+static inline void accel_eventfd_signal(struct eventfd_ctx *ctx)
+{
+#ifdef ACCEL_HAVE_EVENTFD_SIGNAL_1ARG
+	eventfd_signal(ctx);
+#else
+	eventfd_signal(ctx, 1);
+#endif
+}
 
 #endif /* _ACCEL_COMPAT_H */

@@ -8,11 +8,17 @@
 
 #include <linux/atomic.h>
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/miscdevice.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "compat.h"
 #include <accelsched.h>
+#include "syncobj.h"
 
 #define ACCEL_MODULE_VERSION "0.1.0"
 
@@ -38,13 +44,62 @@ struct accel_device {
 struct accel_file {
 	struct accel_device *adev;
 	u64 client_id;
+
+	/* Syncobj handles (from 1): the xarray's own lock. */
+	struct xarray syncobjs;
+
+	/*
+	 * Pending notifications (notify.c). notify_lock is taken with
+	 * interrupts off, inside a fence's lock (a fence callback unlinks
+	 * under it), never outside one.
+	 */
+	spinlock_t notify_lock;
+	struct list_head notifies;
+	unsigned int nr_notifies;
+	wait_queue_head_t notify_wq;
+	struct delayed_work monitor;
 };
 
 extern struct accel_device accel_dev;
+extern struct workqueue_struct *accel_wq;
+extern unsigned int accel_max_syncobjs;
+extern unsigned int accel_max_pending_waits;
+
+typedef int (*accel_ioctl_fn)(struct accel_file *afile, void *data);
 
 long accel_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 int accel_nop(const struct accel_nop *nop);
 void accel_fill_info(struct accel_file *afile, struct accel_info *info);
+
+/* syncobj_ioctl.c */
+struct accel_syncobj *accel_syncobj_lookup(struct accel_file *afile, u32 handle);
+int accel_syncobj_do_signal(struct accel_file *afile,
+			    const struct accel_syncobj_signal *args);
+int accel_ioctl_syncobj_create(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_destroy(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_query(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_signal(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_fail(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_wait(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_export(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_import(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_export_sync_file(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_import_sync_file(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_eventfd(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_cancel(struct accel_file *afile, void *data);
+
+/* syncobj.c */
+void accel_syncobj_imports_fini(void);
+
+/* notify.c */
+void accel_notify_init(struct accel_file *afile);
+void accel_notify_release(struct accel_file *afile);
+int accel_notify_eventfd(struct accel_file *afile, u32 handle, u64 point,
+			 u32 flags, int fd);
+u32 accel_notify_cancel(struct accel_file *afile, u32 handle, u64 point);
+int accel_uring_wait(struct accel_file *afile, struct io_uring_cmd *cmd,
+		     unsigned int issue_flags);
+void accel_uring_wait_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags);
 
 #endif /* _ACCEL_INTERNAL_H */

@@ -22,10 +22,15 @@
 
 #include "internal.h"
 
-typedef int (*accel_ioctl_fn)(struct accel_file *afile, void *data);
+/*
+ * ACCEL_IOCTL_OUT_ON_ERROR: copy the output back even when the handler
+ * fails (a wait reports which entry failed).
+ */
+#define ACCEL_IOCTL_OUT_ON_ERROR (1U << 0)
 
 struct accel_ioctl_desc {
 	unsigned int cmd;
+	unsigned int flags;
 	accel_ioctl_fn fn;
 	const char *name;
 };
@@ -38,7 +43,7 @@ void accel_fill_info(struct accel_file *afile, struct accel_info *info)
 	memset(info, 0, sizeof(*info));
 	info->abi_major = ACCEL_ABI_MAJOR;
 	info->abi_minor = ACCEL_ABI_MINOR;
-	info->features = ACCEL_FEATURE_URING_CMD;
+	info->features = ACCEL_FEATURE_URING_CMD | ACCEL_FEATURE_SYNCOBJ;
 	if (ACCEL_URING_CANCELABLE)
 		info->features |= ACCEL_FEATURE_URING_CANCEL;
 	info->client_id = afile->client_id;
@@ -77,12 +82,27 @@ static int accel_ioctl_nop(struct accel_file *afile, void *data)
 	return accel_nop(data);
 }
 
-#define ACCEL_IOCTL_DEF(_cmd, _fn) \
-	[_IOC_NR(_cmd)] = { .cmd = _cmd, .fn = _fn, .name = #_cmd }
+#define ACCEL_IOCTL_DEF(_cmd, _fn, _flags) \
+	[_IOC_NR(_cmd)] = { .cmd = _cmd, .fn = _fn, .flags = _flags, .name = #_cmd }
 
 static const struct accel_ioctl_desc accel_ioctls[] = {
-	ACCEL_IOCTL_DEF(ACCEL_IOCTL_INFO, accel_ioctl_info),
-	ACCEL_IOCTL_DEF(ACCEL_IOCTL_NOP, accel_ioctl_nop),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_INFO, accel_ioctl_info, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_NOP, accel_ioctl_nop, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_CREATE, accel_ioctl_syncobj_create, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_DESTROY, accel_ioctl_syncobj_destroy, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_QUERY, accel_ioctl_syncobj_query, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_SIGNAL, accel_ioctl_syncobj_signal, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_FAIL, accel_ioctl_syncobj_fail, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_WAIT, accel_ioctl_syncobj_wait,
+			ACCEL_IOCTL_OUT_ON_ERROR),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_EXPORT, accel_ioctl_syncobj_export, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_IMPORT, accel_ioctl_syncobj_import, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE,
+			accel_ioctl_syncobj_export_sync_file, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE,
+			accel_ioctl_syncobj_import_sync_file, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_EVENTFD, accel_ioctl_syncobj_eventfd, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_CANCEL, accel_ioctl_syncobj_cancel, 0),
 };
 
 /**
@@ -126,7 +146,7 @@ long accel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 
 	ret = desc->fn(afile, buf);
-	if (ret < 0)
+	if (ret < 0 && !(desc->flags & ACCEL_IOCTL_OUT_ON_ERROR))
 		return ret;
 
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&

@@ -35,14 +35,26 @@ static int accel_open(struct inode *inode, struct file *file)
 
 	afile->adev = &accel_dev;
 	afile->client_id = atomic64_inc_return(&accel_dev.next_client_id);
+	xa_init_flags(&afile->syncobjs, XA_FLAGS_ALLOC1);
+	accel_notify_init(afile);
 	file->private_data = afile;
 	return 0;
 }
 
+/*
+ * The file goes: its notifications are cancelled first (nothing may touch
+ * the file afterwards), then its handles dropped.
+ */
 static int accel_release(struct inode *inode, struct file *file)
 {
 	struct accel_file *afile = file->private_data;
+	struct accel_syncobj *s;
+	unsigned long handle;
 
+	accel_notify_release(afile);
+	xa_for_each(&afile->syncobjs, handle, s)
+		accel_syncobj_put(s);
+	xa_destroy(&afile->syncobjs);
 	kfree(afile);
 	return 0;
 }
@@ -80,14 +92,20 @@ struct accel_device accel_dev = {
 	.next_client_id = ATOMIC64_INIT(0),
 };
 
+struct workqueue_struct *accel_wq;
+
 static int __init accel_init(void)
 {
 	int ret;
 
+	accel_wq = alloc_workqueue("accelsched", WQ_UNBOUND, 0);
+	if (!accel_wq)
+		return -ENOMEM;
 	ret = misc_register(&accel_dev.misc);
 	if (ret) {
 		pr_err("accelsched: cannot register /dev/%s: %d\n",
 		       ACCEL_DEVICE_NAME, ret);
+		destroy_workqueue(accel_wq);
 		return ret;
 	}
 	pr_info("accelsched: %s loaded, ABI %u.%u, uring_cmd%s\n",
@@ -103,6 +121,8 @@ static void __exit accel_exit(void)
 	 * so every accel_file is gone by now.
 	 */
 	misc_deregister(&accel_dev.misc);
+	accel_syncobj_imports_fini();
+	destroy_workqueue(accel_wq); /* drains imports whose fence signalled */
 }
 
 module_init(accel_init);

@@ -28,19 +28,29 @@
  */
 int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
+	struct accel_file *afile = cmd->file->private_data;
+	struct accel_syncobj_signal sig;
 	struct accel_nop nop;
 
 	/*
-	 * Ring exit cancelling a pending command. No command is pending yet in
-	 * this ABI version, so there is nothing to cancel.
+	 * io_uring cancelling a pending command at ring or task exit: only
+	 * WAITs are ever left pending (and marked cancelable).
 	 */
-	if (issue_flags & ACCEL_IO_URING_F_CANCEL)
+	if (issue_flags & ACCEL_IO_URING_F_CANCEL) {
+		if (cmd->cmd_op == ACCEL_URING_CMD_SYNCOBJ_WAIT)
+			accel_uring_wait_cancel(cmd, issue_flags);
 		return 0;
+	}
 
 	switch (cmd->cmd_op) {
 	case ACCEL_URING_CMD_NOP:
 		memcpy(&nop, accel_uring_cmd_payload(cmd), sizeof(nop));
 		return accel_nop(&nop);
+	case ACCEL_URING_CMD_SYNCOBJ_SIGNAL:
+		memcpy(&sig, accel_uring_cmd_payload(cmd), sizeof(sig));
+		return accel_syncobj_do_signal(afile, &sig);
+	case ACCEL_URING_CMD_SYNCOBJ_WAIT:
+		return accel_uring_wait(afile, cmd, issue_flags);
 	default:
 		return -ENOTTY;
 	}

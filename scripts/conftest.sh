@@ -106,6 +106,21 @@ struct p { u64 a; };
 u64 probe(struct io_uring_cmd *c) { return io_uring_cmd_to_pdu(c, struct p)->a; }
 EOF
 
+# The ring behind a uring_cmd, to tell a ring being torn down (kernels
+# without cancelable uring_cmds; struct io_ring_ctx is public since 6.1).
+probe io_uring_ctx_refs <<'EOF'
+#include <linux/io_uring.h>
+#include <linux/io_uring_types.h>
+#include <linux/percpu-refcount.h>
+bool probe(struct io_uring_cmd *c) { return percpu_ref_is_dying(&cmd_to_io_kiocb(c)->ctx->refs); }
+EOF
+
+# eventfd_signal(ctx) without a count (6.8+).
+probe eventfd_signal_1arg <<'EOF'
+#include <linux/eventfd.h>
+void probe(struct eventfd_ctx *c) { eventfd_signal(c); }
+EOF
+
 for n in $names; do
 	echo "obj-m += $n.o" >>"$dir/Kbuild"
 done

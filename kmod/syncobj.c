@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: timeline sync objects
+ *
+ * A syncobj holds a 64-bit *value* that only grows. A *point* is a value on
+ * it; the point is *reached* once the value is at least the point. A point is
+ * *submitted* once something has promised to reach it: a host signal, an
+ * imported fence, a job of the scheduler. ``submitted`` never falls below
+ * ``value``.
+ *
+ * A syncobj can *fail*: it then keeps, for good, the first negative errno it
+ * was failed with, and later failures are ignored. Every waiter, present or
+ * future, receives that error unchanged, and so does a host signal.
+ *
+ * Waiting is built on the kernel's &struct dma_fence. accel_syncobj_point_fence()
+ * returns a fence that signals once a point is reached (or submitted), or
+ * signals with the failure's error. Fences are made on demand, one per
+ * (point, kind) that someone waits on, and kept in an rbtree by point, so a
+ * signal costs O(log n + fences it signals) and a point that nobody waits on
+ * costs nothing. A point already reached gets the kernel's signalled stub
+ * fence. Because waits are fences, a point exports as a ``sync_file`` as it is,
+ * and any driver's fence imports as a point.
+ *
+ * Fences are signalled outside the syncobj's lock, in point order, so a
+ * fence callback may itself signal another syncobj without nesting locks.
+ *
+ * When the last reference to a syncobj goes (handles, exported fds, imports
+ * still in flight), nothing can reach its pending points any more: their
+ * fences signal with -ENOENT rather than wait forever.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+/**
+ * struct accel_point_fence - a fence on one point of a syncobj.
+ * @base: the fence; its seqno is the point.
+ * @lock: the fence's own lock: the fence may outlive its syncobj (an
+ *        exported sync_file), so it cannot borrow the syncobj's.
+ * @kind: what the fence tracks.
+ * @node: in &accel_syncobj.pending[@kind] while pending.
+ * @link: in a local list between detaching and signalling.
+ *
+ * Each point fence holds a reference on the module: its ops are module code,
+ * and a sync_file can keep it alive after every file is closed.
+ */
+struct accel_point_fence {
+	struct dma_fence base;
+	spinlock_t lock;
+	enum accel_point_kind kind;
+	struct rb_node node;
+	struct list_head link;
+};
+
+static struct accel_point_fence *to_point_fence(struct dma_fence *f)
+{
+	return container_of(f, struct accel_point_fence, base);
+}
+
+static const char *accel_fence_driver_name(struct dma_fence *f)
+{
+	return ACCEL_DEVICE_NAME;
+}
+
+static const char *accel_fence_timeline_name(struct dma_fence *f)
+{
+	return to_point_fence(f)->kind == ACCEL_POINT_REACHED ?
+		"syncobj" : "syncobj-submitted";
+}
+
+static void accel_fence_release(struct dma_fence *f)
+{
+	dma_fence_free(f);
+	module_put(THIS_MODULE);
+}
+
+static const struct dma_fence_ops accel_point_fence_ops = {
+	.get_driver_name = accel_fence_driver_name,
+	.get_timeline_name = accel_fence_timeline_name,
+	.release = accel_fence_release,
+};
+
+static struct accel_point_fence *accel_point_fence_alloc(void)
+{
+	struct accel_point_fence *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+
+	if (!pf)
+		return NULL;
+	spin_lock_init(&pf->lock);
+	RB_CLEAR_NODE(&pf->node);
+	INIT_LIST_HEAD(&pf->link);
+	return pf;
+}
+
+static void accel_point_fence_init(struct accel_syncobj *s,
+				   struct accel_point_fence *pf, u64 point,
+				   enum accel_point_kind kind)
+{
+	__module_get(THIS_MODULE);
+	pf->kind = kind;
+	dma_fence_init(&pf->base, &accel_point_fence_ops, &pf->lock,
+		       s->context + kind, point);
+}
+
+/**
+ * accel_syncobj_create() - a new syncobj.
+ * @initial: its initial value (also its submitted point).
+ *
+ * Context: process context; may sleep.
+ * Return: the syncobj with one reference, or NULL without memory.
+ */
+struct accel_syncobj *accel_syncobj_create(u64 initial)
+{
+	struct accel_syncobj *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	kref_init(&s->ref);
+	spin_lock_init(&s->lock);
+	s->value = initial;
+	s->submitted = initial;
+	s->pending[ACCEL_POINT_REACHED] = RB_ROOT;
+	s->pending[ACCEL_POINT_SUBMITTED] = RB_ROOT;
+	s->context = dma_fence_context_alloc(ACCEL_POINT_KINDS);
+	return s;
+}
+
+/*
+ * Move the pending fences of @kind with a point <= @upto (all of them when
+ * @upto is U64_MAX) to @list, in point order, with the tree's reference.
+ */
+static void accel_detach_locked(struct accel_syncobj *s,
+				enum accel_point_kind kind, u64 upto,
+				struct list_head *list)
+{
+	struct rb_node *n;
+
+	lockdep_assert_held(&s->lock);
+	while ((n = rb_first(&s->pending[kind]))) {
+		struct accel_point_fence *pf =
+			rb_entry(n, struct accel_point_fence, node);
+
+		if (pf->base.seqno > upto)
+			break;
+		rb_erase(n, &s->pending[kind]);
+		RB_CLEAR_NODE(n);
+		list_add_tail(&pf->link, list);
+	}
+}
+
+/* Signal and release what accel_detach_locked() collected; no lock held. */
+static void accel_signal_list(struct list_head *list, int error)
+{
+	struct accel_point_fence *pf, *tmp;
+
+	list_for_each_entry_safe(pf, tmp, list, link) {
+		list_del_init(&pf->link);
+		if (error)
+			dma_fence_set_error(&pf->base, error);
+		dma_fence_signal(&pf->base);
+		dma_fence_put(&pf->base);
+	}
+}
+
+/**
+ * accel_syncobj_free() - kref release: the last reference is gone.
+ * @ref: &accel_syncobj.ref.
+ *
+ * Pending points can no longer be reached: their fences fail with -ENOENT.
+ *
+ * Context: any context in which dma_fence_signal() may be called.
+ */
+void accel_syncobj_free(struct kref *ref)
+{
+	struct accel_syncobj *s = container_of(ref, struct accel_syncobj, ref);
+	LIST_HEAD(list);
+
+	spin_lock(&s->lock);
+	accel_detach_locked(s, ACCEL_POINT_REACHED, U64_MAX, &list);
+	accel_detach_locked(s, ACCEL_POINT_SUBMITTED, U64_MAX, &list);
+	spin_unlock(&s->lock);
+	accel_signal_list(&list, -ENOENT);
+	kfree(s);
+}
+
+/* Raise value and/or submitted and signal what that satisfies. */
+static int accel_syncobj_advance(struct accel_syncobj *s, u64 value,
+				 u64 submitted, bool strict)
+{
+	LIST_HEAD(list);
+	int ret = 0;
+
+	spin_lock(&s->lock);
+	if (s->error) {
+		ret = s->error;
+		goto out_unlock;
+	}
+	if (strict && value <= s->value) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (value > s->value) {
+		s->value = value;
+		accel_detach_locked(s, ACCEL_POINT_REACHED, value, &list);
+	}
+	submitted = max(submitted, value);
+	if (submitted > s->submitted) {
+		s->submitted = submitted;
+		accel_detach_locked(s, ACCEL_POINT_SUBMITTED, submitted, &list);
+	}
+out_unlock:
+	spin_unlock(&s->lock);
+	accel_signal_list(&list, 0);
+	return ret;
+}
+
+/**
+ * accel_syncobj_signal() - reach @value (the host signal).
+ * @s:     the syncobj.
+ * @value: the new value; must be above the current one.
+ *
+ * Context: any context; takes &accel_syncobj.lock.
+ * Return: 0; -EINVAL if @value is not above the current value; the
+ * syncobj's error if it has failed. Nothing changes on error.
+ */
+int accel_syncobj_signal(struct accel_syncobj *s, u64 value)
+{
+	return accel_syncobj_advance(s, value, value, true);
+}
+
+/**
+ * accel_syncobj_promise() - mark @point submitted: something will reach it.
+ * @s:     the syncobj.
+ * @point: the point.
+ *
+ * Context: any context; takes &accel_syncobj.lock.
+ * Return: 0, or the syncobj's error if it has failed.
+ */
+int accel_syncobj_promise(struct accel_syncobj *s, u64 point)
+{
+	return accel_syncobj_advance(s, 0, point, false);
+}
+
+/**
+ * accel_syncobj_fail() - fail the syncobj for good.
+ * @s:     the syncobj.
+ * @error: a negative errno.
+ *
+ * The first failure wins; a later one changes nothing. Every pending fence
+ * signals with @error.
+ *
+ * Context: any context; takes &accel_syncobj.lock.
+ * Return: 0.
+ */
+int accel_syncobj_fail(struct accel_syncobj *s, int error)
+{
+	LIST_HEAD(list);
+
+	if (WARN_ON_ONCE(error >= 0 || error < -MAX_ERRNO))
+		error = -EINVAL;
+	spin_lock(&s->lock);
+	if (!s->error) {
+		s->error = error;
+		accel_detach_locked(s, ACCEL_POINT_REACHED, U64_MAX, &list);
+		accel_detach_locked(s, ACCEL_POINT_SUBMITTED, U64_MAX, &list);
+	}
+	spin_unlock(&s->lock);
+	accel_signal_list(&list, error);
+	return 0;
+}
+
+/**
+ * accel_syncobj_query() - read the state.
+ * @s:         the syncobj.
+ * @value:     out: the value.
+ * @submitted: out: the highest submitted point.
+ * @error:     out: 0 or the failure.
+ *
+ * Context: any context.
+ */
+void accel_syncobj_query(struct accel_syncobj *s, u64 *value, u64 *submitted,
+			 int *error)
+{
+	spin_lock(&s->lock);
+	*value = s->value;
+	*submitted = s->submitted;
+	*error = s->error;
+	spin_unlock(&s->lock);
+}
+
+/* A fence already signalled with @error, for waits on a failed syncobj. */
+static struct dma_fence *accel_failed_fence(struct accel_syncobj *s,
+					    struct accel_point_fence *pf,
+					    u64 point,
+					    enum accel_point_kind kind,
+					    int error)
+{
+	accel_point_fence_init(s, pf, point, kind);
+	dma_fence_set_error(&pf->base, error);
+	dma_fence_signal(&pf->base);
+	return &pf->base;
+}
+
+/*
+ * Look @point up; with @pf, insert it if missing. Return a referenced fence,
+ * or NULL when @pf is needed and missing.
+ */
+static struct dma_fence *accel_point_lookup(struct accel_syncobj *s, u64 point,
+					    enum accel_point_kind kind,
+					    struct accel_point_fence **pf)
+{
+	struct rb_node **link, *parent = NULL;
+	struct dma_fence *f;
+	int error;
+	u64 cur;
+
+	spin_lock(&s->lock);
+	error = s->error;
+	cur = kind == ACCEL_POINT_REACHED ? s->value : s->submitted;
+	if (!error && point <= cur) {
+		spin_unlock(&s->lock);
+		return dma_fence_get_stub();
+	}
+	if (error) {
+		spin_unlock(&s->lock);
+		if (!*pf)
+			return NULL;
+		f = accel_failed_fence(s, *pf, point, kind, error);
+		*pf = NULL;
+		return f;
+	}
+	link = &s->pending[kind].rb_node;
+	while (*link) {
+		struct accel_point_fence *it;
+
+		parent = *link;
+		it = rb_entry(parent, struct accel_point_fence, node);
+		if (point < it->base.seqno) {
+			link = &parent->rb_left;
+		} else if (point > it->base.seqno) {
+			link = &parent->rb_right;
+		} else {
+			f = dma_fence_get(&it->base);
+			spin_unlock(&s->lock);
+			return f;
+		}
+	}
+	if (!*pf) {
+		spin_unlock(&s->lock);
+		return NULL;
+	}
+	accel_point_fence_init(s, *pf, point, kind);
+	rb_link_node(&(*pf)->node, parent, link);
+	rb_insert_color(&(*pf)->node, &s->pending[kind]);
+	f = dma_fence_get(&(*pf)->base); /* the tree keeps the first reference */
+	*pf = NULL;
+	spin_unlock(&s->lock);
+	return f;
+}
+
+/**
+ * accel_syncobj_point_fence() - the fence of a point.
+ * @s:     the syncobj.
+ * @point: the point.
+ * @kind:  signal when reached, or when submitted.
+ *
+ * The fence signals once @point is reached (submitted), or with the
+ * syncobj's error once it fails (at once if it has failed already), or with
+ * -ENOENT if the syncobj goes away first. A point already reached gets the
+ * signalled stub fence.
+ *
+ * Context: process context; may sleep (allocates).
+ * Return: a new reference to the fence, or ERR_PTR(-ENOMEM).
+ */
+struct dma_fence *accel_syncobj_point_fence(struct accel_syncobj *s, u64 point,
+					    enum accel_point_kind kind)
+{
+	struct accel_point_fence *pf = NULL;
+	struct dma_fence *f;
+
+	f = accel_point_lookup(s, point, kind, &pf);
+	if (f)
+		return f;
+	pf = accel_point_fence_alloc();
+	if (!pf)
+		return ERR_PTR(-ENOMEM);
+	f = accel_point_lookup(s, point, kind, &pf);
+	kfree(pf); /* unused: someone inserted the point meanwhile */
+	return f;
+}
+
+/*
+ * Imports: a foreign fence that reaches a point when it signals. Its
+ * callback runs in whatever context the foreign driver signals from, so it
+ * only queues work; the work advances the syncobj in process context. The
+ * list lets module exit detach the callbacks of imports still pending.
+ */
+struct accel_import {
+	struct dma_fence_cb cb;
+	struct work_struct work;
+	struct list_head link;
+	struct dma_fence *fence;
+	struct accel_syncobj *s;
+	u64 point;
+};
+
+static DEFINE_SPINLOCK(accel_imports_lock);
+static LIST_HEAD(accel_imports);
+
+static void accel_import_free(struct accel_import *imp)
+{
+	dma_fence_put(imp->fence);
+	accel_syncobj_put(imp->s);
+	kfree(imp);
+}
+
+static void accel_import_work(struct work_struct *work)
+{
+	struct accel_import *imp = container_of(work, struct accel_import, work);
+	int status = dma_fence_get_status(imp->fence);
+
+	spin_lock(&accel_imports_lock);
+	list_del(&imp->link);
+	spin_unlock(&accel_imports_lock);
+	if (status < 0)
+		accel_syncobj_fail(imp->s, status);
+	else
+		accel_syncobj_advance(imp->s, imp->point, imp->point, false);
+	accel_import_free(imp);
+}
+
+static void accel_import_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct accel_import *imp = container_of(cb, struct accel_import, cb);
+
+	queue_work(accel_wq, &imp->work);
+}
+
+/**
+ * accel_syncobj_import_fence() - make @fence reach @point.
+ * @s:     the syncobj.
+ * @point: the point; must be above the current value.
+ * @fence: any driver's fence.
+ *
+ * @point becomes submitted now, and reached when @fence signals; the
+ * syncobj fails if @fence signals with an error.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL for a point not above the value; the syncobj's error if
+ * it has failed; -ENOMEM. Nothing changes on error.
+ */
+int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
+			       struct dma_fence *fence)
+{
+	struct accel_import *imp;
+	LIST_HEAD(list);
+	int ret = 0;
+
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+	if (!imp)
+		return -ENOMEM;
+	INIT_WORK(&imp->work, accel_import_work);
+	imp->point = point;
+
+	spin_lock(&s->lock);
+	if (s->error)
+		ret = s->error;
+	else if (point <= s->value)
+		ret = -EINVAL;
+	if (ret) {
+		spin_unlock(&s->lock);
+		kfree(imp);
+		return ret;
+	}
+	if (point > s->submitted) {
+		s->submitted = point;
+		accel_detach_locked(s, ACCEL_POINT_SUBMITTED, point, &list);
+	}
+	spin_unlock(&s->lock);
+	accel_signal_list(&list, 0);
+
+	imp->s = accel_syncobj_get(s);
+	imp->fence = dma_fence_get(fence);
+	spin_lock(&accel_imports_lock);
+	list_add_tail(&imp->link, &accel_imports);
+	spin_unlock(&accel_imports_lock);
+	if (dma_fence_add_callback(fence, &imp->cb, accel_import_cb))
+		queue_work(accel_wq, &imp->work); /* already signalled */
+	return 0;
+}
+
+/**
+ * accel_syncobj_imports_fini() - detach the imports still pending.
+ *
+ * Called at module exit, after every file is gone: a foreign fence must not
+ * call into the module once it is unloaded.
+ *
+ * Context: process context; may sleep.
+ */
+void accel_syncobj_imports_fini(void)
+{
+	struct accel_import *imp, *tmp;
+	LIST_HEAD(detached);
+
+	spin_lock(&accel_imports_lock);
+	list_for_each_entry_safe(imp, tmp, &accel_imports, link) {
+		if (dma_fence_remove_callback(imp->fence, &imp->cb))
+			list_move(&imp->link, &detached);
+	}
+	spin_unlock(&accel_imports_lock);
+	/* Those whose callback ran are in accel_wq, which exit drains. */
+	list_for_each_entry_safe(imp, tmp, &detached, link)
+		accel_import_free(imp);
+}
+
+/*
+ * Exported syncobj fds: an anon inode holding one reference. Its fops pin
+ * the module while the fd lives.
+ */
+static int accel_syncobj_file_release(struct inode *inode, struct file *file)
+{
+	accel_syncobj_put(file->private_data);
+	return 0;
+}
+
+static const struct file_operations accel_syncobj_fops = {
+	.owner = THIS_MODULE,
+	.release = accel_syncobj_file_release,
+};
+
+/**
+ * accel_syncobj_export_fd() - an O_CLOEXEC fd holding @s.
+ * @s: the syncobj; the fd takes its own reference.
+ *
+ * Context: process context; may sleep.
+ * Return: the fd, or a negative errno (-EMFILE, -ENOMEM).
+ */
+int accel_syncobj_export_fd(struct accel_syncobj *s)
+{
+	struct file *file;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	file = anon_inode_getfile("accelsched-syncobj", &accel_syncobj_fops,
+				  accel_syncobj_get(s), O_RDWR);
+	if (IS_ERR(file)) {
+		accel_syncobj_put(s);
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	fd_install(fd, file);
+	return fd;
+}
+
+/**
+ * accel_syncobj_from_fd() - the syncobj an exported fd holds.
+ * @fd: the fd.
+ *
+ * Context: process context.
+ * Return: a new reference, or ERR_PTR(-EBADF) for a bad fd, ERR_PTR(-EINVAL)
+ * for an fd that is not an exported syncobj.
+ */
+struct accel_syncobj *accel_syncobj_from_fd(int fd)
+{
+	struct accel_syncobj *s;
+	struct file *file = fget(fd);
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	if (file->f_op != &accel_syncobj_fops) {
+		fput(file);
+		return ERR_PTR(-EINVAL);
+	}
+	s = accel_syncobj_get(file->private_data);
+	fput(file);
+	return s;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * accelsched: timeline sync objects, the interface the rest of the module
+ * (ioctls, notifications, the scheduler) uses. See syncobj.c.
+ */
+#ifndef _ACCEL_SYNCOBJ_H
+#define _ACCEL_SYNCOBJ_H
+
+#include <linux/dma-fence.h>
+#include <linux/kref.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+/**
+ * enum accel_point_kind - what a point fence tracks.
+ * @ACCEL_POINT_REACHED:   the syncobj's value reaching the point.
+ * @ACCEL_POINT_SUBMITTED: something promising to reach it.
+ */
+enum accel_point_kind {
+	ACCEL_POINT_REACHED = 0,
+	ACCEL_POINT_SUBMITTED = 1,
+	ACCEL_POINT_KINDS
+};
+
+/**
+ * struct accel_syncobj - a timeline sync object.
+ * @ref:       references: handles, exported fds, imports in flight, jobs.
+ * @lock:      protects every field below.
+ * @value:     the highest reached point.
+ * @submitted: the highest submitted point; never below @value.
+ * @error:     0, or the negative errno the syncobj failed with (for good).
+ * @pending:   per &enum accel_point_kind, the point fences not yet signalled,
+ *             by point; each holds one reference owned by the tree.
+ * @context:   the first of two dma_fence contexts (one per kind).
+ *
+ * Waiting is always through a point fence (a &struct dma_fence whose seqno
+ * is the point): accel_syncobj_point_fence() finds or makes it, and every
+ * state change signals the fences it satisfies, outside @lock.
+ */
+struct accel_syncobj {
+	struct kref ref;
+	spinlock_t lock;
+	u64 value;
+	u64 submitted;
+	int error;
+	struct rb_root pending[ACCEL_POINT_KINDS];
+	u64 context;
+};
+
+struct accel_syncobj *accel_syncobj_create(u64 initial);
+void accel_syncobj_free(struct kref *ref);
+
+static inline struct accel_syncobj *accel_syncobj_get(struct accel_syncobj *s)
+{
+	kref_get(&s->ref);
+	return s;
+}
+
+static inline void accel_syncobj_put(struct accel_syncobj *s)
+{
+	if (s)
+		kref_put(&s->ref, accel_syncobj_free);
+}
+
+int accel_syncobj_signal(struct accel_syncobj *s, u64 value);
+int accel_syncobj_promise(struct accel_syncobj *s, u64 point);
+int accel_syncobj_fail(struct accel_syncobj *s, int error);
+void accel_syncobj_query(struct accel_syncobj *s, u64 *value, u64 *submitted,
+			 int *error);
+struct dma_fence *accel_syncobj_point_fence(struct accel_syncobj *s, u64 point,
+					    enum accel_point_kind kind);
+int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
+			       struct dma_fence *fence);
+
+int accel_syncobj_export_fd(struct accel_syncobj *s);
+struct accel_syncobj *accel_syncobj_from_fd(int fd);
+
+#endif /* _ACCEL_SYNCOBJ_H */

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Interop with the kernel's dma_fence world through sync_file: a point
+ * exported as a sync_file behaves like any driver's fence (poll, fence
+ * status), and a real foreign fence imported as a point reaches it. The
+ * foreign fence is vgem's (Debian's kernels have no sw_sync): a dumb buffer
+ * exported as a dma-buf, a vgem fence attached to it, and the dma-buf's
+ * fences taken out and put in with DMA_BUF_IOCTL_{EXPORT,IMPORT}_SYNC_FILE.
+ */
+#include <dirent.h>
+#include <linux/dma-buf.h>
+#include <linux/sync_file.h>
+#include <xf86drm.h>
+
+#include "syncobj_util.h"
+
+/*
+ * vgem's uapi (include/uapi/drm/vgem_drm.h in the kernel; libdrm ships no
+ * copy): attach a fence to a buffer, signal it.
+ */
+struct vgem_fence_attach {
+	__u32 handle;
+	__u32 flags;
+#define VGEM_FENCE_WRITE 0x1
+	__u32 out_fence;
+	__u32 pad;
+};
+
+struct vgem_fence_signal {
+	__u32 fence;
+	__u32 flags;
+};
+
+#define DRM_IOCTL_VGEM_FENCE_ATTACH \
+	DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct vgem_fence_attach)
+#define DRM_IOCTL_VGEM_FENCE_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + 0x2, struct vgem_fence_signal)
+
+/* The vgem card's fd, or skip the test. */
+static int vgem_open(void)
+{
+	char path[64];
+
+	for (int i = 0; i < 16; i++) {
+		drmVersionPtr v;
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		if (v && !strcmp(v->name, "vgem")) {
+			drmFreeVersion(v);
+			return fd;
+		}
+		if (v)
+			drmFreeVersion(v);
+		close(fd);
+	}
+	SKIP(return -1, "no vgem device (load the vgem module: the VM harness does)");
+}
+
+struct vgem_buf {
+	int card;
+	uint32_t handle;
+	int dmabuf;
+};
+
+static void vgem_buf_new(struct vgem_buf *b)
+{
+	struct drm_mode_create_dumb d = { .width = 64, .height = 64, .bpp = 32 };
+
+	b->card = vgem_open();
+	ASSERT_EQ(0, drmIoctl(b->card, DRM_IOCTL_MODE_CREATE_DUMB, &d));
+	b->handle = d.handle;
+	ASSERT_EQ(0, drmPrimeHandleToFD(b->card, b->handle, DRM_CLOEXEC | DRM_RDWR,
+					&b->dmabuf));
+}
+
+/* The dma-buf's current fences as a sync_file (read access: its writers). */
+static int dmabuf_export_sync_file(int dmabuf)
+{
+	struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
+
+	ASSERT_EQ(0, xioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e));
+	return e.fd;
+}
+
+/* The status of a sync_file's fence: 1 signalled, 0 pending, <0 error. */
+static int sync_file_status(int sf)
+{
+	struct sync_file_info info = { 0 };
+
+	ASSERT_EQ(0, xioctl(sf, SYNC_IOC_FILE_INFO, &info));
+	return info.status;
+}
+
+TEST(export_point_as_sync_file)
+{
+	int fd = accel_test_open(), sf, sf2, sf3;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, so_export_sync_file(fd, h, 3, &sf));
+	ASSERT_FALSE(fd_ready(sf));
+	ASSERT_EQ(0, sync_file_status(sf));
+	ASSERT_EQ(0, so_signal(fd, h, 2));
+	ASSERT_FALSE(fd_ready(sf));
+	ASSERT_EQ(0, so_signal(fd, h, 3));
+	ASSERT_TRUE(fd_ready(sf));
+	ASSERT_EQ(1, sync_file_status(sf));
+	/* A reached point exports signalled. */
+	ASSERT_EQ(0, so_export_sync_file(fd, h, 1, &sf2));
+	ASSERT_EQ(1, sync_file_status(sf2));
+	/* A failure reaches the sync_file as its fence's error. */
+	ASSERT_EQ(0, so_export_sync_file(fd, h, 10, &sf3));
+	ASSERT_EQ(0, so_fail(fd, h, -ENOLINK));
+	ASSERT_TRUE(fd_ready(sf3));
+	ASSERT_EQ(-ENOLINK, sync_file_status(sf3));
+	/* The sync_file outlives the syncobj and its file. */
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(-ENOLINK, sync_file_status(sf3));
+}
+
+TEST(sync_file_rejects_bad_input)
+{
+	int fd = accel_test_open(), sf, efd = open("/dev/null", O_RDONLY);
+	struct accel_syncobj_sync_file a;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 5);
+	ASSERT_EQ(-ENOENT, so_export_sync_file(fd, h + 1, 1, &sf));
+	a = (struct accel_syncobj_sync_file){ .handle = h, .flags = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, &a), EINVAL);
+	ASSERT_EQ(-EINVAL, so_import_sync_file(fd, h, 6, efd)); /* not a sync_file */
+	ASSERT_EQ(-EINVAL, so_import_sync_file(fd, h, 6, -1));
+	ASSERT_EQ(0, so_export_sync_file(fd, h, 7, &sf));
+	ASSERT_EQ(-EINVAL, so_import_sync_file(fd, h, 5, sf)); /* not above the value */
+	ASSERT_EQ(-ENOENT, so_import_sync_file(fd, h + 1, 9, sf));
+	ASSERT_EQ(5, so_value(fd, h));
+}
+
+/* One syncobj's point feeds another's through a sync_file. */
+TEST(import_our_own_sync_file)
+{
+	int fd = accel_test_open(), sf;
+	uint32_t a, b;
+	uint64_t sub;
+
+	ASSERT_GE(fd, 0);
+	a = so_new(fd, 0);
+	b = so_new(fd, 0);
+	ASSERT_EQ(0, so_export_sync_file(fd, a, 4, &sf));
+	ASSERT_EQ(0, so_import_sync_file(fd, b, 2, sf));
+	ASSERT_EQ(0, so_query(fd, b, NULL, &sub, NULL));
+	ASSERT_EQ(2, sub); /* submitted, not reached */
+	ASSERT_EQ(-ETIME, so_wait1(fd, b, 2, 0, 0));
+	ASSERT_EQ(0, so_wait1(fd, b, 2, ACCEL_WAIT_SUBMITTED, 0));
+	ASSERT_EQ(0, so_signal(fd, a, 4));
+	ASSERT_EQ(0, so_wait1(fd, b, 2, 0, in_ms(5000)));
+	ASSERT_EQ(2, so_value(fd, b));
+}
+
+TEST(import_vgem_fence_as_point)
+{
+	struct vgem_fence_attach at = { .flags = VGEM_FENCE_WRITE };
+	struct vgem_fence_signal sig = { 0 };
+	int fd = accel_test_open(), sf;
+	struct vgem_buf b;
+	uint64_t sub;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	vgem_buf_new(&b);
+	at.handle = b.handle;
+	ASSERT_EQ(0, drmIoctl(b.card, DRM_IOCTL_VGEM_FENCE_ATTACH, &at));
+	sf = dmabuf_export_sync_file(b.dmabuf);
+	ASSERT_EQ(0, sync_file_status(sf));
+
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, so_import_sync_file(fd, h, 7, sf));
+	ASSERT_EQ(0, so_query(fd, h, NULL, &sub, NULL));
+	ASSERT_EQ(7, sub);
+	ASSERT_EQ(0, so_wait1(fd, h, 7, ACCEL_WAIT_SUBMITTED, 0));
+	ASSERT_EQ(-ETIME, so_wait1(fd, h, 7, 0, in_ms(50)));
+
+	sig.fence = at.out_fence;
+	ASSERT_EQ(0, drmIoctl(b.card, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sig));
+	ASSERT_EQ(0, so_wait1(fd, h, 7, 0, in_ms(5000)));
+	ASSERT_EQ(7, so_value(fd, h));
+}
+
+TEST(export_point_into_a_dmabuf)
+{
+	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+	int fd = accel_test_open(), sf, out;
+	struct vgem_buf b;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	vgem_buf_new(&b);
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, so_export_sync_file(fd, h, 9, &sf));
+	imp.fd = sf;
+	ASSERT_EQ(0, xioctl(b.dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp));
+	/* The dma-buf now carries our point: its writers are not done. */
+	out = dmabuf_export_sync_file(b.dmabuf);
+	ASSERT_EQ(0, sync_file_status(out));
+	ASSERT_EQ(0, so_signal(fd, h, 9));
+	ASSERT_EQ(1, sync_file_status(out));
+	close(out);
+	out = dmabuf_export_sync_file(b.dmabuf);
+	ASSERT_EQ(1, sync_file_status(out));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Timeline syncobjs: every rule of DESIGN.md §3 has a test here that fails
+ * if the rule breaks — create/destroy/query, host signal, waits (ALL, ANY,
+ * deadlines, wait-before-signal, submitted), failure, sharing through fds,
+ * eventfd and io_uring notifications with their cancellation, limits, and
+ * bad input of every kind.
+ */
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include "syncobj_util.h"
+
+TEST(create_query_destroy)
+{
+	int fd = accel_test_open();
+	uint64_t v, sub;
+	int err;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 5);
+	ASSERT_EQ(0, so_query(fd, h, &v, &sub, &err));
+	ASSERT_EQ(5, v);
+	ASSERT_EQ(5, sub);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, so_destroy(fd, h));
+	ASSERT_EQ(-ENOENT, so_destroy(fd, h));
+	ASSERT_EQ(-ENOENT, so_query(fd, h, NULL, NULL, NULL));
+	ASSERT_EQ(-ENOENT, so_signal(fd, h, 6));
+}
+
+TEST(create_rejects_bad_fields)
+{
+	struct accel_syncobj_create a = { .flags = 1 };
+	int fd = accel_test_open();
+
+	ASSERT_GE(fd, 0);
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, &a), EINVAL);
+	a = (struct accel_syncobj_create){ .handle = 7 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, &a), EINVAL);
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, NULL), EFAULT);
+}
+
+TEST(destroy_and_query_reject_bad_fields)
+{
+	struct accel_syncobj_destroy d;
+	struct accel_syncobj_query q;
+	int fd = accel_test_open();
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	d = (struct accel_syncobj_destroy){ .handle = h, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_DESTROY, &d), EINVAL);
+	q = (struct accel_syncobj_query){ .handle = h, .flags = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &q), EINVAL);
+	q = (struct accel_syncobj_query){ .handle = h, .value = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &q), EINVAL);
+	ASSERT_EQ(-ENOENT, so_destroy(fd, 0));
+	ASSERT_EQ(-ENOENT, so_destroy(fd, 0xffffffff));
+	/* Still alive after the refused destroy. */
+	ASSERT_EQ(0, so_value(fd, h));
+}
+
+TEST(signal_must_grow)
+{
+	int fd = accel_test_open();
+	struct accel_syncobj_signal a;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 5);
+	ASSERT_EQ(-EINVAL, so_signal(fd, h, 5));
+	ASSERT_EQ(5, so_value(fd, h));
+	ASSERT_EQ(-EINVAL, so_signal(fd, h, 4));
+	ASSERT_EQ(5, so_value(fd, h));
+	ASSERT_EQ(0, so_signal(fd, h, 6));
+	ASSERT_EQ(6, so_value(fd, h));
+	ASSERT_EQ(0, so_signal(fd, h, UINT64_MAX));
+	ASSERT_EQ(UINT64_MAX, so_value(fd, h));
+	a = (struct accel_syncobj_signal){ .handle = h, .flags = 2, .value = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &a), EINVAL);
+}
+
+TEST(wait_unsignalled_times_out_at_deadline)
+{
+	int fd = accel_test_open();
+	int64_t deadline;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	deadline = in_ms(50);
+	ASSERT_EQ(-ETIME, so_wait1(fd, h, 1, 0, deadline));
+	/* -ETIME must not come before the deadline. */
+	ASSERT_GE(now_ns(), (uint64_t)deadline);
+	ASSERT_EQ(0, so_value(fd, h));
+}
+
+TEST(wait_poll_and_past_deadline)
+{
+	int fd = accel_test_open();
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 3);
+	ASSERT_EQ(-ETIME, so_wait1(fd, h, 4, 0, 0));
+	ASSERT_EQ(0, so_wait1(fd, h, 3, 0, 0));
+	ASSERT_EQ(0, so_wait1(fd, h, 0, 0, 1));  /* reached, deadline long past */
+	ASSERT_EQ(0, so_wait1(fd, h, 2, 0, -5)); /* a negative deadline polls */
+	ASSERT_EQ(-ETIME, so_wait1(fd, h, 4, 0, 1));
+}
+
+TEST(wait_empty_list_succeeds)
+{
+	int fd = accel_test_open();
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, so_wait(fd, NULL, NULL, 0, 0, 0, NULL));
+	ASSERT_EQ(0, so_wait(fd, NULL, NULL, 0, ACCEL_WAIT_ALL, 1, NULL));
+}
+
+TEST(wait_rejects_bad_input)
+{
+	int fd = accel_test_open();
+	uint64_t points[2] = { 1, 1 };
+	uint32_t h, hs[2];
+	char raw[32] __attribute__((aligned(8)));
+	struct accel_syncobj_wait a;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 1);
+	hs[0] = h;
+	hs[1] = h;
+	ASSERT_EQ(-EINVAL, so_wait(fd, hs, points, 1, 1u << 5, 0, NULL));
+	ASSERT_EQ(-EINVAL, so_wait(fd, hs, points, ACCEL_WAIT_MAX_COUNT + 1, 0, 0, NULL));
+	ASSERT_EQ(-EINVAL, so_wait(fd, hs, points, UINT32_MAX, 0, 0, NULL));
+	ASSERT_EQ(-EFAULT, so_wait(fd, NULL, points, 1, 0, 0, NULL));
+	ASSERT_EQ(-EFAULT, so_wait(fd, hs, NULL, 1, 0, 0, NULL));
+	ASSERT_EQ(-EFAULT, so_wait(fd, hs, (uint64_t *)8, 1, 0, 0, NULL));
+	/* Misaligned arrays. */
+	memcpy(raw + 1, &h, sizeof(h));
+	ASSERT_EQ(-EINVAL, so_wait(fd, (uint32_t *)(raw + 1), points, 1, 0, 0, NULL));
+	memcpy(raw + 4, points, sizeof(points[0]));
+	ASSERT_EQ(-EINVAL, so_wait(fd, hs, (uint64_t *)(raw + 4), 1, 0, 0, NULL));
+	/* Bad handles, even after a good one: -ENOENT before any wait. */
+	hs[1] = h + 100;
+	ASSERT_EQ(-ENOENT, so_wait(fd, hs, points, 2, ACCEL_WAIT_ALL, 0, NULL));
+	hs[1] = 0;
+	ASSERT_EQ(-ENOENT, so_wait(fd, hs, points, 2, 0, 0, NULL));
+	/* Non-zero pad or index on input. */
+	a = (struct accel_syncobj_wait){ .handles = (uintptr_t)hs,
+		.points = (uintptr_t)points, .count = 1, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &a), EINVAL);
+	a.pad = 0;
+	a.index = 3;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &a), EINVAL);
+	/* A destroyed handle. */
+	ASSERT_EQ(0, so_destroy(fd, h));
+	ASSERT_EQ(-ENOENT, so_wait1(fd, h, 1, 0, 0));
+}
+
+TEST(handles_are_per_file)
+{
+	int a = accel_test_open(), b = accel_test_open();
+	uint32_t h;
+
+	ASSERT_GE(a, 0);
+	ASSERT_GE(b, 0);
+	h = so_new(a, 0);
+	ASSERT_EQ(-ENOENT, so_query(b, h, NULL, NULL, NULL));
+	ASSERT_EQ(-ENOENT, so_signal(b, h, 1));
+	ASSERT_EQ(-ENOENT, so_wait1(b, h, 0, 0, 0));
+	ASSERT_EQ(-ENOENT, so_destroy(b, h));
+	ASSERT_EQ(0, so_value(a, h));
+}
+
+TEST(wait_all_and_any)
+{
+	int fd = accel_test_open();
+	uint32_t h[3], index = 99;
+	uint64_t p[3] = { 1, 1, 1 };
+
+	ASSERT_GE(fd, 0);
+	for (int i = 0; i < 3; i++)
+		h[i] = so_new(fd, 0);
+	ASSERT_EQ(-ETIME, so_wait(fd, h, p, 3, 0, 0, &index));
+	ASSERT_EQ(0, so_signal(fd, h[2], 1));
+	ASSERT_EQ(0, so_wait(fd, h, p, 3, 0, 0, &index));
+	ASSERT_EQ(2, index);
+	ASSERT_EQ(-ETIME, so_wait(fd, h, p, 3, ACCEL_WAIT_ALL, 0, NULL));
+	ASSERT_EQ(0, so_signal(fd, h[0], 1));
+	ASSERT_EQ(0, so_wait(fd, h, p, 3, 0, 0, &index));
+	ASSERT_EQ(0, index); /* the first index reached */
+	ASSERT_EQ(0, so_signal(fd, h[1], 7));
+	ASSERT_EQ(0, so_wait(fd, h, p, 3, ACCEL_WAIT_ALL, 0, NULL));
+}
+
+struct waiter {
+	int fd;
+	uint32_t handle;
+	uint64_t point;
+	uint32_t flags;
+	int64_t deadline;
+	volatile int done;
+	int result;
+};
+
+static void *waiter_thread(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->result = so_wait1(w->fd, w->handle, w->point, w->flags, w->deadline);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+TEST(wait_before_signal_from_a_thread)
+{
+	struct waiter w = { .point = 3, .deadline = in_ms(10000) };
+	pthread_t t;
+
+	w.fd = accel_test_open();
+	ASSERT_GE(w.fd, 0);
+	w.handle = so_new(w.fd, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
+	usleep(50000);
+	ASSERT_EQ(0, __atomic_load_n(&w.done, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, so_signal(w.fd, w.handle, 2)); /* not enough */
+	usleep(20000);
+	ASSERT_EQ(0, __atomic_load_n(&w.done, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, so_signal(w.fd, w.handle, 3));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, w.result);
+}
+
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'x';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * A second process gets the syncobj through an exported fd sent with
+ * SCM_RIGHTS, imports it into its own file, and waits before the first
+ * process signals.
+ */
+TEST(wait_before_signal_from_another_process)
+{
+	int fd = accel_test_open(), sv[2], sfd, status;
+	uint32_t h;
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int cfd = open(ACCEL_DEV_PATH, O_RDWR), got = recv_fd(sv[1]);
+		uint32_t ch;
+		char ready = 'r';
+
+		if (cfd < 0 || got < 0 || so_import(cfd, got, &ch))
+			_exit(10);
+		close(got); /* the handle keeps it alive */
+		if (write(sv[1], &ready, 1) != 1)
+			_exit(11);
+		_exit(so_wait1(cfd, ch, 4, 0, in_ms(10000)) == 0 ? 0 : 12);
+	}
+	ASSERT_EQ(0, so_export(fd, h, &sfd));
+	ASSERT_EQ(0, send_fd(sv[0], sfd));
+	close(sfd);
+	char c;
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	usleep(50000);
+	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG)); /* still waiting */
+	ASSERT_EQ(0, so_signal(fd, h, 4));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST(export_import_reject_bad_input)
+{
+	int fd = accel_test_open(), sfd, nfd = open("/dev/null", O_RDONLY);
+	struct accel_syncobj_handle_fd a;
+	uint32_t h, h2;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 2);
+	ASSERT_EQ(-ENOENT, so_export(fd, h + 1, &sfd));
+	a = (struct accel_syncobj_handle_fd){ .handle = h, .flags = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT, &a), EINVAL);
+	ASSERT_EQ(-EBADF, so_import(fd, -1, &h2));
+	ASSERT_EQ(-EINVAL, so_import(fd, nfd, &h2)); /* not a syncobj fd */
+	ASSERT_EQ(-EINVAL, so_import(fd, fd, &h2));  /* the device itself */
+	/* Round trip: the imported handle is the same syncobj. */
+	ASSERT_EQ(0, so_export(fd, h, &sfd));
+	ASSERT_EQ(0, so_import(fd, sfd, &h2));
+	ASSERT_NE(h, h2);
+	ASSERT_EQ(0, so_signal(fd, h2, 9));
+	ASSERT_EQ(9, so_value(fd, h));
+	/* The exported fd alone keeps the syncobj alive. */
+	ASSERT_EQ(0, so_destroy(fd, h));
+	ASSERT_EQ(0, so_destroy(fd, h2));
+	ASSERT_EQ(0, so_import(fd, sfd, &h2));
+	ASSERT_EQ(9, so_value(fd, h2));
+}
+
+TEST(fail_wakes_sleepers_and_sticks)
+{
+	struct waiter w = { .point = 10, .deadline = in_ms(10000) };
+	uint32_t index = 99, hs[2];
+	uint64_t ps[2] = { 0, 5 }, v;
+	pthread_t t;
+	int err;
+
+	w.fd = accel_test_open();
+	ASSERT_GE(w.fd, 0);
+	w.handle = so_new(w.fd, 1);
+	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
+	usleep(50000);
+	ASSERT_EQ(0, so_fail(w.fd, w.handle, -EIO));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(-EIO, w.result);
+	/* Failed for good: query, later waits (even on a reached point), signals. */
+	ASSERT_EQ(0, so_query(w.fd, w.handle, &v, NULL, &err));
+	ASSERT_EQ(-EIO, err);
+	ASSERT_EQ(1, v);
+	ASSERT_EQ(-EIO, so_wait1(w.fd, w.handle, 20, 0, in_ms(1000)));
+	ASSERT_EQ(-EIO, so_wait1(w.fd, w.handle, 1, 0, 0));
+	ASSERT_EQ(-EIO, so_signal(w.fd, w.handle, 30));
+	ASSERT_EQ(1, so_value(w.fd, w.handle));
+	/* The first failure wins. */
+	ASSERT_EQ(0, so_fail(w.fd, w.handle, -EPERM));
+	ASSERT_EQ(0, so_query(w.fd, w.handle, NULL, NULL, &err));
+	ASSERT_EQ(-EIO, err);
+	/* A wait reports which entry failed. */
+	hs[0] = so_new(w.fd, 0);
+	hs[1] = w.handle;
+	ASSERT_EQ(-EIO, so_wait(w.fd, hs, ps, 2, ACCEL_WAIT_ALL, 0, &index));
+	ASSERT_EQ(1, index);
+}
+
+TEST(fail_rejects_bad_errors)
+{
+	int fd = accel_test_open(), err;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(-EINVAL, so_fail(fd, h, 0));
+	ASSERT_EQ(-EINVAL, so_fail(fd, h, 5));
+	ASSERT_EQ(-EINVAL, so_fail(fd, h, -4096));
+	ASSERT_EQ(-ENOENT, so_fail(fd, h + 1, -EIO));
+	ASSERT_EQ(0, so_query(fd, h, NULL, NULL, &err));
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, so_signal(fd, h, 1));
+}
+
+TEST(eventfd_written_when_reached)
+{
+	int fd = accel_test_open(), efd = eventfd(0, EFD_NONBLOCK);
+	uint64_t n = 0;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, so_eventfd(fd, h, 2, 0, efd));
+	ASSERT_EQ(0, so_signal(fd, h, 1));
+	ASSERT_FALSE(fd_ready(efd));
+	ASSERT_EQ(0, so_signal(fd, h, 2));
+	ASSERT_TRUE(fd_ready(efd));
+	ASSERT_EQ(8, read(efd, &n, 8));
+	ASSERT_EQ(1, n);
+	/* Already reached: written at once. */
+	ASSERT_EQ(0, so_eventfd(fd, h, 1, 0, efd));
+	ASSERT_TRUE(fd_ready(efd));
+	ASSERT_EQ(8, read(efd, &n, 8));
+	/* A failure writes it too (query tells the error). */
+	ASSERT_EQ(0, so_eventfd(fd, h, 5, 0, efd));
+	ASSERT_FALSE(fd_ready(efd));
+	ASSERT_EQ(0, so_fail(fd, h, -ENODATA));
+	ASSERT_TRUE(fd_ready(efd));
+}
+
+TEST(eventfd_rejects_bad_input)
+{
+	int fd = accel_test_open(), efd = eventfd(0, 0), nfd = open("/dev/null", O_RDONLY);
+	struct accel_syncobj_eventfd a;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(-ENOENT, so_eventfd(fd, h + 1, 1, 0, efd));
+	ASSERT_EQ(-EINVAL, so_eventfd(fd, h, 1, ACCEL_WAIT_ALL, efd));
+	ASSERT_EQ(-EBADF, so_eventfd(fd, h, 1, 0, -1));
+	ASSERT_EQ(-EINVAL, so_eventfd(fd, h, 1, 0, nfd));
+	a = (struct accel_syncobj_eventfd){ .handle = h, .point = 1, .fd = efd, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EVENTFD, &a), EINVAL);
+}
+
+TEST(eventfd_cancel_and_close)
+{
+	int fd = accel_test_open(), efd = eventfd(0, EFD_NONBLOCK), fd2;
+	uint32_t h, n = 99;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, so_eventfd(fd, h, 3, 0, efd));
+	ASSERT_EQ(0, so_eventfd(fd, h, 3, 0, efd));
+	ASSERT_EQ(0, so_eventfd(fd, h, 4, 0, efd));
+	ASSERT_EQ(0, so_cancel(fd, h, 3, &n));
+	ASSERT_EQ(2, n);
+	ASSERT_EQ(0, so_cancel(fd, h, 3, &n));
+	ASSERT_EQ(0, n);
+	ASSERT_EQ(-ENOENT, so_cancel(fd, h + 1, 3, &n));
+	ASSERT_EQ(0, so_signal(fd, h, 3));
+	ASSERT_FALSE(fd_ready(efd)); /* the cancelled ones stay silent */
+	ASSERT_EQ(0, so_signal(fd, h, 4));
+	ASSERT_TRUE(fd_ready(efd));
+	/* Closing the file with a registration pending cancels it cleanly. */
+	fd2 = accel_test_open();
+	ASSERT_GE(fd2, 0);
+	h = so_new(fd2, 0);
+	uint64_t drain;
+	ASSERT_EQ(8, read(efd, &drain, 8));
+	ASSERT_EQ(0, so_eventfd(fd2, h, 1, 0, efd));
+	ASSERT_EQ(0, close(fd2));
+	ASSERT_FALSE(fd_ready(efd));
+}
+
+TEST(wait_submitted)
+{
+	int fd = accel_test_open();
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 2);
+	ASSERT_EQ(0, so_wait1(fd, h, 2, ACCEL_WAIT_SUBMITTED, 0));
+	ASSERT_EQ(-ETIME, so_wait1(fd, h, 3, ACCEL_WAIT_SUBMITTED, 0));
+	ASSERT_EQ(0, so_signal(fd, h, 3)); /* reached implies submitted */
+	ASSERT_EQ(0, so_wait1(fd, h, 3, ACCEL_WAIT_SUBMITTED, 0));
+}
+
+/* Pending point fences of a syncobj that goes away fail with -ENOENT. */
+TEST(destroy_with_waiters_pending)
+{
+	struct io_uring ring;
+	int fd = accel_test_open();
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	h = so_new(fd, 0);
+	uring_wait_prep(&ring, fd, h, 5, 0, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	ASSERT_EQ(0, so_destroy(fd, h));
+	ASSERT_EQ(-ENOENT, uring_reap1(&ring, 5000, NULL));
+	io_uring_queue_exit(&ring);
+}
+
+TEST(uring_wait_completes_when_reached)
+{
+	struct io_uring ring;
+	int fd = accel_test_open();
+	uint64_t ud = 0;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	h = so_new(fd, 0);
+	uring_wait_prep(&ring, fd, h, 2, 0, 42);
+	uring_wait_prep(&ring, fd, h, 0, 0, 43); /* reached: completes at once */
+	ASSERT_EQ(2, io_uring_submit(&ring));
+	ASSERT_EQ(0, uring_reap1(&ring, 1000, &ud));
+	ASSERT_EQ(43, ud);
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	ASSERT_EQ(0, so_signal(fd, h, 1));
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	ASSERT_EQ(0, so_signal(fd, h, 2));
+	ASSERT_EQ(0, uring_reap1(&ring, 5000, &ud));
+	ASSERT_EQ(42, ud);
+	io_uring_queue_exit(&ring);
+}
+
+TEST(uring_wait_gets_the_failure)
+{
+	struct io_uring ring;
+	int fd = accel_test_open();
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	h = so_new(fd, 0);
+	uring_wait_prep(&ring, fd, h, 2, 0, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	ASSERT_EQ(0, so_fail(fd, h, -EPIPE));
+	ASSERT_EQ(-EPIPE, uring_reap1(&ring, 5000, NULL));
+	/* And on an already failed syncobj, at once. */
+	uring_wait_prep(&ring, fd, h, 9, 0, 2);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-EPIPE, uring_reap1(&ring, 5000, NULL));
+	io_uring_queue_exit(&ring);
+}
+
+TEST(uring_wait_rejects_bad_input)
+{
+	struct io_uring ring;
+	int fd = accel_test_open();
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	h = so_new(fd, 0);
+	uring_wait_prep(&ring, fd, h + 7, 1, 0, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-ENOENT, uring_reap1(&ring, 5000, NULL));
+	uring_wait_prep(&ring, fd, h, 1, ACCEL_WAIT_ALL, 2);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-EINVAL, uring_reap1(&ring, 5000, NULL));
+	io_uring_queue_exit(&ring);
+}
+
+TEST(uring_wait_cancel_ioctl)
+{
+	struct io_uring ring;
+	int fd = accel_test_open();
+	uint32_t h, n = 0;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	h = so_new(fd, 0);
+	uring_wait_prep(&ring, fd, h, 2, 0, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	ASSERT_EQ(0, so_cancel(fd, h, 2, &n));
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(-ECANCELED, uring_reap1(&ring, 5000, NULL));
+	ASSERT_EQ(0, so_signal(fd, h, 2));
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	io_uring_queue_exit(&ring);
+}
+
+TEST(uring_signal)
+{
+	struct io_uring ring;
+	struct accel_syncobj_signal s;
+	struct io_uring_sqe *sqe;
+	int fd = accel_test_open(), res[2];
+	__u64 ud[2];
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	h = so_new(fd, 0);
+	s = (struct accel_syncobj_signal){ .handle = h, .value = 5 };
+	sqe = io_uring_get_sqe(&ring);
+	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_SYNCOBJ_SIGNAL, &s, sizeof(s));
+	sqe->user_data = 0;
+	sqe->flags |= IOSQE_IO_LINK; /* the second runs after the first */
+	s.value = 4;
+	sqe = io_uring_get_sqe(&ring);
+	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_SYNCOBJ_SIGNAL, &s, sizeof(s));
+	sqe->user_data = 1;
+	ASSERT_EQ(0, accel_reap(&ring, 2, res, ud));
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(ud[i] == 0 ? 0 : -EINVAL, res[i]);
+	ASSERT_EQ(5, so_value(fd, h));
+	s = (struct accel_syncobj_signal){ .handle = h + 1, .value = 9 };
+	accel_prep_uring_cmd(io_uring_get_sqe(&ring), fd,
+			     ACCEL_URING_CMD_SYNCOBJ_SIGNAL, &s, sizeof(s));
+	ASSERT_EQ(0, accel_reap(&ring, 1, res, NULL));
+	ASSERT_EQ(-ENOENT, res[0]);
+	io_uring_queue_exit(&ring);
+}
+
+/*
+ * A process whose io_uring WAIT is pending must exit promptly, both when
+ * it exits by itself (ring teardown) and when it is killed.
+ */
+static void exit_with_pending_wait(int kill_it)
+{
+	int fd = accel_test_open(), pipefd[2], status;
+	uint32_t h;
+	pid_t pid;
+	char c;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct io_uring ring;
+
+		if (io_uring_queue_init(8, &ring, 0))
+			_exit(10);
+		uring_wait_prep(&ring, fd, h, 1, 0, 1);
+		if (io_uring_submit(&ring) != 1)
+			_exit(11);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(12);
+		if (kill_it)
+			pause();
+		_exit(0); /* with the WAIT pending */
+	}
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	usleep(20000);
+	if (kill_it)
+		ASSERT_EQ(0, kill(pid, SIGKILL));
+	for (int i = 0; i < 500; i++) { /* at most 5 s */
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(10000);
+		if (i == 499) {
+			TH_LOG("the process did not exit within 5 s");
+			kill(pid, SIGKILL);
+			ASSERT_TRUE(0);
+		}
+	}
+	if (kill_it)
+		ASSERT_TRUE(WIFSIGNALED(status));
+	else
+		ASSERT_EQ(0, WEXITSTATUS(status));
+	/* The syncobj is untouched and still usable. */
+	ASSERT_EQ(0, so_signal(fd, h, 1));
+}
+
+TEST(uring_wait_pending_at_exit)
+{
+	exit_with_pending_wait(0);
+}
+
+TEST(uring_wait_pending_at_sigkill)
+{
+	exit_with_pending_wait(1);
+}
+
+/* Ring closed (not the process) with a WAIT pending. */
+TEST(uring_wait_pending_at_ring_close)
+{
+	struct io_uring ring;
+	int fd = accel_test_open();
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	uring_wait_prep(&ring, fd, h, 1, 0, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	io_uring_queue_exit(&ring);
+	/* The file must become free: closing it must not hang, and a new
+	 * WAIT on a new ring works. */
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	uring_wait_prep(&ring, fd, h, 1, 0, 2);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(0, so_signal(fd, h, 1));
+	ASSERT_EQ(0, uring_reap1(&ring, 5000, NULL));
+	io_uring_queue_exit(&ring);
+}
+
+TEST(limits)
+{
+	int fd = accel_test_open(), efd = eventfd(0, 0);
+	long old_s, old_w;
+	uint32_t h, hs[4];
+	int ret;
+
+	ASSERT_GE(fd, 0);
+	old_s = set_param("max_syncobjs", 4);
+	if (old_s < 0)
+		SKIP(return, "cannot set the module parameter max_syncobjs");
+	for (int i = 0; i < 4; i++)
+		hs[i] = so_new(fd, 0);
+	ret = so_create(fd, 0, &h);
+	set_param("max_syncobjs", old_s);
+	ASSERT_EQ(-EMFILE, ret);
+	/* A freed slot can be used again. */
+	set_param("max_syncobjs", 4);
+	ASSERT_EQ(0, so_destroy(fd, hs[0]));
+	ret = so_create(fd, 0, &h);
+	set_param("max_syncobjs", old_s);
+	ASSERT_EQ(0, ret);
+
+	old_w = set_param("max_pending_waits", 2);
+	ASSERT_EQ(0, so_eventfd(fd, hs[1], 1, 0, efd));
+	ASSERT_EQ(0, so_eventfd(fd, hs[1], 2, 0, efd));
+	ret = so_eventfd(fd, hs[1], 3, 0, efd);
+	set_param("max_pending_waits", old_w);
+	ASSERT_EQ(-ENOSPC, ret);
+}
+
+/* Several threads signalling and waiting on several syncobjs for a while:
+ * every waiter sees its value, and no wake-up is lost. */
+struct stress {
+	int fd;
+	uint32_t h[4];
+	uint64_t last;
+	volatile int failures;
+};
+
+static void *stress_signaller(void *arg)
+{
+	struct stress *s = arg;
+
+	for (uint64_t v = 1; v <= s->last; v++) {
+		for (int i = 0; i < 4; i++)
+			if (so_signal(s->fd, s->h[i], v))
+				__atomic_add_fetch(&s->failures, 1, __ATOMIC_RELAXED);
+		if (v % 32 == 0)
+			usleep(200); /* let the waiters get ahead and sleep */
+	}
+	return NULL;
+}
+
+static void *stress_waiter(void *arg)
+{
+	struct stress *s = arg;
+	unsigned int seed = (unsigned int)(uintptr_t)pthread_self();
+
+	for (uint64_t p = 1; p <= s->last; p += 1 + rand_r(&seed) % 7) {
+		uint32_t i = rand_r(&seed) % 4;
+		uint64_t pts[4] = { p, p, p, p };
+
+		if (so_wait(s->fd, s->h, pts, 4,
+			    (i & 1) ? ACCEL_WAIT_ALL : 0, in_ms(20000), NULL))
+			__atomic_add_fetch(&s->failures, 1, __ATOMIC_RELAXED);
+		if (so_wait1(s->fd, s->h[i], p, 0, in_ms(20000)))
+			__atomic_add_fetch(&s->failures, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+TEST_TIMEOUT(stress_signal_and_wait, 60)
+{
+	struct stress s = { .last = 4000 };
+	pthread_t sig, w[4];
+
+	s.fd = accel_test_open();
+	ASSERT_GE(s.fd, 0);
+	for (int i = 0; i < 4; i++)
+		s.h[i] = so_new(s.fd, 0);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&w[i], NULL, stress_waiter, &s));
+	ASSERT_EQ(0, pthread_create(&sig, NULL, stress_signaller, &s));
+	ASSERT_EQ(0, pthread_join(sig, NULL));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_join(w[i], NULL));
+	ASSERT_EQ(0, s.failures);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(s.last, so_value(s.fd, s.h[i]));
+}
+
+TEST_HARNESS_MAIN

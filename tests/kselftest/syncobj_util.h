@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small wrappers over the syncobj ioctls for the kernel tests: each returns
+ * 0 or -errno, so a test can assert the exact error.
+ */
+#ifndef ACCEL_SYNCOBJ_UTIL_H
+#define ACCEL_SYNCOBJ_UTIL_H
+
+#include <poll.h>
+#include <pthread.h>
+
+#include "accel_test.h"
+
+static inline int xioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static inline int64_t in_ms(int ms)
+{
+	return (int64_t)(now_ns() + (uint64_t)ms * 1000000ull);
+}
+
+static inline int so_create(int fd, uint64_t initial, uint32_t *handle)
+{
+	struct accel_syncobj_create a = { .initial = initial };
+	int ret = xioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, &a);
+
+	*handle = a.handle;
+	return ret;
+}
+
+/* Create or fail the test. */
+static inline uint32_t so_new(int fd, uint64_t initial)
+{
+	uint32_t h = 0;
+
+	ASSERT_EQ(0, so_create(fd, initial, &h));
+	ASSERT_NE(0, h);
+	return h;
+}
+
+static inline int so_destroy(int fd, uint32_t h)
+{
+	struct accel_syncobj_destroy a = { .handle = h };
+
+	return xioctl(fd, ACCEL_IOCTL_SYNCOBJ_DESTROY, &a);
+}
+
+static inline int so_signal(int fd, uint32_t h, uint64_t v)
+{
+	struct accel_syncobj_signal a = { .handle = h, .value = v };
+
+	return xioctl(fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &a);
+}
+
+static inline int so_fail(int fd, uint32_t h, int error)
+{
+	struct accel_syncobj_fail a = { .handle = h, .error = error };
+
+	return xioctl(fd, ACCEL_IOCTL_SYNCOBJ_FAIL, &a);
+}
+
+static inline int so_query(int fd, uint32_t h, uint64_t *value,
+			   uint64_t *submitted, int *error)
+{
+	struct accel_syncobj_query a = { .handle = h };
+	int ret = xioctl(fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &a);
+
+	if (value)
+		*value = a.value;
+	if (submitted)
+		*submitted = a.submitted;
+	if (error)
+		*error = a.error;
+	return ret;
+}
+
+static inline uint64_t so_value(int fd, uint32_t h)
+{
+	uint64_t v = ~0ull;
+
+	ASSERT_EQ(0, so_query(fd, h, &v, NULL, NULL));
+	return v;
+}
+
+static inline int so_wait(int fd, const uint32_t *h, const uint64_t *p,
+			  uint32_t count, uint32_t flags, int64_t deadline,
+			  uint32_t *index)
+{
+	struct accel_syncobj_wait a = {
+		.handles = (uintptr_t)h, .points = (uintptr_t)p,
+		.count = count, .flags = flags, .deadline = deadline,
+	};
+	int ret = xioctl(fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &a);
+
+	if (index)
+		*index = a.index;
+	return ret;
+}
+
+static inline int so_wait1(int fd, uint32_t h, uint64_t p, uint32_t flags,
+			   int64_t deadline)
+{
+	return so_wait(fd, &h, &p, 1, flags, deadline, NULL);
+}
+
+static inline int so_export(int fd, uint32_t h, int *out)
+{
+	struct accel_syncobj_handle_fd a = { .handle = h };
+	int ret = xioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT, &a);
+
+	*out = a.fd;
+	return ret;
+}
+
+static inline int so_import(int fd, int sfd, uint32_t *h)
+{
+	struct accel_syncobj_handle_fd a = { .fd = sfd };
+	int ret = xioctl(fd, ACCEL_IOCTL_SYNCOBJ_IMPORT, &a);
+
+	*h = a.handle;
+	return ret;
+}
+
+static inline int so_export_sync_file(int fd, uint32_t h, uint64_t point,
+				      int *out)
+{
+	struct accel_syncobj_sync_file a = { .handle = h, .point = point };
+	int ret = xioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, &a);
+
+	*out = a.fd;
+	return ret;
+}
+
+static inline int so_import_sync_file(int fd, uint32_t h, uint64_t point,
+				      int sf)
+{
+	struct accel_syncobj_sync_file a = { .handle = h, .point = point, .fd = sf };
+
+	return xioctl(fd, ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE, &a);
+}
+
+static inline int so_eventfd(int fd, uint32_t h, uint64_t point,
+			     uint32_t flags, int efd)
+{
+	struct accel_syncobj_eventfd a = {
+		.handle = h, .point = point, .flags = flags, .fd = efd,
+	};
+
+	return xioctl(fd, ACCEL_IOCTL_SYNCOBJ_EVENTFD, &a);
+}
+
+static inline int so_cancel(int fd, uint32_t h, uint64_t point,
+			    uint32_t *cancelled)
+{
+	struct accel_syncobj_cancel a = { .handle = h, .point = point };
+	int ret = xioctl(fd, ACCEL_IOCTL_SYNCOBJ_CANCEL, &a);
+
+	if (cancelled)
+		*cancelled = a.cancelled;
+	return ret;
+}
+
+/* Is @fd readable right now? */
+static inline int fd_ready(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* Queue an io_uring WAIT for (h, point) with @ud as user_data. */
+static inline void uring_wait_prep(struct io_uring *ring, int fd, uint32_t h,
+				   uint64_t point, uint32_t flags, uint64_t ud)
+{
+	struct accel_uring_wait w = { .point = point, .handle = h, .flags = flags };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_SYNCOBJ_WAIT, &w, sizeof(w));
+	sqe->user_data = ud;
+}
+
+/* Reap one CQE within @ms; return its res, or 1000 on timeout. */
+static inline int uring_reap1(struct io_uring *ring, int ms, uint64_t *ud)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000ll,
+	};
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (io_uring_wait_cqe_timeout(ring, &cqe, &ts))
+		return 1000;
+	res = cqe->res;
+	if (ud)
+		*ud = cqe->user_data;
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
+/* Set a module parameter; return its old value (or -1). */
+static inline long set_param(const char *name, long value)
+{
+	char path[128], buf[32];
+	long old = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/accelsched/parameters/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			old = strtol(buf, NULL, 10);
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%ld\n", value);
+	fclose(f);
+	return old;
+}
+
+#endif /* ACCEL_SYNCOBJ_UTIL_H */

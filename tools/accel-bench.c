@@ -17,11 +17,17 @@
  *	      128 per io_uring_enter, against one NOP ioctl per syscall and
  *	      against io_uring's own IORING_OP_NOP, same batching (needs the
  *	      module; run it in the VM with `make bench`).
+ *	wake  a host signal -> wake round trip between two threads through
+ *	      syncobjs (waiting with the WAIT ioctl, and with an io_uring
+ *	      WAIT), against the same ping-pong over two eventfds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +188,194 @@ static int bench_nop(const struct opts *o)
 	return 0;
 }
 
+/*
+ * wake: two threads ping-pong N times. Thread A reaches point i on X and
+ * waits for point i on Y; thread B waits for X's point i and reaches Y's.
+ * One round trip is two signal -> wake hand-offs.
+ */
+enum wake_mode { WAKE_EVENTFD, WAKE_IOCTL, WAKE_URING };
+
+struct wake_side {
+	enum wake_mode mode;
+	int fd;              /* the device (ioctl/uring) */
+	uint32_t mine, other; /* syncobj I signal, syncobj I wait on */
+	int efd_mine, efd_other;
+	long iters;
+	int starts; /* signals first */
+	int err;
+};
+
+static int wake_signal(struct wake_side *w, uint64_t v)
+{
+	if (w->mode == WAKE_EVENTFD) {
+		uint64_t one = 1;
+
+		return write(w->efd_mine, &one, 8) == 8 ? 0 : -errno;
+	}
+	struct accel_syncobj_signal a = { .handle = w->mine, .value = v };
+
+	return ioctl(w->fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &a) ? -errno : 0;
+}
+
+static int wake_wait(struct wake_side *w, struct io_uring *ring, uint64_t v)
+{
+	if (w->mode == WAKE_EVENTFD) {
+		uint64_t n;
+
+		return read(w->efd_other, &n, 8) == 8 ? 0 : -errno;
+	}
+	if (w->mode == WAKE_IOCTL) {
+		struct accel_syncobj_wait a = {
+			.handles = (uintptr_t)&w->other, .points = (uintptr_t)&v,
+			.count = 1, .deadline = INT64_MAX,
+		};
+
+		return ioctl(w->fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &a) ? -errno : 0;
+	}
+	struct accel_uring_wait uw = { .point = v, .handle = w->other };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, w->fd, NULL, 0, 0);
+	sqe->cmd_op = ACCEL_URING_CMD_SYNCOBJ_WAIT;
+	memcpy(sqe->cmd, &uw, sizeof(uw));
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+static void *wake_thread(void *arg)
+{
+	struct wake_side *w = arg;
+	int starts = w->starts;
+	struct io_uring ring;
+
+	/* An executor owns its ring: single issuer, completions run on enter. */
+	if (w->mode == WAKE_URING &&
+	    io_uring_queue_init(4, &ring, IORING_SETUP_SINGLE_ISSUER |
+				IORING_SETUP_DEFER_TASKRUN) < 0 &&
+	    io_uring_queue_init(4, &ring, 0) < 0) {
+		w->err = -ENOMEM;
+		return NULL;
+	}
+	for (long i = 1; i <= w->iters && !w->err; i++) {
+		if (starts) {
+			w->err = wake_signal(w, i);
+			if (!w->err)
+				w->err = wake_wait(w, &ring, i);
+		} else {
+			w->err = wake_wait(w, &ring, i);
+			if (!w->err)
+				w->err = wake_signal(w, i);
+		}
+	}
+	if (w->mode == WAKE_URING)
+		io_uring_queue_exit(&ring);
+	return NULL;
+}
+
+/* ns per round trip of one mode, @iters round trips. */
+static double run_wake(int fd, enum wake_mode mode, long iters)
+{
+	struct wake_side a = { .mode = mode, .fd = fd, .iters = iters };
+	struct wake_side b = a;
+	pthread_t ta, tb;
+
+	a.starts = 1;
+	double t0;
+
+	if (mode == WAKE_EVENTFD) {
+		a.efd_mine = b.efd_other = eventfd(0, 0);
+		b.efd_mine = a.efd_other = eventfd(0, 0);
+	} else {
+		struct accel_syncobj_create c = { 0 };
+
+		if (ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, &c))
+			return -1;
+		a.other = b.mine = c.handle;
+		c.handle = 0;
+		if (ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, &c))
+			return -1;
+		a.mine = b.other = c.handle;
+	}
+	t0 = now_ns();
+	pthread_create(&ta, NULL, wake_thread, &a);
+	pthread_create(&tb, NULL, wake_thread, &b);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	t0 = (now_ns() - t0) / iters;
+	if (mode == WAKE_EVENTFD) {
+		close(a.efd_mine);
+		close(b.efd_mine);
+	} else {
+		struct accel_syncobj_destroy d = { .handle = a.mine };
+
+		ioctl(fd, ACCEL_IOCTL_SYNCOBJ_DESTROY, &d);
+		d.handle = b.mine;
+		ioctl(fd, ACCEL_IOCTL_SYNCOBJ_DESTROY, &d);
+	}
+	if (a.err || b.err) {
+		fprintf(stderr, "accel-bench: wake: %s\n", strerror(-(a.err ? a.err : b.err)));
+		return -1;
+	}
+	return t0;
+}
+
+static int bench_wake(const struct opts *o)
+{
+	long iters = o->ops / 40 > 0 ? o->ops / 40 : 1;
+	double *ev, *io, *ur;
+	int fd, first = 1;
+
+	fd = open("/dev/" ACCEL_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "accel-bench: wake: cannot open /dev/%s: %s; load the "
+			"module (or run `make bench`, which boots a VM with it)\n",
+			ACCEL_DEVICE_NAME, strerror(errno));
+		return 1;
+	}
+	ev = calloc(o->rounds, sizeof(double));
+	io = calloc(o->rounds, sizeof(double));
+	ur = calloc(o->rounds, sizeof(double));
+	run_wake(fd, WAKE_EVENTFD, iters / 10 + 1);
+	run_wake(fd, WAKE_IOCTL, iters / 10 + 1);
+	run_wake(fd, WAKE_URING, iters / 10 + 1);
+	for (int r = 0; r < o->rounds; r++) {
+		ev[r] = run_wake(fd, WAKE_EVENTFD, iters);
+		io[r] = run_wake(fd, WAKE_IOCTL, iters);
+		ur[r] = run_wake(fd, WAKE_URING, iters);
+		if (ev[r] < 0 || io[r] < 0 || ur[r] < 0)
+			return 1;
+	}
+	double me = median(ev, o->rounds), mi = median(io, o->rounds);
+	double mu = median(ur, o->rounds);
+
+	if (o->json)
+		printf("{\"bench\": \"wake\", \"eventfd_round_trip_ns\": %.1f, "
+		       "\"ioctl_round_trip_ns\": %.1f, \"uring_round_trip_ns\": %.1f, "
+		       "\"metrics\": {", me, mi, mu);
+	else
+		printf("# wake: round trip eventfd %.1f ns, syncobj ioctl wait %.1f ns, "
+		       "syncobj io_uring wait %.1f ns (median of %d rounds of %ld)\n",
+		       me, mi, mu, o->rounds, iters);
+	metric(o, "syncobj.wake_ioctl_vs_eventfd", mi / me, &first);
+	metric(o, "syncobj.wake_uring_vs_eventfd", mu / me, &first);
+	if (o->json)
+		printf("}}\n");
+	free(ev);
+	free(io);
+	free(ur);
+	close(fd);
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -189,7 +383,7 @@ static void usage(FILE *f)
 		"  -j, --json      one JSON object per benchmark\n"
 		"  -r, --rounds N  interleaved rounds per figure (default 7)\n"
 		"  -n, --ops N     operations per round (default 20000)\n"
-		"benchmarks: nop (default: all)\n");
+		"benchmarks: nop wake (default: all)\n");
 }
 
 int main(int argc, char **argv)
@@ -229,12 +423,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (optind == argc)
-		return bench_nop(&o);
+		return bench_nop(&o) | bench_wake(&o);
 	for (int i = optind; i < argc; i++) {
 		if (!strcmp(argv[i], "nop")) {
 			rc |= bench_nop(&o);
+		} else if (!strcmp(argv[i], "wake")) {
+			rc |= bench_wake(&o);
 		} else {
-			fprintf(stderr, "accel-bench: unknown benchmark '%s' (known: nop)\n",
+			fprintf(stderr, "accel-bench: unknown benchmark '%s' (known: nop, wake)\n",
 				argv[i]);
 			return 2;
 		}

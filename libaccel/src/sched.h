@@ -10,25 +10,158 @@
  * Opening is the only step that differs in shape between kinds (the kernel
  * kind can fail and explain why; the selection in scheduler.c decides what a
  * failure means), so each kind has its own constructor rather than an op.
+ *
+ * Besides opening, a kind implements three groups of ops:
+ *
+ * - semaphores (DESIGN.md section 3): create/destroy/query/signal/fail and
+ *   the host wait on a list of points. The embedded kind keeps the timeline
+ *   in process and sleeps on a futex; the kernel kind backs each semaphore
+ *   by a kernel timeline syncobj.
+ * - executors: the thread that runs released jobs for one queue (the
+ *   "executor" of DESIGN.md section 4). Both kinds use the in-process one
+ *   (executor.c) for now; the kernel kind will reap its releases from the
+ *   ring instead once the module schedules jobs.
+ * - jobs: job_submit() takes a job {waits, signals, execute callback,
+ *   executor}, promises its signal points, and once every wait point is
+ *   reached hands it to its executor, which runs the callback and completes
+ *   it (accel_sched_job_complete()): the signals are signalled, or failed
+ *   with the job's status. A job whose wait fails is not run; its signals
+ *   fail with that error.
  */
 #ifndef ACCEL_SRC_SCHED_H
 #define ACCEL_SRC_SCHED_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "accel/scheduler.h"
+#include "accel/semaphore.h"
 #include "macros.h"
+#include "object.h"
 
 /* Size of a reason sentence, NUL included. */
 #define ACCEL_REASON_MAX 1024
+/* Size of a semaphore's failure message, NUL included. */
+#define ACCEL_FAILURE_MAX 1024
+
+/*
+ * struct accel_semaphore - the part every kind's semaphore starts with.
+ * @ref:       the public reference count.
+ * @scheduler: the scheduler it lives in (a reference).
+ * @msg_lock:  protects @failure.
+ * @failure:   why it failed; written once, by the first failure, before
+ *             the failed state is visible to waiters.
+ */
+struct accel_semaphore {
+	struct accel_ref ref;
+	accel_scheduler_t *scheduler;
+	pthread_mutex_t msg_lock;
+	char failure[ACCEL_FAILURE_MAX];
+};
+
+/* Sets up the header (one reference, a reference on @s). */
+void accel_semaphore_init(accel_semaphore_t *sem, accel_scheduler_t *s);
+/* Tears down the header (drops the scheduler). */
+void accel_semaphore_fini(accel_semaphore_t *sem);
+/* Writes @message as the failure message if none is set yet. */
+void accel_semaphore_set_failure(accel_semaphore_t *sem, const char *message);
+
+/*
+ * accel_semaphore_check_list() - validate a public list for @fn: counts,
+ * NULLs, and that every semaphore is of *@s (or of entry 0's scheduler,
+ * which goes to *@s, when *@s is NULL). 0 or -errno with the message set.
+ */
+int accel_semaphore_check_list(const accel_semaphore_list_t *list,
+			       const char *fn, const char *what,
+			       accel_scheduler_t **s);
+
+/* struct accel_sched_point - one point: a semaphore and a value. */
+struct accel_sched_point {
+	accel_semaphore_t *sem;
+	uint64_t value;
+};
+
+struct accel_sched_executor;
+
+/*
+ * struct accel_sched_job - one unit of work for a scheduler.
+ *
+ * The submitter fills the first group and keeps the semaphores referenced
+ * until @destroy; the scheduler owns the second group.
+ *
+ * @executor:     the executor that runs it.
+ * @waits:        @wait_count points to wait for.
+ * @signals:      @signal_count points to signal when it completes.
+ * @execute:      runs the work on the executor thread; returns 0 or a
+ *                negative errno with @msg saying what failed. NULL: nothing
+ *                to run (a barrier).
+ * @destroy:      called exactly once after the job completed (or after a
+ *                successful job_submit() the scheduler could not run),
+ *                from any thread; frees the job.
+ * @label:        "submission #3 on queue cpu://0" for messages.
+ * @pending:      waits not yet reached, plus one while submitting.
+ * @wait_error:   0, or the error of the first wait that failed.
+ * @wait_index:   its index in @waits.
+ * @next:         link in the executor's ready list.
+ * @priv:         the scheduler kind's state (embedded: its timepoints).
+ */
+struct accel_sched_job {
+	struct accel_sched_executor *executor;
+	uint32_t wait_count;
+	uint32_t signal_count;
+	const struct accel_sched_point *waits;
+	const struct accel_sched_point *signals;
+	int (*execute)(struct accel_sched_job *job, char *msg, size_t msg_len);
+	void (*destroy)(struct accel_sched_job *job);
+	char label[96];
+
+	atomic_uint pending;
+	atomic_int wait_error;
+	atomic_uint wait_index;
+	struct accel_sched_job *next;
+	void *priv;
+};
 
 struct accel_scheduler_ops {
 	/* Frees everything the kind owns, then the object itself. */
 	void (*destroy)(accel_scheduler_t *s);
 	/* Fills the kind-specific fields; @info arrives zeroed with ->kind set. */
 	void (*query)(const accel_scheduler_t *s, accel_scheduler_info_t *info);
+
+	/*
+	 * Semaphores. sem_create() allocates the kind's object (header
+	 * initialised by accel_semaphore_init()); sem_destroy() frees it.
+	 * sem_signal() and sem_fail() return 0 or -errno with the thread's
+	 * message set (prefixed by @caller); sem_fail() keeps @message as the
+	 * failure message when it is the first failure. sem_wait() gets a
+	 * validated list (count >= 1, all of this scheduler).
+	 */
+	int (*sem_create)(accel_scheduler_t *s, uint64_t initial,
+			  accel_semaphore_t **out);
+	void (*sem_destroy)(accel_semaphore_t *sem);
+	void (*sem_query)(accel_semaphore_t *sem, uint64_t *value, int *error);
+	int (*sem_signal)(accel_semaphore_t *sem, uint64_t value,
+			  const char *caller);
+	int (*sem_fail)(accel_semaphore_t *sem, int error, const char *message);
+	int (*sem_wait)(accel_scheduler_t *s, uint32_t count,
+			const struct accel_sched_point *points, uint32_t flags,
+			int64_t deadline, uint32_t *index);
+
+	/* Executors: one per queue; @name is for messages and thread names. */
+	int (*executor_create)(accel_scheduler_t *s, const char *name,
+			       struct accel_sched_executor **out);
+	void (*executor_destroy)(struct accel_sched_executor *ex);
+
+	/*
+	 * job_submit() - validate and take @job. On failure (message set)
+	 * nothing happened and the caller still owns @job. On success the
+	 * signal points are promised and the job belongs to the scheduler,
+	 * which calls ->destroy once it completed.
+	 */
+	int (*job_submit)(accel_scheduler_t *s, struct accel_sched_job *job);
 };
 
 struct accel_scheduler {
@@ -85,5 +218,29 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 /* accel_sched_embedded_open() - 0, or -ENOMEM with @why set. */
 int accel_sched_embedded_open(accel_scheduler_t **out, char *why,
 			      size_t why_len);
+
+/*
+ * The in-process executor (executor.c): a thread that runs the jobs pushed
+ * to it in order, each through accel_sched_job_run().
+ */
+int accel_executor_thread_create(accel_scheduler_t *s, const char *name,
+				 struct accel_sched_executor **out);
+void accel_executor_thread_destroy(struct accel_sched_executor *ex);
+/* Queues a job whose waits are all reached (or one failed). Never fails. */
+void accel_executor_push(struct accel_sched_executor *ex,
+			 struct accel_sched_job *job);
+
+/*
+ * accel_sched_job_run() - run @job (unless a wait failed) and complete it:
+ * signal its signals, or fail them with its status; then ->destroy it.
+ * Called on the executor thread.
+ */
+void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job);
+
+/* Monotonic clock in ns, and the futex helpers of the waits. */
+int64_t accel_now_ns(void);
+/* Sleeps while *@word == @val, until @deadline (absolute monotonic ns). */
+void accel_futex_wait(atomic_uint *word, unsigned int val, int64_t deadline);
+void accel_futex_wake_all(atomic_uint *word);
 
 #endif /* ACCEL_SRC_SCHED_H */

@@ -18,6 +18,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,9 +277,227 @@ static void kernel_query(const accel_scheduler_t *s,
 	       sizeof(k->info.kernel_release));
 }
 
+/* ---- semaphores: kernel timeline syncobjs ----------------------------- */
+
+struct kernel_sem {
+	accel_semaphore_t base;
+	int fd;          /* the scheduler's device fd (the semaphore holds it) */
+	uint32_t handle;
+};
+
+static struct kernel_sem *to_ksem(accel_semaphore_t *sem)
+{
+	return (struct kernel_sem *)sem;
+}
+
+static int kioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do
+		ret = ioctl(fd, req, arg);
+	while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : 0;
+}
+
+static int kernel_sem_create(accel_scheduler_t *s, uint64_t initial,
+			     accel_semaphore_t **out)
+{
+	struct accel_sched_kernel *k = (struct accel_sched_kernel *)s;
+	struct accel_syncobj_create args = { .initial = initial };
+	struct kernel_sem *ks;
+	int err;
+
+	if (!(k->info.features & ACCEL_FEATURE_SYNCOBJ))
+		return accel_fail(EOPNOTSUPP,
+			"accel_semaphore_create: the accelsched module (ABI %u.%u) has no timeline syncobjs (ACCEL_FEATURE_SYNCOBJ, ABI 1.1); upgrade the module or use ACCEL_SCHEDULER=embedded",
+			k->info.abi_major, k->info.abi_minor);
+	ks = calloc(1, sizeof(*ks));
+	if (!ks)
+		return accel_fail(ENOMEM, "accel_semaphore_create: out of memory");
+	err = kioctl(k->fd, ACCEL_IOCTL_SYNCOBJ_CREATE, &args);
+	if (err) {
+		free(ks);
+		return accel_fail(-err, "accel_semaphore_create: ACCEL_IOCTL_SYNCOBJ_CREATE failed with %s%s",
+				  accel_errno_name(-err),
+				  err == -EMFILE ? " (the module's per-file syncobj limit)" : "");
+	}
+	accel_semaphore_init(&ks->base, s);
+	ks->fd = k->fd;
+	ks->handle = args.handle;
+	*out = &ks->base;
+	return 0;
+}
+
+static void kernel_sem_destroy(accel_semaphore_t *sem)
+{
+	struct kernel_sem *ks = to_ksem(sem);
+	struct accel_syncobj_destroy args = { .handle = ks->handle };
+
+	kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_DESTROY, &args);
+	accel_semaphore_fini(sem);
+	free(ks);
+}
+
+static void kernel_sem_query(accel_semaphore_t *sem, uint64_t *value, int *error)
+{
+	struct kernel_sem *ks = to_ksem(sem);
+	struct accel_syncobj_query args = { .handle = ks->handle };
+	int err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &args);
+
+	*value = err ? 0 : args.value;
+	*error = err ? err : args.error;
+}
+
+static int kernel_sem_signal(accel_semaphore_t *sem, uint64_t value,
+			     const char *caller)
+{
+	struct kernel_sem *ks = to_ksem(sem);
+	struct accel_syncobj_signal args = { .handle = ks->handle, .value = value };
+	uint64_t cur;
+	int err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &args), error;
+
+	if (!err)
+		return 0;
+	kernel_sem_query(sem, &cur, &error);
+	if (error)
+		return accel_fail(-error,
+			"%s: the semaphore has failed (%s): %s; a failed semaphore stays failed",
+			caller, accel_errno_name(-error),
+			accel_semaphore_failure_message(sem));
+	if (err == -EINVAL)
+		return accel_fail(EINVAL,
+			"%s: value %" PRIu64 " is not greater than the current value %" PRIu64 "; a timeline only moves forward",
+			caller, value, cur);
+	return accel_fail(-err, "%s: ACCEL_IOCTL_SYNCOBJ_SIGNAL failed with %s",
+			  caller, accel_errno_name(-err));
+}
+
+static int kernel_sem_fail(accel_semaphore_t *sem, int error, const char *message)
+{
+	struct kernel_sem *ks = to_ksem(sem);
+	struct accel_syncobj_fail args = { .handle = ks->handle, .error = error };
+	uint64_t cur;
+	int err, was;
+
+	kernel_sem_query(sem, &cur, &was);
+	if (!was)
+		accel_semaphore_set_failure(sem, message);
+	err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_FAIL, &args);
+	if (err)
+		return accel_fail(-err, "accel_semaphore_fail: ACCEL_IOCTL_SYNCOBJ_FAIL failed with %s",
+				  accel_errno_name(-err));
+	return 0;
+}
+
+static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
+			   const struct accel_sched_point *p, uint32_t flags,
+			   int64_t deadline, uint32_t *index)
+{
+	struct accel_sched_kernel *k = (struct accel_sched_kernel *)s;
+	struct accel_syncobj_wait args = { 0 };
+	uint32_t *handles = malloc(count * sizeof(*handles));
+	uint64_t *points = malloc(count * sizeof(*points)), v;
+	int err, error;
+
+	if (!handles || !points) {
+		free(handles);
+		free(points);
+		return accel_fail(ENOMEM, "accel_semaphore_list_wait: out of memory");
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		handles[i] = to_ksem(p[i].sem)->handle;
+		points[i] = p[i].value;
+	}
+	args.handles = (uint64_t)(uintptr_t)handles;
+	args.points = (uint64_t)(uintptr_t)points;
+	args.deadline = deadline;
+	args.count = count;
+	args.flags = flags & (ACCEL_WAIT_ALL | ACCEL_WAIT_SUBMITTED); /* same bits */
+	err = kioctl(k->fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &args);
+	free(handles);
+	free(points);
+	if (!err || err == -ETIME) {
+		*index = err ? *index : args.index;
+		return err;
+	}
+	if (args.index < count) {
+		kernel_sem_query(p[args.index].sem, &v, &error);
+		if (error == err) {
+			*index = args.index;
+			return err;
+		}
+	}
+	return accel_fail(-err, "accel_semaphore_list_wait: ACCEL_IOCTL_SYNCOBJ_WAIT failed with %s",
+			  accel_errno_name(-err));
+}
+
+/*
+ * Jobs, TEMPORARY: the module has no job scheduler yet, so jobs run through
+ * the in-process machinery, with the semaphores in the kernel. A job whose
+ * waits are all reached goes to its executor at once; otherwise a helper
+ * thread blocks in ACCEL_IOCTL_SYNCOBJ_WAIT (ALL) for it, so no job holds
+ * back another. The kernel does not learn the job's promises, so
+ * ACCEL_SEMAPHORE_WAIT_SUBMITTED waits on its signal points wait until they are
+ * reached. Replaced by SUBMIT/COMPLETE uring_cmds when the module
+ * schedules jobs.
+ */
+static void *kernel_job_waiter(void *arg)
+{
+	struct accel_sched_job *job = arg;
+	accel_scheduler_t *s = job->waits[0].sem->scheduler;
+	uint32_t index = 0;
+	int err;
+
+	err = kernel_sem_wait(s, job->wait_count, job->waits, ACCEL_SEMAPHORE_WAIT_ALL,
+			      ACCEL_DEADLINE_INFINITE, &index);
+	if (err) {
+		atomic_store(&job->wait_error, err);
+		atomic_store(&job->wait_index, index < job->wait_count ? index : 0);
+	}
+	accel_executor_push(job->executor, job);
+	return NULL;
+}
+
+static int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
+{
+	pthread_attr_t attr;
+	pthread_t thread;
+	uint32_t index;
+	int err;
+
+	atomic_init(&job->pending, 0);
+	atomic_init(&job->wait_error, 0);
+	atomic_init(&job->wait_index, 0);
+	job->priv = NULL;
+	if (!job->wait_count ||
+	    kernel_sem_wait(s, job->wait_count, job->waits, ACCEL_SEMAPHORE_WAIT_ALL, 0, &index) == 0) {
+		accel_executor_push(job->executor, job);
+		return 0;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&thread, &attr, kernel_job_waiter, job);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return accel_fail(EAGAIN,
+			"accel_queue_execute: cannot start the thread that waits for this submission's points (%s)",
+			accel_errno_name(err));
+	return 0;
+}
+
 static const struct accel_scheduler_ops kernel_ops = {
 	.destroy = kernel_destroy,
 	.query = kernel_query,
+	.sem_create = kernel_sem_create,
+	.sem_destroy = kernel_sem_destroy,
+	.sem_query = kernel_sem_query,
+	.sem_signal = kernel_sem_signal,
+	.sem_fail = kernel_sem_fail,
+	.sem_wait = kernel_sem_wait,
+	.executor_create = accel_executor_thread_create,
+	.executor_destroy = accel_executor_thread_destroy,
+	.job_submit = kernel_job_submit,
 };
 
 static void kernel_describe(const struct accel_sched_config *cfg,

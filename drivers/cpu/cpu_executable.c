@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cpu executables: shared objects in the format of accel/cpu_executable.h,
+ * loaded with dlopen(RTLD_NOW | RTLD_LOCAL). The table is validated in full
+ * before anything is built from it; the handle stays open for the
+ * executable's life (the entry functions live in it).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accel/cpu_executable.h"
+#include "cpu.h"
+#include "src/error.h"
+
+struct cpu_executable {
+	accel_executable_t base;
+	void *handle;
+};
+
+static void cpu_executable_destroy(accel_executable_t *e)
+{
+	struct cpu_executable *ce = (struct cpu_executable *)e;
+
+	accel_executable_fini(e);
+	dlclose(ce->handle);
+	free(ce);
+}
+
+static const struct accel_executable_ops cpu_executable_ops = {
+	.destroy = cpu_executable_destroy,
+};
+
+static int check_entry(const struct accel_cpu_executable *t, uint32_t i,
+		       const char *path)
+{
+	const struct accel_cpu_entry *e = &t->entries[i];
+
+	if (!e->name || !e->name[0] || strlen(e->name) >= ACCEL_EXPORT_NAME_MAX)
+		return accel_fail(ENOEXEC,
+			"accel_executable_load: %s: entry %u has no name, or one of %d bytes or more",
+			path, i, ACCEL_EXPORT_NAME_MAX);
+	if (!e->fn)
+		return accel_fail(ENOEXEC, "accel_executable_load: %s: entry '%s' has no function",
+				  path, e->name);
+	if (!e->workgroup_size[0] || !e->workgroup_size[1] || !e->workgroup_size[2])
+		return accel_fail(ENOEXEC, "accel_executable_load: %s: entry '%s' has a zero workgroup size",
+				  path, e->name);
+	if (e->binding_count > ACCEL_DISPATCH_MAX_BINDINGS ||
+	    e->constant_count > ACCEL_DISPATCH_MAX_CONSTANTS)
+		return accel_fail(ENOEXEC,
+			"accel_executable_load: %s: entry '%s' has %u bindings and %u constants; the most is %u and %u",
+			path, e->name, e->binding_count, e->constant_count,
+			ACCEL_DISPATCH_MAX_BINDINGS, ACCEL_DISPATCH_MAX_CONSTANTS);
+	for (uint32_t j = 0; j < i; j++)
+		if (strcmp(t->entries[j].name, e->name) == 0)
+			return accel_fail(ENOEXEC, "accel_executable_load: %s: two entries are named '%s'",
+					  path, e->name);
+	return 0;
+}
+
+static int check_table(const struct accel_cpu_executable *t, const char *path)
+{
+	int err;
+
+	if (t->abi_version != ACCEL_CPU_EXECUTABLE_ABI_VERSION)
+		return accel_fail(ENOEXEC,
+			"accel_executable_load: %s: its " ACCEL_CPU_EXECUTABLE_SYMBOL " has abi_version %u, but this libaccel reads version %u; rebuild it against this accel/cpu_executable.h",
+			path, t->abi_version, ACCEL_CPU_EXECUTABLE_ABI_VERSION);
+	if (t->entry_count && !t->entries)
+		return accel_fail(ENOEXEC, "accel_executable_load: %s: entry_count is %u but entries is NULL",
+				  path, t->entry_count);
+	for (uint32_t i = 0; i < t->entry_count; i++) {
+		err = check_entry(t, i, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int fill_exports(struct cpu_executable *ce,
+			const struct accel_cpu_executable *t)
+{
+	ce->base.exports = calloc(t->entry_count ? t->entry_count : 1,
+				  sizeof(*ce->base.exports));
+	if (!ce->base.exports)
+		return -ENOMEM;
+	ce->base.export_count = t->entry_count;
+	for (uint32_t i = 0; i < t->entry_count; i++) {
+		struct accel_export *x = &ce->base.exports[i];
+		const struct accel_cpu_entry *e = &t->entries[i];
+
+		accel_strfmt(x->info.name, sizeof(x->info.name), "%s", e->name);
+		x->info.binding_count = e->binding_count;
+		x->info.constant_count = e->constant_count;
+		memcpy(x->info.workgroup_size, e->workgroup_size, sizeof(e->workgroup_size));
+		x->fn = (const void *)e;
+	}
+	return 0;
+}
+
+static void *open_so(const char *path, int *err)
+{
+	void *h;
+
+	if (access(path, R_OK) != 0) {
+		*err = errno;
+		accel_fail(*err, "accel_executable_load: %s: %s", path,
+			   *err == ENOENT ? "no such file" : accel_errno_name(*err));
+		return NULL;
+	}
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		*err = ENOEXEC;
+		accel_fail(ENOEXEC, "accel_executable_load: %s is not a loadable shared object: %s",
+			   path, dlerror());
+	}
+	return h;
+}
+
+int accel_cpu_executable_load(accel_device_t *d, const char *path,
+			      accel_executable_t **out)
+{
+	const struct accel_cpu_executable *table;
+	struct cpu_executable *ce;
+	void *h;
+	int err = 0;
+
+	h = open_so(path, &err);
+	if (!h)
+		return -err;
+	table = dlsym(h, ACCEL_CPU_EXECUTABLE_SYMBOL);
+	if (!table) {
+		dlclose(h);
+		return accel_fail(ENOEXEC,
+			"accel_executable_load: %s does not export " ACCEL_CPU_EXECUTABLE_SYMBOL ", so it is not a cpu executable (see accel/cpu_executable.h)",
+			path);
+	}
+	err = check_table(table, path);
+	ce = err ? NULL : calloc(1, sizeof(*ce));
+	if (!err && (!ce || fill_exports(ce, table))) {
+		free(ce);
+		err = accel_fail(ENOMEM, "accel_executable_load: out of memory");
+	}
+	if (err) {
+		dlclose(h);
+		return err;
+	}
+	accel_executable_init(&ce->base, &cpu_executable_ops, d);
+	ce->handle = h;
+	*out = &ce->base;
+	return 0;
+}

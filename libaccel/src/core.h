@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: the objects of the core (device, allocator, buffer, executable,
+ * command buffer, queue) and the vtables a driver implements.
+ *
+ * A driver is one vtable per object kind:
+ *
+ * - struct accel_driver: the registry entry; opens devices.
+ * - struct accel_device_ops: the device, its allocator (buffer_allocate),
+ *   its executable loader, and command-buffer replay (execute).
+ * - struct accel_buffer_ops / accel_executable_ops: destroy what the driver
+ *   allocated for a buffer or executable.
+ *
+ * The core does everything backend-neutral: argument validation, reference
+ * counting, recording, and the binding plan (plan.h) that a driver replays.
+ */
+#ifndef ACCEL_SRC_CORE_H
+#define ACCEL_SRC_CORE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "accel/buffer.h"
+#include "accel/command_buffer.h"
+#include "accel/device.h"
+#include "accel/executable.h"
+#include "accel/queue.h"
+#include "object.h"
+#include "plan.h"
+#include "sched.h"
+
+struct accel_driver {
+	const char *name;
+	const char *uri_example;
+	/* NULL when the driver is not available; @unavailable says why. */
+	int (*device_open)(const struct accel_driver *drv, const char *device,
+			   accel_scheduler_t *s, accel_device_t **out);
+	const char *unavailable;
+};
+
+/* The registry (driver.c) and the drivers it lists. */
+extern const struct accel_driver accel_driver_cpu;
+
+struct accel_cb_exec;
+
+struct accel_device_ops {
+	void (*destroy)(accel_device_t *d);
+	/* Allocates a root buffer of @size bytes; core fills the header. */
+	int (*buffer_allocate)(accel_device_t *d,
+			       const accel_buffer_params_t *params,
+			       uint64_t size, accel_buffer_t **out);
+	int (*executable_load)(accel_device_t *d, const char *path,
+			       accel_executable_t **out);
+	/*
+	 * Replays one submission of an ended command buffer (struct
+	 * accel_cb_exec). Returns 0, or a negative errno with
+	 * x->failed_command and x->msg set.
+	 */
+	int (*execute)(accel_device_t *d, struct accel_cb_exec *x);
+};
+
+struct accel_allocator {
+	accel_device_t *device; /* the device that embeds it (no reference) */
+};
+
+struct accel_device {
+	struct accel_ref ref;
+	const struct accel_device_ops *ops;
+	const struct accel_driver *driver;
+	accel_scheduler_t *scheduler;
+	struct accel_allocator allocator;
+	char uri[64];
+};
+
+/* Sets up the header: one reference, a reference to @s. */
+void accel_device_init(accel_device_t *d, const struct accel_device_ops *ops,
+		       const struct accel_driver *drv, accel_scheduler_t *s,
+		       const char *uri);
+/* Drops the scheduler; the driver's destroy calls it last. */
+void accel_device_fini(accel_device_t *d);
+
+struct accel_buffer_ops {
+	void (*destroy)(accel_buffer_t *b);
+};
+
+/*
+ * struct accel_buffer - a root allocation or a subspan of one.
+ * @parent:      for a subspan, the buffer it views (a reference).
+ * @root_offset: where it starts in its root allocation (alignment checks).
+ * @address:     the device address of byte 0; for cpu, the host pointer.
+ * @host:        the host pointer of byte 0, or NULL if never mappable.
+ * @map_count:   accel_buffer_map() calls not yet unmapped.
+ */
+struct accel_buffer {
+	struct accel_ref ref;
+	const struct accel_buffer_ops *ops;
+	accel_device_t *device;
+	accel_buffer_t *parent;
+	uint64_t root_offset;
+	uint64_t size;
+	uint32_t memory_type;
+	uint32_t usage;
+	uint64_t address;
+	void *host;
+	atomic_uint map_count;
+};
+
+/* The header of a new root buffer (one reference, a device reference). */
+void accel_buffer_init(accel_buffer_t *b, const struct accel_buffer_ops *ops,
+		       accel_device_t *d, const accel_buffer_params_t *params,
+		       uint64_t size);
+void accel_buffer_fini(accel_buffer_t *b);
+
+struct accel_executable_ops {
+	void (*destroy)(accel_executable_t *e);
+};
+
+/*
+ * struct accel_export - one entry point, as the core sees it.
+ * @fn: the driver's handle of the function (cpu: accel_cpu_entry_fn).
+ */
+struct accel_export {
+	accel_export_info_t info;
+	const void *fn;
+};
+
+struct accel_executable {
+	struct accel_ref ref;
+	const struct accel_executable_ops *ops;
+	accel_device_t *device;
+	uint32_t export_count;
+	struct accel_export *exports;
+};
+
+void accel_executable_init(accel_executable_t *e,
+			   const struct accel_executable_ops *ops,
+			   accel_device_t *d);
+void accel_executable_fini(accel_executable_t *e);
+
+enum accel_cb_state {
+	ACCEL_CB_INITIAL,
+	ACCEL_CB_RECORDING,
+	ACCEL_CB_EXECUTABLE,
+};
+
+/*
+ * struct accel_command_buffer - a command buffer and its binding plan.
+ * @plan:      the recorded commands and the binding plan (plan.h).
+ * @retained:  direct buffers and executables it uses (references).
+ * @submitted: set by the first submission (ONE_SHOT check).
+ */
+struct accel_command_buffer {
+	struct accel_ref ref;
+	accel_device_t *device;
+	uint32_t mode;
+	uint32_t binding_capacity;
+	enum accel_cb_state state;
+	struct accel_plan plan;
+	struct accel_vec retained_buffers;   /* accel_buffer_t * */
+	struct accel_vec retained_executables; /* accel_executable_t * */
+	atomic_bool submitted;
+};
+
+/*
+ * struct accel_cb_exec - one submission, as a driver replays it.
+ * @cb:             the command buffer (ended, immutable).
+ * @dynamic_params: this submission's copy of the plan's dynamic region,
+ *                  with every patch site scattered in.
+ * @failed_command: out: index of the command that failed.
+ * @msg:            out: what failed.
+ */
+struct accel_cb_exec {
+	const accel_command_buffer_t *cb;
+	const uint8_t *dynamic_params;
+	uint32_t failed_command;
+	char *msg;
+	size_t msg_len;
+};
+
+/* The parameter block of command @cmd in this submission. */
+static inline const uint8_t *accel_cb_exec_params(const struct accel_cb_exec *x,
+						  const struct accel_cmd *cmd)
+{
+	const uint8_t *base = cmd->dynamic ? x->dynamic_params :
+					     (const uint8_t *)x->cb->plan.static_params.data;
+
+	return base + cmd->params;
+}
+
+struct accel_queue {
+	struct accel_ref ref;
+	accel_device_t *device;
+	struct accel_sched_executor *executor;
+	atomic_uint_fast64_t next_submission;
+};
+
+#endif /* ACCEL_SRC_CORE_H */

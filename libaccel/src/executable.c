@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Executables: loading goes to the device's driver, which fills the export
+ * table; the queries work on that table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "error.h"
+
+void accel_executable_init(accel_executable_t *e,
+			   const struct accel_executable_ops *ops,
+			   accel_device_t *d)
+{
+	accel_ref_init(&e->ref);
+	e->ops = ops;
+	accel_device_retain(d);
+	e->device = d;
+}
+
+void accel_executable_fini(accel_executable_t *e)
+{
+	free(e->exports);
+	accel_device_release(e->device);
+}
+
+ACCEL_EXPORT int accel_executable_load(accel_device_t *device, const char *path,
+				       accel_executable_t **out)
+{
+	if (!out)
+		return accel_fail(EINVAL, "accel_executable_load: out is NULL");
+	*out = NULL;
+	if (!device || !path)
+		return accel_fail(EINVAL, "accel_executable_load: %s is NULL",
+				  device ? "path" : "device");
+	return device->ops->executable_load(device, path, out);
+}
+
+ACCEL_EXPORT void accel_executable_retain(accel_executable_t *executable)
+{
+	if (executable)
+		accel_ref_get(&executable->ref);
+}
+
+ACCEL_EXPORT void accel_executable_release(accel_executable_t *executable)
+{
+	if (executable && accel_ref_put(&executable->ref))
+		executable->ops->destroy(executable);
+}
+
+ACCEL_EXPORT uint32_t accel_executable_export_count(const accel_executable_t *executable)
+{
+	return executable ? executable->export_count : 0;
+}
+
+ACCEL_EXPORT int accel_executable_export_info(const accel_executable_t *executable,
+					      uint32_t ordinal,
+					      accel_export_info_t *info)
+{
+	if (!executable || !info)
+		return accel_fail(EINVAL, "accel_executable_export_info: %s is NULL",
+				  executable ? "info" : "executable");
+	if (ordinal >= executable->export_count)
+		return accel_fail(ERANGE,
+			"accel_executable_export_info: ordinal %u is not below the export count %u",
+			ordinal, executable->export_count);
+	*info = executable->exports[ordinal].info;
+	return 0;
+}
+
+ACCEL_EXPORT int accel_executable_lookup(const accel_executable_t *executable,
+					 const char *name, uint32_t *ordinal)
+{
+	char names[512] = "";
+	size_t used = 0;
+
+	if (!executable || !name || !ordinal)
+		return accel_fail(EINVAL, "accel_executable_lookup: %s is NULL",
+				  !executable ? "executable" : !name ? "name" : "ordinal");
+	for (uint32_t i = 0; i < executable->export_count; i++) {
+		const char *n = executable->exports[i].info.name;
+
+		if (strcmp(n, name) == 0) {
+			*ordinal = i;
+			return 0;
+		}
+		if (used < sizeof(names))
+			used += (size_t)snprintf(names + used, sizeof(names) - used,
+						 "%s'%s'", i ? ", " : "", n);
+	}
+	return accel_fail(ENOENT,
+		"accel_executable_lookup: no entry point named '%.64s'; the executable has %s",
+		name, executable->export_count ? names : "none");
+}

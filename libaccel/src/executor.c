@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-process executor: one thread per queue that runs the jobs whose
+ * waits are done, in the order they became ready, and completes them.
+ *
+ * Completing a job signals its signal points, or fails them with the job's
+ * status: the status of the first failed wait (the job is then not run) or
+ * of its execute callback. Errors are never dropped: a signal that cannot
+ * move the timeline forward fails that semaphore with -EINVAL.
+ *
+ * Lifetime: the queue owns the executor; each job holds a queue reference,
+ * so the executor is destroyed only when no job is left. The last job's
+ * destroy may drop the last queue reference on the executor thread itself:
+ * then the thread is detached and frees the executor when its loop ends.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "sched.h"
+
+struct accel_sched_executor {
+	accel_scheduler_t *scheduler; /* no reference: the queue's device holds one */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct accel_sched_job *head, *tail;
+	bool stop;
+	bool detached;
+	pthread_t thread;
+};
+
+void accel_executor_push(struct accel_sched_executor *ex,
+			 struct accel_sched_job *job)
+{
+	job->next = NULL;
+	pthread_mutex_lock(&ex->lock);
+	if (ex->tail)
+		ex->tail->next = job;
+	else
+		ex->head = job;
+	ex->tail = job;
+	pthread_cond_signal(&ex->cond);
+	pthread_mutex_unlock(&ex->lock);
+}
+
+static void job_signal(accel_scheduler_t *s, struct accel_sched_job *job,
+		       const struct accel_sched_point *p)
+{
+	uint64_t value;
+	int error;
+	char msg[ACCEL_FAILURE_MAX];
+
+	if (s->ops->sem_signal(p->sem, p->value, job->label) == 0)
+		return;
+	s->ops->sem_query(p->sem, &value, &error);
+	if (error)
+		return; /* failed already: that failure stands */
+	accel_strfmt(msg, sizeof(msg),
+		     "%s completed, but could not signal %" PRIu64 ": the semaphore is already at %" PRIu64 " (a timeline never moves back)",
+		     job->label, p->value, value);
+	s->ops->sem_fail(p->sem, -EINVAL, msg);
+}
+
+static void wait_failed_message(struct accel_sched_job *job, int err,
+				char *msg, size_t len)
+{
+	uint32_t i = atomic_load(&job->wait_index);
+
+	accel_strfmt(msg, len,
+		     "%s was not run: its wait %u (value %" PRIu64 ") failed with %s: %s",
+		     job->label, i, job->waits[i].value, accel_errno_name(-err),
+		     accel_semaphore_failure_message(job->waits[i].sem));
+}
+
+void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job)
+{
+	char msg[ACCEL_FAILURE_MAX] = "";
+	int err = atomic_load(&job->wait_error);
+
+	if (err)
+		wait_failed_message(job, err, msg, sizeof(msg));
+	else if (job->execute)
+		err = job->execute(job, msg, sizeof(msg));
+	for (uint32_t i = 0; i < job->signal_count; i++) {
+		if (err)
+			s->ops->sem_fail(job->signals[i].sem, err, msg);
+		else
+			job_signal(s, job, &job->signals[i]);
+	}
+	free(job->priv);
+	job->priv = NULL;
+	job->destroy(job);
+}
+
+static void *executor_main(void *arg)
+{
+	struct accel_sched_executor *ex = arg;
+	struct accel_sched_job *job;
+	bool detached;
+
+	for (;;) {
+		pthread_mutex_lock(&ex->lock);
+		while (!ex->head && !ex->stop)
+			pthread_cond_wait(&ex->cond, &ex->lock);
+		job = ex->head;
+		if (!job) {
+			detached = ex->detached;
+			pthread_mutex_unlock(&ex->lock);
+			break;
+		}
+		ex->head = job->next;
+		if (!ex->head)
+			ex->tail = NULL;
+		pthread_mutex_unlock(&ex->lock);
+		accel_sched_job_run(ex->scheduler, job);
+	}
+	if (detached) {
+		pthread_cond_destroy(&ex->cond);
+		pthread_mutex_destroy(&ex->lock);
+		free(ex);
+	}
+	return NULL;
+}
+
+int accel_executor_thread_create(accel_scheduler_t *s, const char *name,
+				 struct accel_sched_executor **out)
+{
+	struct accel_sched_executor *ex = calloc(1, sizeof(*ex));
+	int err;
+
+	if (!ex)
+		return accel_fail(ENOMEM, "accel_queue_create: out of memory");
+	ex->scheduler = s;
+	pthread_mutex_init(&ex->lock, NULL);
+	pthread_cond_init(&ex->cond, NULL);
+	err = pthread_create(&ex->thread, NULL, executor_main, ex);
+	if (err) {
+		pthread_cond_destroy(&ex->cond);
+		pthread_mutex_destroy(&ex->lock);
+		free(ex);
+		return accel_fail(EAGAIN,
+			"accel_queue_create: cannot start the executor thread of %s: %s (check RLIMIT_NPROC and the memory limit)",
+			name, accel_errno_name(err));
+	}
+	pthread_setname_np(ex->thread, "accel-exec");
+	*out = ex;
+	return 0;
+}
+
+void accel_executor_thread_destroy(struct accel_sched_executor *ex)
+{
+	bool self = pthread_equal(pthread_self(), ex->thread);
+
+	pthread_mutex_lock(&ex->lock);
+	ex->stop = true;
+	ex->detached = self;
+	pthread_cond_signal(&ex->cond);
+	pthread_mutex_unlock(&ex->lock);
+	if (self) {
+		pthread_detach(ex->thread);
+		return;
+	}
+	pthread_join(ex->thread, NULL);
+	pthread_cond_destroy(&ex->cond);
+	pthread_mutex_destroy(&ex->lock);
+	free(ex);
+}

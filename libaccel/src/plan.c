@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The binding plan: growable arrays, grouping patch sites by slot, and the
+ * submit-time work (validate the table, resolve the dynamic region). See
+ * plan.h for the layout.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "error.h"
+#include "plan.h"
+
+int accel_vec_reserve(struct accel_vec *v, size_t extra)
+{
+	size_t want, cap;
+	void *data;
+
+	if (extra > SIZE_MAX - v->size)
+		return -ENOMEM;
+	want = v->size + extra;
+	if (want <= v->cap)
+		return 0;
+	cap = v->cap ? v->cap : 64;
+	while (cap < want)
+		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+	data = realloc(v->data, cap);
+	if (!data)
+		return -ENOMEM;
+	v->data = data;
+	v->cap = cap;
+	return 0;
+}
+
+void *accel_vec_push(struct accel_vec *v, size_t len)
+{
+	void *at = (uint8_t *)v->data + v->size;
+
+	v->size += len;
+	return at;
+}
+
+void accel_vec_free(struct accel_vec *v)
+{
+	free(v->data);
+	v->data = NULL;
+	v->size = v->cap = 0;
+}
+
+const char *accel_cmd_type_name(enum accel_cmd_type type)
+{
+	switch (type) {
+	case ACCEL_CMD_FILL:
+		return "fill";
+	case ACCEL_CMD_UPDATE:
+		return "update";
+	case ACCEL_CMD_COPY:
+		return "copy";
+	case ACCEL_CMD_DISPATCH:
+		return "dispatch";
+	case ACCEL_CMD_DISPATCH_INDIRECT:
+		return "dispatch_indirect";
+	case ACCEL_CMD_BARRIER:
+		return "barrier";
+	}
+	return "unknown";
+}
+
+void accel_plan_free(struct accel_plan *plan)
+{
+	accel_vec_free(&plan->commands);
+	accel_vec_free(&plan->static_params);
+	accel_vec_free(&plan->dynamic_template);
+	accel_vec_free(&plan->data);
+	accel_vec_free(&plan->sites);
+	accel_vec_free(&plan->slots);
+	free(plan->slot_first);
+	plan->slot_first = NULL;
+}
+
+int accel_plan_finish(struct accel_plan *plan)
+{
+	size_t n = ACCEL_VEC_COUNT(&plan->sites, struct accel_patch_site);
+	uint32_t slots = plan->binding_count;
+	struct accel_patch_site *sorted, *sites = plan->sites.data;
+	uint32_t *first, *fill;
+
+	first = calloc((size_t)slots + 1, sizeof(*first));
+	fill = calloc((size_t)slots + 1, sizeof(*fill));
+	sorted = malloc(n ? n * sizeof(*sorted) : 1);
+	if (!first || !fill || !sorted) {
+		free(first);
+		free(fill);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		first[sites[i].slot + 1]++;
+	for (uint32_t s = 0; s < slots; s++)
+		first[s + 1] += first[s];
+	memcpy(fill, first, ((size_t)slots + 1) * sizeof(*fill));
+	for (size_t i = 0; i < n; i++)
+		sorted[fill[sites[i].slot]++] = sites[i];
+	free(fill);
+	free(plan->sites.data);
+	plan->sites.data = sorted;
+	plan->sites.cap = n ? n * sizeof(*sorted) : 1;
+	plan->slot_first = first;
+	return 0;
+}
+
+static const char *usage_bit_name(uint32_t bit)
+{
+	switch (bit) {
+	case ACCEL_BUFFER_USAGE_TRANSFER_SOURCE:
+		return "ACCEL_BUFFER_USAGE_TRANSFER_SOURCE";
+	case ACCEL_BUFFER_USAGE_TRANSFER_TARGET:
+		return "ACCEL_BUFFER_USAGE_TRANSFER_TARGET";
+	case ACCEL_BUFFER_USAGE_DISPATCH_STORAGE:
+		return "ACCEL_BUFFER_USAGE_DISPATCH_STORAGE";
+	case ACCEL_BUFFER_USAGE_DISPATCH_INDIRECT_PARAMS:
+		return "ACCEL_BUFFER_USAGE_DISPATCH_INDIRECT_PARAMS";
+	case ACCEL_BUFFER_USAGE_MAPPING:
+		return "ACCEL_BUFFER_USAGE_MAPPING";
+	}
+	return "an unknown usage bit";
+}
+
+const char *accel_usage_missing(uint32_t have, uint32_t need)
+{
+	uint32_t missing = need & ~have;
+
+	return usage_bit_name(missing & -missing);
+}
+
+/* The range of table entry @b: 0 with *len set, or -ERANGE. */
+static int binding_length(const accel_binding_t *b, uint64_t *len)
+{
+	uint64_t size = b->buffer->size;
+
+	if (b->offset > size)
+		return -ERANGE;
+	if (b->length == ACCEL_WHOLE_BUFFER) {
+		*len = size - b->offset;
+		return 0;
+	}
+	if (b->length > size - b->offset)
+		return -ERANGE;
+	*len = b->length;
+	return 0;
+}
+
+static int validate_slot(const struct accel_slot_req *req, uint32_t slot,
+			 const accel_binding_t *b, const accel_device_t *device,
+			 const char *caller)
+{
+	uint64_t len;
+
+	if (!b->buffer)
+		return accel_fail(EINVAL,
+			"%s: binding table slot %u has a NULL buffer, but command %u of the command buffer uses that slot; put a buffer there",
+			caller, slot, req->first_command);
+	if (b->buffer->device != device)
+		return accel_fail(EXDEV,
+			"%s: binding table slot %u holds a buffer of device %s, but the command buffer is for device %s",
+			caller, slot, b->buffer->device->uri, device->uri);
+	if (binding_length(b, &len))
+		return accel_fail(ERANGE,
+			"%s: binding table slot %u: offset %" PRIu64 " + length %" PRIu64 " is outside its buffer of %" PRIu64 " bytes",
+			caller, slot, b->offset, b->length, b->buffer->size);
+	if ((b->buffer->usage & req->usage) != req->usage)
+		return accel_fail(EINVAL,
+			"%s: binding table slot %u: the buffer lacks %s, which command %u (or a later one) of the command buffer needs; allocate it with that usage bit",
+			caller, slot, accel_usage_missing(b->buffer->usage, req->usage),
+			req->first_command);
+	if (len < req->min_length)
+		return accel_fail(ERANGE,
+			"%s: binding table slot %u: its range is %" PRIu64 " bytes, but the command buffer uses up to byte %" PRIu64 " of it",
+			caller, slot, len, req->min_length);
+	if ((b->buffer->root_offset + b->offset) % req->align)
+		return accel_fail(EINVAL,
+			"%s: binding table slot %u: offset %" PRIu64 " is not a multiple of %u, the alignment the command buffer needs (fill pattern or indirect count)",
+			caller, slot, b->buffer->root_offset + b->offset, req->align);
+	if (req->length_align && len % req->length_align)
+		return accel_fail(EINVAL,
+			"%s: binding table slot %u: length %" PRIu64 " is not a multiple of %u, as a whole-buffer fill through this slot needs",
+			caller, slot, len, req->length_align);
+	return 0;
+}
+
+int accel_plan_validate(const struct accel_plan *plan,
+			const accel_device_t *device,
+			const accel_binding_table_t *table, const char *caller)
+{
+	const struct accel_slot_req *reqs = plan->slots.data;
+	uint32_t count = table ? table->count : 0;
+	int err;
+
+	if (plan->binding_count == 0)
+		return 0;
+	if (count < plan->binding_count)
+		return accel_fail(ERANGE,
+			"%s: the binding table has %u entries, but the command buffer uses slots up to %u; pass a table of at least %u entries",
+			caller, count, plan->binding_count - 1, plan->binding_count);
+	if (!table->bindings)
+		return accel_fail(EINVAL,
+			"%s: table->bindings is NULL but table->count is %u",
+			caller, count);
+	for (uint32_t s = 0; s < plan->binding_count; s++) {
+		if (!reqs[s].used)
+			continue;
+		err = validate_slot(&reqs[s], s, &table->bindings[s], device,
+				    caller);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+uint8_t *accel_plan_resolve(const struct accel_plan *plan,
+			    const accel_binding_table_t *table, int *err)
+{
+	const struct accel_patch_site *sites = plan->sites.data;
+	const struct accel_slot_req *reqs = plan->slots.data;
+	uint8_t *region;
+
+	*err = 0;
+	if (plan->dynamic_template.size == 0)
+		return NULL;
+	region = malloc(plan->dynamic_template.size);
+	if (!region) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memcpy(region, plan->dynamic_template.data, plan->dynamic_template.size);
+	for (uint32_t s = 0; s < plan->binding_count; s++) {
+		const accel_binding_t *b = &table->bindings[s];
+		uint64_t base, len = 0;
+
+		if (!reqs[s].used)
+			continue;
+		binding_length(b, &len);
+		base = b->buffer->address + b->offset;
+		for (uint32_t i = plan->slot_first[s]; i < plan->slot_first[s + 1]; i++) {
+			struct accel_plan_ref *ref =
+				(struct accel_plan_ref *)(region + sites[i].ref);
+
+			ref->address = base + sites[i].offset;
+			ref->length = sites[i].length == ACCEL_WHOLE_BUFFER ?
+				      len - sites[i].offset : sites[i].length;
+		}
+	}
+	return region;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Queues and submissions.
+ *
+ * accel_queue_execute() validates everything (lists, command buffer state,
+ * the binding table against the plan in O(slots)), captures the table (the
+ * resolved dynamic region of the binding plan, plus a reference to each
+ * buffer it names), and hands a job to the scheduler. The job's execute
+ * callback replays the command buffer through the device's driver on the
+ * queue's executor; its destroy drops every reference the submission held.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "error.h"
+
+struct submission {
+	struct accel_sched_job job;
+	accel_queue_t *queue;
+	accel_command_buffer_t *cb;
+	uint8_t *dynamic;
+	accel_buffer_t **buffers;
+	uint32_t buffer_count;
+	struct accel_sched_point *points; /* waits, then signals */
+};
+
+ACCEL_EXPORT int accel_queue_create(accel_device_t *device, uint32_t flags,
+				    accel_queue_t **out)
+{
+	accel_queue_t *q;
+	accel_scheduler_t *s;
+	int err;
+
+	if (!out)
+		return accel_fail(EINVAL, "accel_queue_create: out is NULL");
+	*out = NULL;
+	if (!device)
+		return accel_fail(EINVAL, "accel_queue_create: device is NULL");
+	if (flags)
+		return accel_fail(EINVAL, "accel_queue_create: flags 0x%x: no flags are defined; pass 0", flags);
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return accel_fail(ENOMEM, "accel_queue_create: out of memory");
+	s = device->scheduler;
+	err = s->ops->executor_create(s, device->uri, &q->executor);
+	if (err) {
+		free(q);
+		return err;
+	}
+	accel_ref_init(&q->ref);
+	accel_device_retain(device);
+	q->device = device;
+	atomic_init(&q->next_submission, 1);
+	*out = q;
+	return 0;
+}
+
+ACCEL_EXPORT void accel_queue_retain(accel_queue_t *queue)
+{
+	if (queue)
+		accel_ref_get(&queue->ref);
+}
+
+ACCEL_EXPORT void accel_queue_release(accel_queue_t *queue)
+{
+	accel_device_t *d;
+
+	if (!queue || !accel_ref_put(&queue->ref))
+		return;
+	d = queue->device;
+	d->scheduler->ops->executor_destroy(queue->executor);
+	free(queue);
+	accel_device_release(d);
+}
+
+static void submission_destroy(struct accel_sched_job *job)
+{
+	struct submission *sub = (struct submission *)job;
+
+	for (uint32_t i = 0; i < job->wait_count + job->signal_count; i++)
+		accel_semaphore_release(sub->points[i].sem);
+	for (uint32_t i = 0; i < sub->buffer_count; i++)
+		accel_buffer_release(sub->buffers[i]);
+	free(sub->buffers);
+	free(sub->points);
+	free(sub->dynamic);
+	accel_command_buffer_release(sub->cb);
+	accel_queue_release(sub->queue);
+	free(sub);
+}
+
+static int submission_execute(struct accel_sched_job *job, char *msg,
+			      size_t len)
+{
+	struct submission *sub = (struct submission *)job;
+	accel_device_t *d = sub->queue->device;
+	char what[ACCEL_FAILURE_MAX / 2] = "";
+	struct accel_cb_exec x = {
+		.cb = sub->cb,
+		.dynamic_params = sub->dynamic,
+		.msg = what,
+		.msg_len = sizeof(what),
+	};
+	const struct accel_cmd *cmd;
+	int err = d->ops->execute(d, &x);
+
+	if (!err)
+		return 0;
+	cmd = &ACCEL_VEC_AT(&sub->cb->plan.commands, struct accel_cmd, x.failed_command);
+	accel_strfmt(msg, len, "%s: command %u (%s) failed with %s: %s",
+		     job->label, x.failed_command,
+		     accel_cmd_type_name((enum accel_cmd_type)cmd->type),
+		     accel_errno_name(-err), what);
+	return err;
+}
+
+static int capture_points(struct submission *sub,
+			  const accel_semaphore_list_t *waits,
+			  const accel_semaphore_list_t *signals)
+{
+	uint32_t nw = waits ? waits->count : 0, ns = signals ? signals->count : 0;
+
+	if (nw + ns == 0)
+		return 0;
+	sub->points = malloc((size_t)(nw + ns) * sizeof(*sub->points));
+	if (!sub->points)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nw + ns; i++) {
+		const accel_semaphore_list_t *l = i < nw ? waits : signals;
+		uint32_t j = i < nw ? i : i - nw;
+
+		sub->points[i].sem = l->semaphores[j];
+		sub->points[i].value = l->values[j];
+		accel_semaphore_retain(sub->points[i].sem);
+	}
+	sub->job.waits = sub->points;
+	sub->job.wait_count = nw;
+	sub->job.signals = sub->points + nw;
+	sub->job.signal_count = ns;
+	return 0;
+}
+
+static int capture_table(struct submission *sub, const accel_binding_table_t *table)
+{
+	const struct accel_plan *plan = &sub->cb->plan;
+	const struct accel_slot_req *reqs = plan->slots.data;
+	int err;
+
+	if (!plan->binding_count)
+		return 0;
+	sub->buffers = malloc(plan->binding_count * sizeof(*sub->buffers));
+	if (!sub->buffers)
+		return -ENOMEM;
+	sub->dynamic = accel_plan_resolve(plan, table, &err);
+	if (err)
+		return err;
+	for (uint32_t s = 0; s < plan->binding_count; s++) {
+		if (!reqs[s].used)
+			continue;
+		sub->buffers[sub->buffer_count] = table->bindings[s].buffer;
+		accel_buffer_retain(sub->buffers[sub->buffer_count++]);
+	}
+	return 0;
+}
+
+static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
+		    const accel_binding_table_t *table, const char *fn)
+{
+	if (cb->device != q->device)
+		return accel_fail(EXDEV,
+			"%s: the command buffer is for device %s, but the queue for %s",
+			fn, cb->device->uri, q->device->uri);
+	if (cb->state != ACCEL_CB_EXECUTABLE)
+		return accel_fail(EBADFD,
+			"%s: the command buffer was not ended; call accel_command_buffer_end() before submitting it",
+			fn);
+	if ((cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT) && atomic_load(&cb->submitted))
+		return accel_fail(EBADFD,
+			"%s: the command buffer is ONE_SHOT and was submitted already; create it ACCEL_COMMAND_BUFFER_REUSABLE to submit it again",
+			fn);
+	if (table && table->count && !table->bindings)
+		return accel_fail(EINVAL, "%s: table->bindings is NULL but table->count is %u",
+				  fn, table->count);
+	return accel_plan_validate(&cb->plan, q->device, table, fn);
+}
+
+static int check_args(accel_queue_t *q, const accel_semaphore_list_t *waits,
+		      const accel_semaphore_list_t *signals,
+		      accel_command_buffer_t *cb,
+		      const accel_binding_table_t *table, uint32_t flags,
+		      const char *fn)
+{
+	accel_scheduler_t *s;
+	int err;
+
+	if (!q)
+		return accel_fail(EINVAL, "%s: queue is NULL", fn);
+	if (flags)
+		return accel_fail(EINVAL, "%s: flags 0x%x: no flags are defined; pass 0", fn, flags);
+	s = q->device->scheduler;
+	err = waits ? accel_semaphore_check_list(waits, fn, "waits", &s) : 0;
+	if (!err && signals)
+		err = accel_semaphore_check_list(signals, fn, "signals", &s);
+	if (!err && cb)
+		err = check_cb(q, cb, table, fn);
+	return err;
+}
+
+static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
+		  const accel_semaphore_list_t *signals,
+		  accel_command_buffer_t *cb,
+		  const accel_binding_table_t *table, uint32_t flags,
+		  const char *fn)
+{
+	accel_scheduler_t *s;
+	struct submission *sub;
+	int err = check_args(q, waits, signals, cb, table, flags, fn);
+
+	if (err)
+		return err;
+	s = q->device->scheduler;
+	sub = calloc(1, sizeof(*sub));
+	if (!sub)
+		return accel_fail(ENOMEM, "%s: out of memory", fn);
+	accel_queue_retain(q);
+	sub->queue = q;
+	if (cb) {
+		accel_command_buffer_retain(cb);
+		sub->cb = cb;
+		sub->job.execute = submission_execute;
+	}
+	sub->job.executor = q->executor;
+	sub->job.destroy = submission_destroy;
+	accel_strfmt(sub->job.label, sizeof(sub->job.label),
+		     "submission #%" PRIu64 " on a queue of %s",
+		     (uint64_t)atomic_fetch_add(&q->next_submission, 1), q->device->uri);
+	if (capture_points(sub, waits, signals) || (cb && capture_table(sub, table))) {
+		submission_destroy(&sub->job);
+		return accel_fail(ENOMEM, "%s: out of memory capturing the submission", fn);
+	}
+	if (cb && (cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT) &&
+	    atomic_exchange(&cb->submitted, true)) {
+		submission_destroy(&sub->job);
+		return accel_fail(EBADFD,
+			"%s: the command buffer is ONE_SHOT and was submitted already; create it ACCEL_COMMAND_BUFFER_REUSABLE to submit it again",
+			fn);
+	}
+	err = s->ops->job_submit(s, &sub->job);
+	if (err) {
+		if (cb && (cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT))
+			atomic_store(&cb->submitted, false);
+		submission_destroy(&sub->job);
+	}
+	return err;
+}
+
+ACCEL_EXPORT int accel_queue_execute(accel_queue_t *queue,
+				     const accel_semaphore_list_t *waits,
+				     const accel_semaphore_list_t *signals,
+				     accel_command_buffer_t *cb,
+				     const accel_binding_table_t *table,
+				     uint32_t flags)
+{
+	return submit(queue, waits, signals, cb, table, flags,
+		      "accel_queue_execute");
+}
+
+ACCEL_EXPORT int accel_queue_barrier(accel_queue_t *queue,
+				     const accel_semaphore_list_t *waits,
+				     const accel_semaphore_list_t *signals,
+				     uint32_t flags)
+{
+	return submit(queue, waits, signals, NULL, NULL, flags,
+		      "accel_queue_barrier");
+}

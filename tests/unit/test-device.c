@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Check suite "device": the driver registry, devices by URI, allocators and
+ * buffers (memory types, usage, map/unmap, subspans), and executables
+ * (the cpu shared-object format and its load errors).
+ */
+#include "test-accel.h"
+
+START_TEST(test_registry_lists_drivers)
+{
+	accel_driver_info_t info;
+	const char *names[] = { "cpu", "vulkan", "cuda", "hip" };
+
+	ck_assert_uint_eq(accel_driver_count(), 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		ASSERT_OK(accel_driver_info(i, &info));
+		ck_assert_str_eq(info.name, names[i]);
+		ck_assert(info.available == (i == 0));
+		if (i)
+			ASSERT_CONTAINS("reason", info.reason, "not built into this libaccel");
+		else
+			ck_assert_str_eq(info.reason, "");
+	}
+	ASSERT_ERRNO(accel_driver_info(4, &info), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("index 4 is not below accel_driver_count() (4)");
+	ASSERT_ERRNO(accel_driver_info(0, NULL), EINVAL);
+}
+END_TEST
+
+START_TEST(test_open_cpu)
+{
+	const char *uris[] = { "cpu://", "cpu://0" };
+
+	for (int i = 0; i < 2; i++) {
+		accel_device_t *d = TEST_NOT_NULL;
+
+		ASSERT_OK(accel_device_open(uris[i], NULL, &d));
+		ck_assert_str_eq(accel_device_uri(d), "cpu://0");
+		ck_assert_ptr_nonnull(accel_device_scheduler(d));
+		ck_assert_ptr_nonnull(accel_device_allocator(d));
+		accel_device_release(d);
+	}
+}
+END_TEST
+
+START_TEST(test_open_with_scheduler)
+{
+	accel_scheduler_t *s;
+	accel_device_t *d;
+
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ASSERT_OK(accel_device_open("cpu://", s, &d));
+	ck_assert_ptr_eq(accel_device_scheduler(d), s);
+	accel_scheduler_release(s); /* the device holds its own reference */
+	ck_assert_int_eq(accel_scheduler_kind(accel_device_scheduler(d)), ACCEL_SCHEDULER_EMBEDDED);
+	accel_device_release(d);
+}
+END_TEST
+
+START_TEST(test_open_unavailable)
+{
+	const char *uris[] = { "vulkan://0", "cuda://0", "hip://0" };
+
+	for (int i = 0; i < 3; i++) {
+		accel_device_t *d = TEST_NOT_NULL;
+
+		ASSERT_ERRNO(accel_device_open(uris[i], NULL, &d), ENODEV);
+		ck_assert_ptr_null(d);
+		ASSERT_MESSAGE_CONTAINS("driver not available");
+		ASSERT_MESSAGE_CONTAINS(uris[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_open_bad_uri)
+{
+	accel_device_t *d = TEST_NOT_NULL;
+
+	ASSERT_ERRNO(accel_device_open("metal://0", NULL, &d), ENOENT);
+	ASSERT_MESSAGE_CONTAINS("no driver named \"metal\"");
+	ck_assert_ptr_null(d);
+	ASSERT_ERRNO(accel_device_open("cpu", NULL, &d), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("is not a device URI");
+	ASSERT_ERRNO(accel_device_open("cpu://1", NULL, &d), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("the cpu driver has one device");
+	ASSERT_ERRNO(accel_device_open(NULL, NULL, &d), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("uri is NULL");
+	ASSERT_ERRNO(accel_device_open("cpu://", NULL, NULL), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("out is NULL");
+}
+END_TEST
+
+START_TEST(test_open_bad_scheduler_env)
+{
+	accel_device_t *d = TEST_NOT_NULL;
+
+	setenv(ACCEL_SCHEDULER_ENV, "bogus", 1);
+	ASSERT_ERRNO(accel_device_open("cpu://", NULL, &d), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("ACCEL_SCHEDULER=\"bogus\"");
+	ck_assert_ptr_null(d);
+}
+END_TEST
+
+/* ---- buffers ---------------------------------------------------------- */
+
+START_TEST(test_allocate_and_map)
+{
+	accel_buffer_t *b = buffer_new(100);
+	accel_buffer_params_t p = accel_buffer_params(b);
+	uint8_t *ptr;
+
+	ck_assert_uint_eq(accel_buffer_size(b), 100);
+	ck_assert_uint_eq(p.usage, ALL_USAGE);
+	ck_assert_uint_eq(p.memory_type, HOST_TYPE | ACCEL_MEMORY_TYPE_DEVICE_VISIBLE);
+	ASSERT_OK(accel_buffer_map(b, ACCEL_MAP_WRITE, 10, 20, (void **)&ptr));
+	memset(ptr, 0xab, 20);
+	ASSERT_OK(accel_buffer_unmap(b));
+	ASSERT_OK(accel_buffer_map(b, ACCEL_MAP_READ, 0, ACCEL_WHOLE_BUFFER, (void **)&ptr));
+	ck_assert_uint_eq(ptr[10], 0xab);
+	ck_assert_uint_eq(ptr[29], 0xab);
+	ASSERT_OK(accel_buffer_unmap(b));
+	ASSERT_ERRNO(accel_buffer_unmap(b), EBADFD);
+	ASSERT_MESSAGE_CONTAINS("the buffer is not mapped");
+	accel_buffer_release(b);
+}
+END_TEST
+
+START_TEST(test_allocate_empty)
+{
+	accel_buffer_t *b = buffer_new(0);
+
+	ck_assert_uint_eq(accel_buffer_size(b), 0);
+	accel_buffer_release(b);
+}
+END_TEST
+
+START_TEST(test_allocate_errors)
+{
+	accel_allocator_t *a = accel_device_allocator(dev);
+	accel_buffer_params_t p = { HOST_TYPE, 0 };
+	accel_buffer_t *b = TEST_NOT_NULL;
+
+	ASSERT_ERRNO(accel_allocator_allocate_buffer(a, &p, 16, &b), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("params->usage is 0");
+	ck_assert_ptr_null(b);
+	p.usage = 1u << 20;
+	ASSERT_ERRNO(accel_allocator_allocate_buffer(a, &p, 16, &b), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("params->usage 0x100000 has unknown bits");
+	p.usage = ALL_USAGE;
+	p.memory_type = 1u << 9;
+	ASSERT_ERRNO(accel_allocator_allocate_buffer(a, &p, 16, &b), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("params->memory_type 0x200 has unknown bits");
+	p.memory_type = HOST_TYPE;
+	ASSERT_ERRNO(accel_allocator_allocate_buffer(a, &p, ACCEL_BUFFER_MAX_SIZE + 1, &b), ENOMEM);
+	ASSERT_MESSAGE_CONTAINS("above ACCEL_BUFFER_MAX_SIZE");
+	ASSERT_ERRNO(accel_allocator_allocate_buffer(NULL, &p, 16, &b), EINVAL);
+	ASSERT_ERRNO(accel_allocator_allocate_buffer(a, NULL, 16, &b), EINVAL);
+	ASSERT_ERRNO(accel_allocator_allocate_buffer(a, &p, 16, NULL), EINVAL);
+	ck_assert_ptr_null(b);
+}
+END_TEST
+
+START_TEST(test_map_errors)
+{
+	accel_buffer_params_t p = { ACCEL_MEMORY_TYPE_DEVICE_LOCAL, ALL_USAGE };
+	accel_buffer_t *device_only, *b = buffer_usage(16, ACCEL_BUFFER_USAGE_TRANSFER);
+	void *ptr = TEST_NOT_NULL;
+
+	ASSERT_ERRNO(accel_buffer_map(b, ACCEL_MAP_READ, 0, 16, &ptr), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("lacks ACCEL_BUFFER_USAGE_MAPPING");
+	ck_assert_ptr_null(ptr);
+	accel_buffer_release(b);
+	ASSERT_OK(accel_allocator_allocate_buffer(accel_device_allocator(dev), &p, 16, &device_only));
+	ASSERT_ERRNO(accel_buffer_map(device_only, ACCEL_MAP_READ, 0, 16, &ptr), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("not ACCEL_MEMORY_TYPE_HOST_VISIBLE");
+	accel_buffer_release(device_only);
+	b = buffer_new(16);
+	ASSERT_ERRNO(accel_buffer_map(b, ACCEL_MAP_READ, 8, 9, &ptr), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("offset 8 + length 9 is outside the buffer (16 bytes)");
+	ASSERT_ERRNO(accel_buffer_map(b, ACCEL_MAP_READ, 17, ACCEL_WHOLE_BUFFER, &ptr), ERANGE);
+	ASSERT_ERRNO(accel_buffer_map(b, ACCEL_MAP_READ, 8, UINT64_MAX - 4, &ptr), ERANGE);
+	ASSERT_ERRNO(accel_buffer_map(b, 0, 0, 16, &ptr), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("flags 0x0");
+	ASSERT_ERRNO(accel_buffer_map(b, 8, 0, 16, &ptr), EINVAL);
+	ASSERT_ERRNO(accel_buffer_map(NULL, ACCEL_MAP_READ, 0, 16, &ptr), EINVAL);
+	ASSERT_ERRNO(accel_buffer_map(b, ACCEL_MAP_READ, 0, 16, NULL), EINVAL);
+	ASSERT_ERRNO(accel_buffer_unmap(b), EBADFD); /* nothing was mapped */
+	accel_buffer_release(b);
+}
+END_TEST
+
+START_TEST(test_subspan)
+{
+	accel_buffer_t *b = buffer_new(64), *s = TEST_NOT_NULL, *s2;
+	uint8_t *whole = map(b), *part;
+
+	ASSERT_OK(accel_buffer_subspan(b, 16, 32, &s));
+	ck_assert_uint_eq(accel_buffer_size(s), 32);
+	accel_buffer_release(b); /* the subspan keeps it alive */
+	part = map(s);
+	ck_assert_ptr_eq(part, whole + 16);
+	ASSERT_OK(accel_buffer_subspan(s, 8, ACCEL_WHOLE_BUFFER, &s2));
+	ck_assert_uint_eq(accel_buffer_size(s2), 24);
+	ck_assert_ptr_eq(map(s2), whole + 24);
+	ASSERT_ERRNO(accel_buffer_subspan(s, 8, 25, &b), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("offset 8 + length 25 is outside the buffer (32 bytes)");
+	ck_assert_ptr_null(b);
+	ASSERT_ERRNO(accel_buffer_subspan(s, 33, ACCEL_WHOLE_BUFFER, &b), ERANGE);
+	ASSERT_ERRNO(accel_buffer_subspan(NULL, 0, 1, &b), EINVAL);
+	accel_buffer_release(s2);
+	accel_buffer_release(s);
+}
+END_TEST
+
+/* ---- executables ------------------------------------------------------ */
+
+START_TEST(test_executable_exports)
+{
+	accel_executable_t *e = kernels();
+	accel_export_info_t info;
+	uint32_t o;
+
+	ck_assert_uint_eq(accel_executable_export_count(e), 6);
+	o = entry(e, "saxpy");
+	ASSERT_OK(accel_executable_export_info(e, o, &info));
+	ck_assert_str_eq(info.name, "saxpy");
+	ck_assert_uint_eq(info.binding_count, 2);
+	ck_assert_uint_eq(info.constant_count, 1);
+	ck_assert_uint_eq(info.workgroup_size[0], 64);
+	ASSERT_ERRNO(accel_executable_export_info(e, 6, &info), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("ordinal 6 is not below the export count 6");
+	ASSERT_ERRNO(accel_executable_lookup(e, "nope", &o), ENOENT);
+	ASSERT_MESSAGE_CONTAINS("no entry point named 'nope'; the executable has 'fill_u32', 'saxpy'");
+	accel_executable_release(e);
+}
+END_TEST
+
+START_TEST(test_executable_missing_file)
+{
+	accel_executable_t *e = TEST_NOT_NULL;
+
+	ASSERT_ERRNO(accel_executable_load(dev, "/nonexistent/k.so", &e), ENOENT);
+	ASSERT_MESSAGE_CONTAINS("/nonexistent/k.so: no such file");
+	ck_assert_ptr_null(e);
+}
+END_TEST
+
+START_TEST(test_executable_not_shared_object)
+{
+	accel_executable_t *e = TEST_NOT_NULL;
+	char dir[256], path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/junk.so", test_make_tmpdir(dir, sizeof(dir)));
+	f = fopen(path, "w");
+	fputs("not an ELF file\n", f);
+	fclose(f);
+	ASSERT_ERRNO(accel_executable_load(dev, path, &e), ENOEXEC);
+	ASSERT_MESSAGE_CONTAINS("is not a loadable shared object");
+	ck_assert_ptr_null(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_executable_bad_abi)
+{
+	accel_executable_t *e = TEST_NOT_NULL;
+
+	ASSERT_ERRNO(accel_executable_load(dev, getenv("ACCEL_TEST_KERNELS_BAD_ABI"), &e), ENOEXEC);
+	ASSERT_MESSAGE_CONTAINS("has abi_version 7, but this libaccel reads version 1");
+	ck_assert_ptr_null(e);
+}
+END_TEST
+
+START_TEST(test_executable_no_table)
+{
+	accel_executable_t *e = TEST_NOT_NULL;
+
+	ASSERT_ERRNO(accel_executable_load(dev, getenv("ACCEL_TEST_KERNELS_NO_TABLE"), &e), ENOEXEC);
+	ASSERT_MESSAGE_CONTAINS("does not export accel_cpu_executable_v1");
+	ck_assert_ptr_null(e);
+}
+END_TEST
+
+START_TEST(test_objects_outlive_device_reference)
+{
+	accel_buffer_t *b = buffer_new(16);
+	accel_executable_t *e = kernels();
+
+	accel_device_release(dev); /* buffers and executables hold the device */
+	dev = NULL;
+	ck_assert_uint_eq(accel_buffer_size(b), 16);
+	ck_assert_uint_eq(accel_executable_export_count(e), 6);
+	accel_executable_release(e);
+	accel_buffer_release(b);
+}
+END_TEST
+
+static Suite *device_suite(void)
+{
+	Suite *suite = suite_create("device");
+	TCase *tc = tcase_create("registry");
+
+	tcase_add_checked_fixture(tc, test_clear_env, NULL);
+	tcase_add_test(tc, test_registry_lists_drivers);
+	tcase_add_test(tc, test_open_cpu);
+	tcase_add_test(tc, test_open_with_scheduler);
+	tcase_add_test(tc, test_open_unavailable);
+	tcase_add_test(tc, test_open_bad_uri);
+	tcase_add_test(tc, test_open_bad_scheduler_env);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("buffer");
+	tcase_add_checked_fixture(tc, device_setup, device_teardown);
+	tcase_add_test(tc, test_allocate_and_map);
+	tcase_add_test(tc, test_allocate_empty);
+	tcase_add_test(tc, test_allocate_errors);
+	tcase_add_test(tc, test_map_errors);
+	tcase_add_test(tc, test_subspan);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("executable");
+	tcase_add_checked_fixture(tc, device_setup, device_teardown);
+	tcase_add_test(tc, test_executable_exports);
+	tcase_add_test(tc, test_executable_missing_file);
+	tcase_add_test(tc, test_executable_not_shared_object);
+	tcase_add_test(tc, test_executable_bad_abi);
+	tcase_add_test(tc, test_executable_no_table);
+	tcase_add_test(tc, test_objects_outlive_device_reference);
+	suite_add_tcase(suite, tc);
+	return suite;
+}
+
+int main(void)
+{
+	return test_run_suite(device_suite());
+}

@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Check suite "queue": submissions executed end to end on the cpu device.
+ * Transfers and dispatches (direct and through binding tables), reuse with
+ * several tables in flight, no hidden command limits, failure propagation,
+ * the failing command's index, wait-before-signal without head-of-line
+ * blocking, and submissions from several threads at once.
+ */
+#include <pthread.h>
+
+#include "test-accel.h"
+
+#define WAIT_LONG accel_deadline_after(30 * SECOND)
+
+static accel_queue_t *queue;
+static accel_executable_t *exe;
+
+static void setup(void)
+{
+	device_setup();
+	ASSERT_OK(accel_queue_create(dev, 0, &queue));
+	exe = kernels();
+}
+
+static void teardown(void)
+{
+	accel_executable_release(exe);
+	accel_queue_release(queue);
+	device_teardown();
+}
+
+static accel_command_buffer_t *cb_new(uint32_t mode, uint32_t capacity)
+{
+	accel_command_buffer_t *cb = NULL;
+
+	ASSERT_OK(accel_command_buffer_create(dev, mode, capacity, &cb));
+	ASSERT_OK(accel_command_buffer_begin(cb));
+	return cb;
+}
+
+/* Submits @cb with @table, waits for it, and returns its status. */
+static int run(accel_command_buffer_t *cb, const accel_binding_table_t *table)
+{
+	accel_semaphore_t *s = sem_new(0);
+	POINT(sig, s, 1);
+	int err;
+
+	ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, table, 0));
+	err = accel_semaphore_wait(s, 1, 0, WAIT_LONG);
+	accel_semaphore_release(s);
+	return err;
+}
+
+static void check_u32(const uint32_t *p, size_t n, uint32_t v, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(p[i] == v, "%s[%zu] is 0x%x, expected 0x%x", what, i, p[i], v);
+}
+
+/* ---- transfers ---------------------------------------------------------- */
+
+START_TEST(test_fill_patterns)
+{
+	accel_buffer_t *b = buffer_new(64);
+	uint8_t *p = map(b);
+	uint8_t p1 = 0x11;
+	uint16_t p2 = 0x2233;
+	uint32_t p4 = 0x44556677;
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_ONE_SHOT, 0);
+
+	memset(p, 0, 64);
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_direct(b, 3, 5), &p1, 1));
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_direct(b, 10, 6), &p2, 2));
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_direct(b, 16, 8), &p4, 4));
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_direct(b, 40, 0), &p4, 4));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(run(cb, NULL));
+	for (int i = 0; i < 64; i++) {
+		uint8_t want = 0;
+
+		if (i >= 3 && i < 8)
+			want = 0x11;
+		else if (i >= 10 && i < 16)
+			want = i % 2 ? 0x22 : 0x33;
+		else if (i >= 16 && i < 24)
+			want = ((const uint8_t *)&p4)[i % 4];
+		ck_assert_msg(p[i] == want, "byte %d is 0x%x, expected 0x%x", i, p[i], want);
+	}
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+}
+END_TEST
+
+START_TEST(test_update_and_copy)
+{
+	accel_buffer_t *a = buffer_new(32), *b = buffer_new(32);
+	uint8_t *pa = map(a), *pb = map(b), data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	accel_command_buffer_t *cb = cb_new(0, 0);
+
+	memset(pa, 0, 32);
+	memset(pb, 0, 32);
+	ASSERT_OK(accel_command_buffer_update(cb, data, accel_buffer_ref_direct(a, 4, 8)));
+	memset(data, 0xee, sizeof(data)); /* the update copied it already */
+	ASSERT_OK(accel_command_buffer_barrier(cb));
+	ASSERT_OK(accel_command_buffer_copy(cb, accel_buffer_ref_direct(a, 4, 8),
+					    accel_buffer_ref_direct(b, 17, 8)));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(run(cb, NULL));
+	for (int i = 0; i < 8; i++) {
+		ck_assert_uint_eq(pa[4 + i], i + 1);
+		ck_assert_uint_eq(pb[17 + i], i + 1);
+	}
+	ck_assert_uint_eq(pb[16], 0);
+	ck_assert_uint_eq(pb[25], 0);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(a);
+	accel_buffer_release(b);
+}
+END_TEST
+
+START_TEST(test_indirect_transfers)
+{
+	accel_buffer_t *a = buffer_new(64), *b = buffer_new(64);
+	uint32_t *pa = map(a), *pb = map(b), v = 0xabcd0123, data[2] = { 7, 9 };
+	accel_command_buffer_t *cb = cb_new(0, 2);
+	accel_binding_t t[2] = { { a, 16, 32 }, { b, 0, ACCEL_WHOLE_BUFFER } };
+	accel_binding_table_t table = { 2, t };
+
+	memset(pa, 0, 64);
+	memset(pb, 0, 64);
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_indirect(0, 0, ACCEL_WHOLE_BUFFER), &v, 4));
+	ASSERT_OK(accel_command_buffer_barrier(cb));
+	ASSERT_OK(accel_command_buffer_update(cb, data, accel_buffer_ref_indirect(0, 8, 8)));
+	ASSERT_OK(accel_command_buffer_barrier(cb));
+	ASSERT_OK(accel_command_buffer_copy(cb, accel_buffer_ref_indirect(0, 0, 32),
+					    accel_buffer_ref_indirect(1, 4, 32)));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(run(cb, &table));
+	check_u32(pa, 4, 0, "a");
+	check_u32(pa + 4, 2, v, "a");
+	ck_assert_uint_eq(pa[6], 7);
+	ck_assert_uint_eq(pa[7], 9);
+	check_u32(pa + 8, 4, v, "a");
+	check_u32(pa + 12, 4, 0, "a");
+	ck_assert_uint_eq(pb[0], 0);
+	check_u32(pb + 1, 2, v, "b");
+	ck_assert_uint_eq(pb[3], 7);
+	ck_assert_uint_eq(pb[4], 9);
+	check_u32(pb + 5, 4, v, "b");
+	ck_assert_uint_eq(pb[9], 0);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(a);
+	accel_buffer_release(b);
+}
+END_TEST
+
+/* ---- dispatches ---------------------------------------------------------- */
+
+START_TEST(test_dispatch_saxpy)
+{
+	accel_buffer_t *x = buffer_new(1000 * 4), *y = buffer_new(1000 * 4);
+	float *px = map(x), *py = map(y), a = 3.0f;
+	accel_buffer_ref_t b[2] = { accel_buffer_ref_direct(x, 0, ACCEL_WHOLE_BUFFER),
+				    accel_buffer_ref_direct(y, 0, ACCEL_WHOLE_BUFFER) };
+	uint32_t wg[3] = { (1000 + 63) / 64, 1, 1 }, c;
+	accel_command_buffer_t *cb = cb_new(0, 0);
+
+	memcpy(&c, &a, 4);
+	for (int i = 0; i < 1000; i++) {
+		px[i] = (float)i;
+		py[i] = 10.0f;
+	}
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, entry(exe, "saxpy"), wg, &c, 1, b, 2));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(run(cb, NULL));
+	for (int i = 0; i < 1000; i++)
+		ck_assert_msg(py[i] == 3.0f * (float)i + 10.0f, "y[%d] = %f", i, (double)py[i]);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(x);
+	accel_buffer_release(y);
+}
+END_TEST
+
+START_TEST(test_dispatch_workgroup_ids_3d)
+{
+	accel_buffer_t *o = buffer_new(4 * 3 * 5 * 4);
+	uint32_t *p = map(o), wg[3] = { 4, 3, 5 };
+	accel_buffer_ref_t b[1] = { accel_buffer_ref_direct(o, 0, ACCEL_WHOLE_BUFFER) };
+	accel_command_buffer_t *cb = cb_new(0, 0);
+
+	memset(p, 0, 4 * 3 * 5 * 4);
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, entry(exe, "workgroup_ids"), wg, NULL, 0, b, 1));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(run(cb, NULL));
+	for (uint32_t i = 0; i < 60; i++)
+		ck_assert_uint_eq(p[i], i + 1);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(o);
+}
+END_TEST
+
+/* Dispatch A writes the workgroup count of dispatch B (after a barrier). */
+START_TEST(test_dispatch_indirect_from_dispatch)
+{
+	accel_buffer_t *count = buffer_new(16), *o = buffer_new(64 * 4);
+	uint32_t *po = map(o), one[3] = { 1, 1, 1 }, c3[3] = { 2, 2, 1 };
+	accel_buffer_ref_t cb0[1] = { accel_buffer_ref_direct(count, 4, 12) };
+	accel_buffer_ref_t ob[1] = { accel_buffer_ref_indirect(0, 0, ACCEL_WHOLE_BUFFER) };
+	accel_binding_t t[1] = { { o, 0, ACCEL_WHOLE_BUFFER } };
+	accel_binding_table_t table = { 1, t };
+	accel_command_buffer_t *cb = cb_new(0, 1);
+
+	memset(po, 0, 64 * 4);
+	memset(map(count), 0, 16);
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, entry(exe, "write_count"), one, c3, 3, cb0, 1));
+	ASSERT_OK(accel_command_buffer_barrier(cb));
+	ASSERT_OK(accel_command_buffer_dispatch_indirect(cb, exe, entry(exe, "workgroup_ids"),
+			accel_buffer_ref_direct(count, 4, 12), NULL, 0, ob, 1));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(run(cb, &table));
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(po[i], i + 1);
+	ck_assert_uint_eq(po[4], 0);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(count);
+	accel_buffer_release(o);
+}
+END_TEST
+
+/* ---- no hidden limits ------------------------------------------------------ */
+
+START_TEST(test_100000_commands)
+{
+	enum { N = 100000 };
+	accel_buffer_t *b = buffer_new(N * 4);
+	uint32_t *p = map(b);
+	accel_command_buffer_t *cb = cb_new(0, 1);
+	accel_binding_t t[1] = { { b, 0, ACCEL_WHOLE_BUFFER } };
+	accel_binding_table_t table = { 1, t };
+
+	memset(p, 0, N * 4);
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t v = i * 7 + 1;
+		accel_buffer_ref_t r = i % 2 ? accel_buffer_ref_direct(b, i * 4, 4) :
+					       accel_buffer_ref_indirect(0, i * 4, 4);
+
+		ASSERT_OK(accel_command_buffer_fill(cb, r, &v, 4));
+	}
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ck_assert_uint_eq(accel_command_buffer_command_count(cb), N);
+	ASSERT_OK(run(cb, &table));
+	for (uint32_t i = 0; i < N; i++)
+		ck_assert_msg(p[i] == i * 7 + 1, "p[%u] = %u", i, p[i]);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+}
+END_TEST
+
+START_TEST(test_512_dispatches_without_barrier)
+{
+	enum { N = 512, E = 64 };
+	accel_buffer_t *b = buffer_new(N * E * 4);
+	uint32_t *p = map(b), wg[3] = { 1, 1, 1 }, f = entry(exe, "fill_u32");
+	accel_command_buffer_t *cb = cb_new(0, 0);
+
+	memset(p, 0, N * E * 4);
+	for (uint32_t i = 0; i < N; i++) {
+		accel_buffer_ref_t r[1] = { accel_buffer_ref_direct(b, (uint64_t)i * E * 4, E * 4) };
+		uint32_t v = 1000 + i;
+
+		ASSERT_OK(accel_command_buffer_dispatch(cb, exe, f, wg, &v, 1, r, 1));
+	}
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(run(cb, NULL));
+	for (uint32_t i = 0; i < N; i++)
+		check_u32(p + i * E, E, 1000 + i, "region");
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+}
+END_TEST
+
+/* ---- reuse and binding tables ------------------------------------------------ */
+
+/* One recorded add (slots 0 + 1 -> 2), submitted 8 times concurrently. */
+START_TEST(test_reuse_concurrent_tables)
+{
+	enum { SUBS = 8, N = 256 };
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 3);
+	accel_buffer_ref_t r[3] = { accel_buffer_ref_indirect(0, 0, ACCEL_WHOLE_BUFFER),
+				    accel_buffer_ref_indirect(1, 0, ACCEL_WHOLE_BUFFER),
+				    accel_buffer_ref_indirect(2, 0, ACCEL_WHOLE_BUFFER) };
+	uint32_t wg[3] = { N / 64, 1, 1 };
+	accel_semaphore_t *gate = sem_new(0), *done = sem_new(0);
+	accel_buffer_t *in[SUBS], *out[SUBS], *shared = buffer_new(N * 4);
+	uint32_t *ps = map(shared);
+
+	for (int i = 0; i < N; i++)
+		ps[i] = 100;
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, entry(exe, "add_u32"), wg, NULL, 0, r, 3));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	for (int s = 0; s < SUBS; s++) {
+		accel_binding_t t[3] = { { shared, 0, ACCEL_WHOLE_BUFFER }, { NULL, 0, N * 4 },
+					 { NULL, 0, ACCEL_WHOLE_BUFFER } };
+		accel_binding_table_t table = { 3, t };
+		uint32_t *pi;
+		POINT(w, gate, 1);
+		POINT(sig, done, 0);
+
+		in[s] = buffer_new(N * 4);
+		out[s] = buffer_new(N * 4);
+		pi = map(in[s]);
+		for (int i = 0; i < N; i++)
+			pi[i] = (uint32_t)(s * 1000 + i);
+		memset(map(out[s]), 0, N * 4);
+		t[1].buffer = in[s];
+		t[2].buffer = out[s];
+		sig_s[0] = sem_new(0);
+		sig_v[0] = 1;
+		ASSERT_OK(accel_queue_execute(queue, &w, &sig, cb, &table, 0));
+		/* Each submission signals its own semaphore; keep them in done's place. */
+		accel_semaphore_release(done);
+		done = sig_s[0];
+		memset(t, 0, sizeof(t)); /* the table was captured */
+		{
+			static accel_semaphore_t *keep[SUBS];
+
+			keep[s] = done;
+			accel_semaphore_retain(done);
+			if (s == SUBS - 1) {
+				ASSERT_OK(accel_semaphore_signal(gate, 1));
+				for (int k = 0; k < SUBS; k++) {
+					ASSERT_OK(accel_semaphore_wait(keep[k], 1, 0, WAIT_LONG));
+					accel_semaphore_release(keep[k]);
+				}
+			}
+		}
+	}
+	accel_command_buffer_release(cb); /* submissions held it */
+	for (int s = 0; s < SUBS; s++) {
+		uint32_t *po = map(out[s]);
+
+		for (int i = 0; i < N; i++)
+			ck_assert_msg(po[i] == (uint32_t)(s * 1000 + i + 100),
+				      "submission %d: out[%d] = %u", s, i, po[i]);
+		accel_buffer_release(in[s]);
+		accel_buffer_release(out[s]);
+	}
+	accel_buffer_release(shared);
+	accel_semaphore_release(done);
+	accel_semaphore_release(gate);
+}
+END_TEST
+
+/* The table's buffers and the command buffer stay alive until the signal. */
+START_TEST(test_table_retained_until_signal)
+{
+	accel_buffer_t *src = buffer_new(16), *dst = buffer_new(16);
+	uint32_t *ps = map(src), *pd = map(dst);
+	accel_command_buffer_t *cb = cb_new(0, 1);
+	accel_binding_t t[1] = { { src, 0, 16 } };
+	accel_binding_table_t table = { 1, t };
+	accel_semaphore_t *gate = sem_new(0), *done = sem_new(0);
+	POINT(w, gate, 1);
+	POINT(sig, done, 1);
+
+	check_u32(ps, 0, 0, "");
+	for (int i = 0; i < 4; i++)
+		ps[i] = 0x5a5a0000u + (uint32_t)i;
+	memset(pd, 0, 16);
+	ASSERT_OK(accel_command_buffer_copy(cb, accel_buffer_ref_indirect(0, 0, 16),
+					    accel_buffer_ref_direct(dst, 0, 16)));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(accel_queue_execute(queue, &w, &sig, cb, &table, 0));
+	accel_buffer_release(src);
+	accel_command_buffer_release(cb);
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_OK(accel_semaphore_wait(done, 1, 0, WAIT_LONG));
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(pd[i], 0x5a5a0000u + (uint32_t)i);
+	accel_buffer_release(dst);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(done);
+}
+END_TEST
+
+/* ---- ordering, failures ----------------------------------------------------- */
+
+/* A submission waiting on an unreached point does not hold back later ones. */
+START_TEST(test_no_head_of_line_blocking)
+{
+	accel_semaphore_t *gate = sem_new(0), *a = sem_new(0), *b = sem_new(0);
+	POINT(w, gate, 1);
+	POINT(sa, a, 1);
+	POINT(sb, b, 1);
+
+	ASSERT_OK(accel_queue_barrier(queue, &w, &sa, 0));
+	ASSERT_OK(accel_queue_barrier(queue, NULL, &sb, 0));
+	ASSERT_OK(accel_semaphore_wait(b, 1, 0, WAIT_LONG));
+	ck_assert_uint_eq(sem_value(a, NULL), 0);
+	/* Its signal was promised at submit: wait-for-submitted returns at once. */
+	ASSERT_OK(accel_semaphore_wait(a, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0));
+	ASSERT_ERRNO(accel_semaphore_wait(a, 2, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0), ETIME);
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_OK(accel_semaphore_wait(a, 1, 0, WAIT_LONG));
+	accel_semaphore_release(gate);
+	accel_semaphore_release(a);
+	accel_semaphore_release(b);
+}
+END_TEST
+
+/* Wait-for-submitted from another thread, before the promise exists. */
+struct submitted_waiter {
+	accel_semaphore_t *s;
+	int ret;
+};
+
+static void *submitted_main(void *arg)
+{
+	struct submitted_waiter *w = arg;
+
+	w->ret = accel_semaphore_wait(w->s, 4, ACCEL_SEMAPHORE_WAIT_SUBMITTED, WAIT_LONG);
+	return NULL;
+}
+
+START_TEST(test_wait_for_submitted)
+{
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(0);
+	struct submitted_waiter sw = { s, 1 };
+	POINT(w, gate, 1);
+	POINT(sig, s, 4);
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, submitted_main, &sw), 0);
+	usleep(10000);
+	ASSERT_OK(accel_queue_barrier(queue, &w, &sig, 0));
+	pthread_join(t, NULL);
+	ck_assert_int_eq(sw.ret, 0);
+	ck_assert_uint_eq(sem_value(s, NULL), 0); /* submitted, not reached */
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_OK(accel_semaphore_wait(s, 4, 0, WAIT_LONG));
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+START_TEST(test_chain_across_queues)
+{
+	accel_queue_t *q2;
+	accel_semaphore_t *s1 = sem_new(0), *s2 = sem_new(0), *s3 = sem_new(0);
+	POINT(w1, s1, 1);
+	POINT(p2, s2, 1);
+	POINT(p3, s3, 1);
+
+	ASSERT_OK(accel_queue_create(dev, 0, &q2));
+	ASSERT_OK(accel_queue_barrier(q2, &p2, &p3, 0)); /* submitted first */
+	ASSERT_OK(accel_queue_barrier(queue, &w1, &p2, 0));
+	ASSERT_ERRNO(accel_semaphore_wait(s3, 1, 0, accel_deadline_after(SECOND / 100)), ETIME);
+	ASSERT_OK(accel_semaphore_signal(s1, 1));
+	ASSERT_OK(accel_semaphore_wait(s3, 1, 0, WAIT_LONG));
+	accel_queue_release(q2);
+	accel_semaphore_release(s1);
+	accel_semaphore_release(s2);
+	accel_semaphore_release(s3);
+}
+END_TEST
+
+/* A failed wait: the work is not run, its signals fail with that error. */
+START_TEST(test_failed_wait_propagates)
+{
+	accel_buffer_t *b = buffer_new(16);
+	uint32_t *p = map(b), v = 0xffffffff;
+	accel_command_buffer_t *cb = cb_new(0, 0);
+	accel_semaphore_t *gate = sem_new(0), *s1 = sem_new(0), *s2 = sem_new(0), *s3 = sem_new(0);
+	accel_semaphore_t *sigs[2] = { s1, s2 };
+	uint64_t vals[2] = { 1, 5 };
+	accel_semaphore_list_t sig = { 2, sigs, vals };
+	POINT(w, gate, 1);
+	POINT(w2, s2, 5);
+	POINT(sig3, s3, 1);
+	int error;
+
+	memset(p, 0, 16);
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_direct(b, 0, 16), &v, 4));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(accel_queue_execute(queue, &w, &sig, cb, NULL, 0));
+	/* A second submission downstream: the failure travels on. */
+	ASSERT_OK(accel_queue_execute(queue, &w2, &sig3, cb, NULL, 0));
+	ASSERT_OK(accel_semaphore_fail(gate, -ECONNRESET));
+	ASSERT_ERRNO(accel_semaphore_wait(s1, 1, 0, WAIT_LONG), ECONNRESET);
+	ASSERT_MESSAGE_CONTAINS("was not run: its wait 0 (value 1) failed with ECONNRESET");
+	ASSERT_ERRNO(accel_semaphore_wait(s3, 1, 0, WAIT_LONG), ECONNRESET);
+	sem_value(s2, &error);
+	ck_assert_int_eq(error, -ECONNRESET);
+	check_u32(p, 4, 0, "buffer"); /* nothing ran */
+	ASSERT_CONTAINS("s3 failure", accel_semaphore_failure_message(s3), "was not run");
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s1);
+	accel_semaphore_release(s2);
+	accel_semaphore_release(s3);
+}
+END_TEST
+
+/* A failing command: its index in the message, later commands not run. */
+START_TEST(test_failed_command_index)
+{
+	accel_buffer_t *count = buffer_new(12), *o = buffer_new(16);
+	uint32_t *pc = map(count), *po = map(o), v = 7;
+	accel_buffer_ref_t ob[1] = { accel_buffer_ref_direct(o, 0, 4) };
+	accel_command_buffer_t *cb = cb_new(0, 0);
+	accel_semaphore_t *s = sem_new(0);
+	POINT(sig, s, 1);
+	int error;
+
+	pc[0] = 1;
+	pc[1] = ACCEL_WORKGROUP_COUNT_MAX + 1;
+	pc[2] = 1;
+	memset(po, 0, 16);
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_direct(o, 4, 4), &v, 4));
+	ASSERT_OK(accel_command_buffer_barrier(cb));
+	ASSERT_OK(accel_command_buffer_dispatch_indirect(cb, exe, entry(exe, "increment"),
+			accel_buffer_ref_direct(count, 0, 12), NULL, 0, ob, 1));
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_direct(o, 8, 4), &v, 4));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, NULL, 0));
+	ASSERT_ERRNO(accel_semaphore_wait(s, 1, 0, WAIT_LONG), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("command 2 (dispatch_indirect) failed with ERANGE");
+	ASSERT_MESSAGE_CONTAINS("(1, 65536, 1)");
+	sem_value(s, &error);
+	ck_assert_int_eq(error, -ERANGE);
+	ASSERT_CONTAINS("failure", accel_semaphore_failure_message(s), "submission #1 on a queue of cpu://0: command 2");
+	ck_assert_uint_eq(po[1], 7); /* command 0 ran */
+	ck_assert_uint_eq(po[0], 0); /* command 2 did not */
+	ck_assert_uint_eq(po[2], 0); /* command 3 did not */
+	accel_command_buffer_release(cb);
+	accel_buffer_release(count);
+	accel_buffer_release(o);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+/* A submission cannot move a timeline back: the semaphore fails, loudly. */
+START_TEST(test_signal_not_above_current)
+{
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(0);
+	POINT(w, gate, 1);
+	POINT(sig, s, 2);
+	int error;
+
+	ASSERT_OK(accel_queue_barrier(queue, &w, &sig, 0));
+	ASSERT_OK(accel_semaphore_signal(s, 3));
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_ERRNO(accel_semaphore_wait(s, 4, 0, WAIT_LONG), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("could not signal 2: the semaphore is already at 3");
+	ck_assert_uint_eq(sem_value(s, &error), 3);
+	ck_assert_int_eq(error, -EINVAL);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+START_TEST(test_execute_errors)
+{
+	accel_scheduler_t *other;
+	accel_semaphore_t *os, *s = sem_new(0);
+	accel_semaphore_t *many[ACCEL_SEMAPHORE_LIST_MAX + 1];
+	uint64_t vals[ACCEL_SEMAPHORE_LIST_MAX + 1] = { 0 };
+	accel_semaphore_list_t big = { ACCEL_SEMAPHORE_LIST_MAX + 1, many, vals };
+	accel_device_t *d2;
+	accel_command_buffer_t *cb;
+	accel_queue_t *q;
+	POINT(sig, s, 1);
+
+	for (uint32_t i = 0; i <= ACCEL_SEMAPHORE_LIST_MAX; i++)
+		many[i] = s;
+	ASSERT_ERRNO(accel_queue_execute(NULL, NULL, &sig, NULL, NULL, 0), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_queue_execute: queue is NULL");
+	ASSERT_ERRNO(accel_queue_barrier(queue, NULL, &sig, 4), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_queue_barrier: flags 0x4");
+	ASSERT_ERRNO(accel_queue_barrier(queue, &big, &sig, 0), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("waits has 1025 entries");
+	ASSERT_ERRNO(accel_queue_barrier(queue, NULL, &big, 0), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("signals has 1025 entries");
+	ASSERT_OK(accel_scheduler_open(NULL, &other));
+	ASSERT_OK(accel_semaphore_create(other, 0, &os));
+	{
+		POINT(w, os, 1);
+
+		ASSERT_ERRNO(accel_queue_barrier(queue, &w, &sig, 0), EXDEV);
+		ASSERT_MESSAGE_CONTAINS("waits entry 0: the semaphore belongs to another scheduler than the queue's device");
+	}
+	ASSERT_OK(accel_device_open("cpu://", NULL, &d2));
+	ASSERT_OK(accel_command_buffer_create(d2, 0, 0, &cb));
+	ASSERT_OK(accel_command_buffer_begin(cb));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_ERRNO(accel_queue_execute(queue, NULL, &sig, cb, NULL, 0), EXDEV);
+	ASSERT_MESSAGE_CONTAINS("the command buffer is for device cpu://0, but the queue for cpu://0");
+	ASSERT_ERRNO(accel_queue_create(dev, 1, &q), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_queue_create: flags 0x1");
+	/* Nothing was submitted: s was never promised. */
+	ASSERT_ERRNO(accel_semaphore_wait(s, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0), ETIME);
+	accel_command_buffer_release(cb);
+	accel_device_release(d2);
+	accel_semaphore_release(os);
+	accel_semaphore_release(s);
+	accel_scheduler_release(other);
+}
+END_TEST
+
+/* ---- threads --------------------------------------------------------------- */
+
+#define SUBMITTERS 6
+#define PER_THREAD 100
+
+struct submitter {
+	accel_command_buffer_t *cb;
+	accel_buffer_t *counter;
+	accel_semaphore_t *s;
+	int failed;
+};
+
+static void *submitter_main(void *arg)
+{
+	struct submitter *w = arg;
+	accel_binding_t t[1] = { { w->counter, 0, 4 } };
+	accel_binding_table_t table = { 1, t };
+
+	for (uint64_t i = 1; i <= PER_THREAD; i++) {
+		accel_semaphore_t *ws[1] = { w->s }, *ss[1] = { w->s };
+		uint64_t wv[1] = { i - 1 }, sv[1] = { i };
+		accel_semaphore_list_t wl = { 1, ws, wv }, sl = { 1, ss, sv };
+
+		if (accel_queue_execute(queue, &wl, &sl, w->cb, &table, 0))
+			w->failed++;
+	}
+	if (accel_semaphore_wait(w->s, PER_THREAD, 0, WAIT_LONG))
+		w->failed++;
+	return NULL;
+}
+
+/* Several threads submit one command buffer with their own tables. */
+START_TEST(test_threads_submit)
+{
+	accel_command_buffer_t *cb = cb_new(0, 1);
+	accel_buffer_ref_t r[1] = { accel_buffer_ref_indirect(0, 0, 4) };
+	uint32_t one[3] = { 1, 1, 1 };
+	struct submitter w[SUBMITTERS];
+	pthread_t t[SUBMITTERS];
+
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, entry(exe, "increment"), one, NULL, 0, r, 1));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	for (int i = 0; i < SUBMITTERS; i++) {
+		w[i].cb = cb;
+		w[i].counter = buffer_new(4);
+		memset(map(w[i].counter), 0, 4);
+		w[i].s = sem_new(0);
+		w[i].failed = 0;
+		ck_assert_int_eq(pthread_create(&t[i], NULL, submitter_main, &w[i]), 0);
+	}
+	for (int i = 0; i < SUBMITTERS; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(w[i].failed, 0);
+		ck_assert_uint_eq(*(uint32_t *)map(w[i].counter), PER_THREAD);
+		accel_buffer_release(w[i].counter);
+		accel_semaphore_release(w[i].s);
+	}
+	accel_command_buffer_release(cb);
+}
+END_TEST
+
+/* The last reference to the queue may go while work is pending. */
+START_TEST(test_release_queue_with_pending_work)
+{
+	accel_queue_t *q;
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(0);
+	POINT(w, gate, 1);
+	POINT(sig, s, 1);
+
+	ASSERT_OK(accel_queue_create(dev, 0, &q));
+	ASSERT_OK(accel_queue_barrier(q, &w, &sig, 0));
+	accel_queue_release(q);
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+static Suite *queue_suite(void)
+{
+	Suite *suite = suite_create("queue");
+	TCase *tc = tcase_create("execute");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_fill_patterns);
+	tcase_add_test(tc, test_update_and_copy);
+	tcase_add_test(tc, test_indirect_transfers);
+	tcase_add_test(tc, test_dispatch_saxpy);
+	tcase_add_test(tc, test_dispatch_workgroup_ids_3d);
+	tcase_add_test(tc, test_dispatch_indirect_from_dispatch);
+	tcase_add_test(tc, test_100000_commands);
+	tcase_add_test(tc, test_512_dispatches_without_barrier);
+	tcase_add_test(tc, test_reuse_concurrent_tables);
+	tcase_add_test(tc, test_table_retained_until_signal);
+	tcase_add_test(tc, test_no_head_of_line_blocking);
+	tcase_add_test(tc, test_wait_for_submitted);
+	tcase_add_test(tc, test_chain_across_queues);
+	tcase_add_test(tc, test_failed_wait_propagates);
+	tcase_add_test(tc, test_failed_command_index);
+	tcase_add_test(tc, test_signal_not_above_current);
+	tcase_add_test(tc, test_execute_errors);
+	tcase_add_test(tc, test_threads_submit);
+	tcase_add_test(tc, test_release_queue_with_pending_work);
+	suite_add_tcase(suite, tc);
+	return suite;
+}
+
+int main(void)
+{
+	return test_run_suite(queue_suite());
+}

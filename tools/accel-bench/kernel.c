@@ -1,71 +1,31 @@
 // SPDX-License-Identifier: MIT
 /*
- * accel-bench: accelsched's benchmarks. Every figure is a ratio against a
- * baseline measured side by side in the same run (rounds of A and B
- * interleaved, the median of each kept), because absolute times on a shared
- * or emulated machine mean little. Results are printed as
+ * accel-bench: the kernel module's paths (run in the VM by `make bench`).
  *
- *	METRIC <name> <value>
- *
- * lines, plus the absolute figures behind them as comments (text) or fields
- * (--json).
- *
- *	accel-bench [-j] [-r ROUNDS] [-n OPS] [BENCH...]
- *
- * Benchmarks:
- *	nop   the submission path: a NOP uring_cmd on /dev/accelsched, batched
- *	      128 per io_uring_enter, against one NOP ioctl per syscall and
- *	      against io_uring's own IORING_OP_NOP, same batching (needs the
- *	      module; run it in the VM with `make bench`).
+ *	nop   a NOP uring_cmd on /dev/accelsched, batched 128 per
+ *	      io_uring_enter, against one NOP ioctl per syscall and against
+ *	      io_uring's own IORING_OP_NOP with the same batching.
  *	wake  a host signal -> wake round trip between two threads through
  *	      syncobjs (waiting with the WAIT ioctl, and with an io_uring
  *	      WAIT), against the same ping-pong over two eventfds.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <liburing.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
-#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <accelsched.h>
 
+#include "bench.h"
+
 #define BATCH 128
-
-struct opts {
-	int json;
-	int rounds;
-	long ops;
-};
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ns per NOP ioctl, one syscall each. */
 static double run_ioctl_nop(int fd, long ops)
@@ -124,17 +84,7 @@ static double run_ring(struct io_uring *ring, int fd, long ops)
 	return (now_ns() - t0) / done;
 }
 
-static void metric(const struct opts *o, const char *name, double v, int *first)
-{
-	if (o->json) {
-		printf("%s\"%s\": %.4f", *first ? "" : ", ", name, v);
-		*first = 0;
-	} else {
-		printf("METRIC %s %.4f\n", name, v);
-	}
-}
-
-static int bench_nop(const struct opts *o)
+int bench_nop(const struct opts *o)
 {
 	struct io_uring ring;
 	int fd, ret, first = 1;
@@ -328,7 +278,7 @@ static double run_wake(int fd, enum wake_mode mode, long iters)
 	return t0;
 }
 
-static int bench_wake(const struct opts *o)
+int bench_wake(const struct opts *o)
 {
 	long iters = o->ops / 40 > 0 ? o->ops / 40 : 1;
 	double *ev, *io, *ur;
@@ -376,64 +326,3 @@ static int bench_wake(const struct opts *o)
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: accel-bench [-j] [-r ROUNDS] [-n OPS] [BENCH...]\n"
-		"  -j, --json      one JSON object per benchmark\n"
-		"  -r, --rounds N  interleaved rounds per figure (default 7)\n"
-		"  -n, --ops N     operations per round (default 20000)\n"
-		"benchmarks: nop wake (default: all)\n");
-}
-
-int main(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "ops", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct opts o = { .rounds = 7, .ops = 20000 };
-	int c, rc = 0;
-
-	while ((c = getopt_long(argc, argv, "jr:n:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			o.json = 1;
-			break;
-		case 'r':
-			o.rounds = atoi(optarg);
-			break;
-		case 'n':
-			o.ops = atol(optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (o.rounds < 1 || o.rounds > 1000 || o.ops < BATCH) {
-		fprintf(stderr, "accel-bench: need 1 <= rounds <= 1000 and ops >= %d\n",
-			BATCH);
-		return 2;
-	}
-	if (optind == argc)
-		return bench_nop(&o) | bench_wake(&o);
-	for (int i = optind; i < argc; i++) {
-		if (!strcmp(argv[i], "nop")) {
-			rc |= bench_nop(&o);
-		} else if (!strcmp(argv[i], "wake")) {
-			rc |= bench_wake(&o);
-		} else {
-			fprintf(stderr, "accel-bench: unknown benchmark '%s' (known: nop, wake)\n",
-				argv[i]);
-			return 2;
-		}
-	}
-	return rc;
-}

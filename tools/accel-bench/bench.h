@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * accel-bench: what every benchmark shares. A benchmark is a function
+ * registered in main.c's table; it measures its path and a baseline side by
+ * side (rounds interleaved, medians kept) and reports ratios with metric().
+ */
+#ifndef ACCEL_BENCH_H
+#define ACCEL_BENCH_H
+
+#include <stdio.h>
+
+struct opts {
+	int json;    /* one JSON object per benchmark instead of text */
+	int rounds;  /* interleaved rounds per figure */
+	long ops;    /* operations per round (each benchmark scales it) */
+};
+
+struct bench {
+	const char *name;
+	const char *what;  /* one line for --help */
+	int needs_module;  /* runs only where /dev/accelsched exists (the VM) */
+	int (*run)(const struct opts *o);
+};
+
+double now_ns(void);
+double median(double *v, int n);
+
+/*
+ * Print one figure: "METRIC name value" (text), or a "name": value member
+ * of the current JSON object (*first tracks the separator).
+ */
+void metric(const struct opts *o, const char *name, double v, int *first);
+
+/* kernel.c: the module's submission and wake-up paths. */
+int bench_nop(const struct opts *o);
+int bench_wake(const struct opts *o);
+
+#endif

@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 1
+#define ACCEL_ABI_MINOR 2
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -64,6 +64,8 @@ extern "C" {
 #define ACCEL_FEATURE_URING_CANCEL (1ULL << 1)
 /** ACCEL_FEATURE_SYNCOBJ - timeline sync objects (ABI 1.1). */
 #define ACCEL_FEATURE_SYNCOBJ (1ULL << 2)
+/** ACCEL_FEATURE_SCHED - engines, queues and jobs (ABI 1.2). */
+#define ACCEL_FEATURE_SCHED (1ULL << 3)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -320,6 +322,212 @@ struct accel_uring_wait {
 	__u32 flags;
 };
 
+/*
+ * Jobs and the scheduler
+ * ======================
+ *
+ * An *engine* is a named scheduling domain for one execution resource
+ * ("cpu", "vulkan:0", "cuda:0"), shared by every process that names it, with
+ * a credit limit: how many released jobs may be in flight on it at once. A
+ * *queue* belongs to one open file, is bound to one engine, and has a
+ * priority class and a weight. A *job* waits on points and promises points;
+ * submitting it promises its signal points at once.
+ *
+ * A job becomes runnable when every wait is reached, without any thread or
+ * polling; only points order jobs (a blocked job never holds back a later
+ * independent job of its queue), and runnable jobs of one queue are released
+ * in submission order. The policy releases, within the engine's credit
+ * limit, from the highest non-empty priority class, and within a class from
+ * the queue that has consumed the least engine time for its weight.
+ *
+ * A released job goes to its executor (the file that submitted it): as the
+ * completion of its io_uring SUBMIT, or as an ACCEL_JOB_EVENT_RELEASED event
+ * read with ACCEL_IOCTL_JOB_FETCH (the device fd polls readable while events
+ * wait). The executor runs it and sends COMPLETE with a status and the
+ * device time it took; the signal points are then reached, or failed with
+ * the status. A job whose wait fails is not run: its signals fail with the
+ * same error. A released job not completed within its timeout fails with
+ * -ETIMEDOUT, its executor gets an ACCEL_JOB_EVENT_TIMEDOUT event and a late
+ * COMPLETE gets -ETIMEDOUT. When a file is closed (its process died, say),
+ * every job it submitted and did not complete is cancelled and its promised
+ * points fail with -EOWNERDEAD.
+ */
+
+#define ACCEL_ENGINE_NAME_LEN 32
+
+#define ACCEL_PRIORITY_HIGH 0
+#define ACCEL_PRIORITY_NORMAL 1
+#define ACCEL_PRIORITY_LOW 2
+#define ACCEL_PRIORITY_COUNT 3
+
+#define ACCEL_WEIGHT_MIN 1
+#define ACCEL_WEIGHT_MAX 10000
+#define ACCEL_CREDITS_MAX 65536
+
+/**
+ * struct accel_queue_create - ACCEL_IOCTL_QUEUE_CREATE.
+ * @engine:   the engine's name, NUL-terminated, [a-z0-9:._-], not empty.
+ * @priority: ACCEL_PRIORITY_HIGH, _NORMAL or _LOW.
+ * @weight:   share within the class, ACCEL_WEIGHT_MIN..ACCEL_WEIGHT_MAX.
+ * @credits:  the engine's credit limit (1..ACCEL_CREDITS_MAX) if this call
+ *            creates the engine; 0 takes the existing limit (or 1). Naming
+ *            an existing engine with another non-zero limit is -EEXIST.
+ * @flags:    must be zero.
+ * @handle:   out: the queue's handle in this file (never 0).
+ * @pad:      must be zero.
+ */
+struct accel_queue_create {
+	char engine[ACCEL_ENGINE_NAME_LEN];
+	__u32 priority;
+	__u32 weight;
+	__u32 credits;
+	__u32 flags;
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct accel_queue_destroy - ACCEL_IOCTL_QUEUE_DESTROY: its jobs not yet
+ * completed are cancelled (their points fail with -ECANCELED).
+ * @handle: the queue.
+ * @pad:    must be zero.
+ */
+struct accel_queue_destroy {
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct accel_point - one point of a syncobj.
+ * @handle: the syncobj.
+ * @flags:  must be zero.
+ * @point:  the point.
+ */
+struct accel_point {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+};
+
+/** ACCEL_JOB_MAX_POINTS - the most waits, and the most signals, of a job. */
+#define ACCEL_JOB_MAX_POINTS 64
+/** ACCEL_JOB_SUBMIT_MAX - the most jobs one batched submit takes. */
+#define ACCEL_JOB_SUBMIT_MAX 256
+
+/**
+ * struct accel_job - one job.
+ * @user_data:  the executor's own tag, returned with the job's events.
+ * @waits:      pointer to struct accel_point[@nwaits].
+ * @signals:    pointer to struct accel_point[@nsignals]; each point must be
+ *              above its syncobj's value.
+ * @timeout_ns: how long the job may run once released; 0 for the module's
+ *              default (parameter job_timeout_ms).
+ * @nwaits:     at most ACCEL_JOB_MAX_POINTS.
+ * @nsignals:   at most ACCEL_JOB_MAX_POINTS.
+ * @queue:      the queue's handle.
+ * @flags:      must be zero.
+ * @id:         out: the job's id in this file, for COMPLETE.
+ * @pad:        must be zero.
+ */
+struct accel_job {
+	__u64 user_data;
+	__u64 waits;
+	__u64 signals;
+	__u64 timeout_ns;
+	__u32 nwaits;
+	__u32 nsignals;
+	__u32 queue;
+	__u32 flags;
+	__u32 id;
+	__u32 pad;
+};
+
+/**
+ * struct accel_job_submit - ACCEL_IOCTL_JOB_SUBMIT: submit a batch of jobs.
+ * @jobs:      pointer to struct accel_job[@count]; their @id is written back.
+ * @count:     1..ACCEL_JOB_SUBMIT_MAX.
+ * @flags:     must be zero.
+ * @submitted: out: how many were submitted, in order; on an error, the jobs
+ *             before the failed one stay submitted and the ioctl returns the
+ *             error with @submitted saying where it stopped.
+ * @pad:       must be zero.
+ */
+struct accel_job_submit {
+	__u64 jobs;
+	__u32 count;
+	__u32 flags;
+	__u32 submitted;
+	__u32 pad;
+};
+
+/**
+ * struct accel_uring_submit - payload of ACCEL_URING_CMD_JOB_SUBMIT. The
+ * CQE completes when the job is released, with res = the job's id (bit
+ * ACCEL_JOB_RES_PIPELINED set when it was released before its waits were
+ * reached; see the docs), or with -errno if the submission is refused or the
+ * job fails or is cancelled before release.
+ * @job:      pointer to one struct accel_job (read at submission).
+ * @reserved: must be zero.
+ */
+struct accel_uring_submit {
+	__u64 job;
+	__u64 reserved;
+};
+
+#define ACCEL_JOB_RES_PIPELINED (1 << 30)
+#define ACCEL_JOB_RES_ID_MASK (ACCEL_JOB_RES_PIPELINED - 1)
+
+/**
+ * struct accel_job_complete - ACCEL_IOCTL_JOB_COMPLETE and
+ * ACCEL_URING_CMD_JOB_COMPLETE: the executor finished a released job.
+ * @id:        the job.
+ * @status:    0, or a negative errno in [-4095, -1] that fails its points.
+ * @device_ns: the engine time it took (fair share is charged by it); 0
+ *             charges the time from release to COMPLETE.
+ */
+struct accel_job_complete {
+	__u32 id;
+	__s32 status;
+	__u64 device_ns;
+};
+
+#define ACCEL_JOB_EVENT_RELEASED 1
+#define ACCEL_JOB_EVENT_TIMEDOUT 2
+
+/**
+ * struct accel_job_event - one event for an executor.
+ * @user_data: the job's user_data.
+ * @id:        the job's id.
+ * @type:      ACCEL_JOB_EVENT_RELEASED (jobs submitted by ioctl) or
+ *             ACCEL_JOB_EVENT_TIMEDOUT (any job; stop running it).
+ * @flags:     ACCEL_JOB_RES_PIPELINED for a pipelined release.
+ * @status:    0, or the error the job failed with.
+ */
+struct accel_job_event {
+	__u64 user_data;
+	__u32 id;
+	__u32 type;
+	__u32 flags;
+	__s32 status;
+};
+
+/**
+ * struct accel_job_fetch - ACCEL_IOCTL_JOB_FETCH: take waiting events.
+ * @events: pointer to struct accel_job_event[@max].
+ * @max:    1..ACCEL_JOB_SUBMIT_MAX.
+ * @count:  out: how many were written (0 if none wait; never blocks: poll
+ *          the device fd for POLLIN).
+ * @flags:  must be zero.
+ * @pad:    must be zero.
+ */
+struct accel_job_fetch {
+	__u64 events;
+	__u32 max;
+	__u32 count;
+	__u32 flags;
+	__u32 pad;
+};
+
 #define ACCEL_IOCTL_INFO _IOR(ACCEL_IOCTL_BASE, 0x00, struct accel_info)
 #define ACCEL_IOCTL_NOP _IOW(ACCEL_IOCTL_BASE, 0x01, struct accel_nop)
 #define ACCEL_IOCTL_SYNCOBJ_CREATE _IOWR(ACCEL_IOCTL_BASE, 0x10, struct accel_syncobj_create)
@@ -334,6 +542,11 @@ struct accel_uring_wait {
 #define ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE _IOW(ACCEL_IOCTL_BASE, 0x19, struct accel_syncobj_sync_file)
 #define ACCEL_IOCTL_SYNCOBJ_EVENTFD _IOW(ACCEL_IOCTL_BASE, 0x1a, struct accel_syncobj_eventfd)
 #define ACCEL_IOCTL_SYNCOBJ_CANCEL _IOWR(ACCEL_IOCTL_BASE, 0x1b, struct accel_syncobj_cancel)
+#define ACCEL_IOCTL_QUEUE_CREATE _IOWR(ACCEL_IOCTL_BASE, 0x20, struct accel_queue_create)
+#define ACCEL_IOCTL_QUEUE_DESTROY _IOW(ACCEL_IOCTL_BASE, 0x21, struct accel_queue_destroy)
+#define ACCEL_IOCTL_JOB_SUBMIT _IOWR(ACCEL_IOCTL_BASE, 0x22, struct accel_job_submit)
+#define ACCEL_IOCTL_JOB_COMPLETE _IOW(ACCEL_IOCTL_BASE, 0x23, struct accel_job_complete)
+#define ACCEL_IOCTL_JOB_FETCH _IOWR(ACCEL_IOCTL_BASE, 0x24, struct accel_job_fetch)
 
 /*
  * uring_cmd opcodes (sqe->cmd_op). They are encoded like ioctl numbers (as
@@ -342,6 +555,8 @@ struct accel_uring_wait {
 #define ACCEL_URING_CMD_NOP _IOW(ACCEL_IOCTL_BASE, 0x80, struct accel_nop)
 #define ACCEL_URING_CMD_SYNCOBJ_SIGNAL _IOW(ACCEL_IOCTL_BASE, 0x81, struct accel_syncobj_signal)
 #define ACCEL_URING_CMD_SYNCOBJ_WAIT _IOW(ACCEL_IOCTL_BASE, 0x82, struct accel_uring_wait)
+#define ACCEL_URING_CMD_JOB_SUBMIT _IOW(ACCEL_IOCTL_BASE, 0x83, struct accel_uring_submit)
+#define ACCEL_URING_CMD_JOB_COMPLETE _IOW(ACCEL_IOCTL_BASE, 0x84, struct accel_job_complete)
 
 #if defined(__cplusplus)
 }

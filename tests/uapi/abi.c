@@ -66,6 +66,32 @@ SIZE(accel_uring_wait, 16);
 OFF(accel_uring_wait, point, 0);
 OFF(accel_uring_wait, handle, 8);
 
+SIZE(accel_queue_create, 56);
+OFF(accel_queue_create, priority, 32);
+OFF(accel_queue_create, handle, 48);
+SIZE(accel_queue_destroy, 8);
+SIZE(accel_point, 16);
+OFF(accel_point, point, 8);
+SIZE(accel_job, 56);
+OFF(accel_job, waits, 8);
+OFF(accel_job, signals, 16);
+OFF(accel_job, timeout_ns, 24);
+OFF(accel_job, nwaits, 32);
+OFF(accel_job, queue, 40);
+OFF(accel_job, id, 48);
+SIZE(accel_job_submit, 24);
+OFF(accel_job_submit, submitted, 16);
+SIZE(accel_uring_submit, 16);
+SIZE(accel_job_complete, 16);
+OFF(accel_job_complete, device_ns, 8);
+SIZE(accel_job_event, 24);
+OFF(accel_job_event, type, 12);
+SIZE(accel_job_fetch, 24);
+ABI_ASSERT(sizeof(struct accel_uring_submit) <= 16, "SUBMIT payload exceeds sqe->cmd");
+ABI_ASSERT(sizeof(struct accel_job_complete) <= 16, "COMPLETE payload exceeds sqe->cmd");
+ABI_ASSERT(ACCEL_IOCTL_JOB_SUBMIT == 0xc018ac22u, "JOB_SUBMIT changed");
+ABI_ASSERT(ACCEL_URING_CMD_JOB_SUBMIT == 0x4010ac83u, "URING_CMD_JOB_SUBMIT changed");
+
 ABI_ASSERT(sizeof(struct accel_syncobj_signal) <= 16, "SIGNAL payload exceeds sqe->cmd");
 ABI_ASSERT(sizeof(struct accel_uring_wait) <= 16, "WAIT payload exceeds sqe->cmd");
 

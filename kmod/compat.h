@@ -116,4 +116,11 @@ static inline void accel_eventfd_signal(struct eventfd_ctx *ctx)
 #endif
 }
 
+/* Tracepoints: __assign_str() lost its source argument in 6.10. */
+#ifdef ACCEL_HAVE_ASSIGN_STR_1ARG
+#define __assign_str_compat(dst, src) __assign_str(dst)
+#else
+#define __assign_str_compat(dst, src) __assign_str(dst, src)
+#endif
+
 #endif /* _ACCEL_COMPAT_H */

@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -19,6 +20,11 @@
 #include "compat.h"
 #include <accelsched.h>
 #include "syncobj.h"
+#include "sched.h"
+
+/* How often the monitor re-checks pending uring_cmds (kernels without
+ * cancelable uring_cmds). */
+#define ACCEL_MONITOR_MS 50
 
 #define ACCEL_MODULE_VERSION "0.1.0"
 
@@ -58,6 +64,21 @@ struct accel_file {
 	unsigned int nr_notifies;
 	wait_queue_head_t notify_wq;
 	struct delayed_work monitor;
+
+	/*
+	 * Scheduler state (sched.c). Queues and jobs by handle and id, each
+	 * with the xarray's own lock; sched_mutex serialises queue teardown.
+	 * events_lock (interrupts off) nests inside an engine's lock.
+	 */
+	struct xarray queues;
+	struct xarray jobs;
+	u32 next_job_id;
+	atomic_t nr_jobs;
+	atomic64_t job_seq;
+	struct mutex sched_mutex;
+	spinlock_t events_lock;
+	struct list_head events;
+	wait_queue_head_t events_wq;
 };
 
 extern struct accel_device accel_dev;

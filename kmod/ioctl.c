@@ -43,7 +43,8 @@ void accel_fill_info(struct accel_file *afile, struct accel_info *info)
 	memset(info, 0, sizeof(*info));
 	info->abi_major = ACCEL_ABI_MAJOR;
 	info->abi_minor = ACCEL_ABI_MINOR;
-	info->features = ACCEL_FEATURE_URING_CMD | ACCEL_FEATURE_SYNCOBJ;
+	info->features = ACCEL_FEATURE_URING_CMD | ACCEL_FEATURE_SYNCOBJ |
+			 ACCEL_FEATURE_SCHED;
 	if (ACCEL_URING_CANCELABLE)
 		info->features |= ACCEL_FEATURE_URING_CANCEL;
 	info->client_id = afile->client_id;
@@ -103,6 +104,12 @@ static const struct accel_ioctl_desc accel_ioctls[] = {
 			accel_ioctl_syncobj_import_sync_file, 0),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_EVENTFD, accel_ioctl_syncobj_eventfd, 0),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_CANCEL, accel_ioctl_syncobj_cancel, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_QUEUE_CREATE, accel_ioctl_queue_create, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_QUEUE_DESTROY, accel_ioctl_queue_destroy, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_JOB_SUBMIT, accel_ioctl_job_submit,
+			ACCEL_IOCTL_OUT_ON_ERROR),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_JOB_COMPLETE, accel_ioctl_job_complete, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_JOB_FETCH, accel_ioctl_job_fetch, 0),
 };
 
 /**

@@ -37,6 +37,7 @@ static int accel_open(struct inode *inode, struct file *file)
 	afile->client_id = atomic64_inc_return(&accel_dev.next_client_id);
 	xa_init_flags(&afile->syncobjs, XA_FLAGS_ALLOC1);
 	accel_notify_init(afile);
+	accel_sched_file_init(afile);
 	file->private_data = afile;
 	return 0;
 }
@@ -52,6 +53,7 @@ static int accel_release(struct inode *inode, struct file *file)
 	unsigned long handle;
 
 	accel_notify_release(afile);
+	accel_sched_file_release(afile);
 	xa_for_each(&afile->syncobjs, handle, s)
 		accel_syncobj_put(s);
 	xa_destroy(&afile->syncobjs);
@@ -69,6 +71,12 @@ static void accel_show_fdinfo(struct seq_file *m, struct file *file)
 
 	seq_printf(m, "drm-driver:\t%s\n", ACCEL_DEVICE_NAME);
 	seq_printf(m, "drm-client-id:\t%llu\n", afile->client_id);
+	accel_sched_show_fdinfo(m, afile);
+}
+
+static __poll_t accel_poll(struct file *file, struct poll_table_struct *wait)
+{
+	return accel_sched_poll(file->private_data, file, wait);
 }
 
 static const struct file_operations accel_fops = {
@@ -79,6 +87,7 @@ static const struct file_operations accel_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.uring_cmd = accel_uring_cmd,
 	.show_fdinfo = accel_show_fdinfo,
+	.poll = accel_poll,
 	.llseek = noop_llseek,
 };
 
@@ -98,14 +107,20 @@ static int __init accel_init(void)
 {
 	int ret;
 
+	ret = accel_sched_init();
+	if (ret)
+		return ret;
 	accel_wq = alloc_workqueue("accelsched", WQ_UNBOUND, 0);
-	if (!accel_wq)
+	if (!accel_wq) {
+		accel_sched_fini();
 		return -ENOMEM;
+	}
 	ret = misc_register(&accel_dev.misc);
 	if (ret) {
 		pr_err("accelsched: cannot register /dev/%s: %d\n",
 		       ACCEL_DEVICE_NAME, ret);
 		destroy_workqueue(accel_wq);
+		accel_sched_fini();
 		return ret;
 	}
 	pr_info("accelsched: %s loaded, ABI %u.%u, uring_cmd%s\n",
@@ -122,7 +137,8 @@ static void __exit accel_exit(void)
 	 */
 	misc_deregister(&accel_dev.misc);
 	accel_syncobj_imports_fini();
-	destroy_workqueue(accel_wq); /* drains imports whose fence signalled */
+	destroy_workqueue(accel_wq); /* drains imports, kicks, timeouts */
+	accel_sched_fini();
 }
 
 module_init(accel_init);

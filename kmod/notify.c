@@ -34,7 +34,6 @@
 
 #include "internal.h"
 
-#define ACCEL_MONITOR_MS 50
 
 unsigned int accel_max_pending_waits = 4096;
 module_param_named(max_pending_waits, accel_max_pending_waits, uint, 0644);
@@ -382,6 +381,7 @@ static void accel_notify_monitor(struct work_struct *work)
 	}
 	spin_unlock_irq(&afile->notify_lock);
 	accel_notify_cancel_claimed(&claimed);
+	accel_sched_monitor(afile, &again);
 	if (again)
 		queue_delayed_work(accel_wq, &afile->monitor,
 				   msecs_to_jiffies(ACCEL_MONITOR_MS));

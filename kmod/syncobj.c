@@ -233,6 +233,20 @@ int accel_syncobj_signal(struct accel_syncobj *s, u64 value)
 }
 
 /**
+ * accel_syncobj_reach() - reach @point if the value is below it (a job
+ * completing: a host signal may have gone further meanwhile).
+ * @s:     the syncobj.
+ * @point: the point.
+ *
+ * Context: any context; takes &accel_syncobj.lock.
+ * Return: 0, or the syncobj's error if it has failed.
+ */
+int accel_syncobj_reach(struct accel_syncobj *s, u64 point)
+{
+	return accel_syncobj_advance(s, point, point, false);
+}
+
+/**
  * accel_syncobj_promise() - mark @point submitted: something will reach it.
  * @s:     the syncobj.
  * @point: the point.

@@ -65,6 +65,7 @@ static inline void accel_syncobj_put(struct accel_syncobj *s)
 
 int accel_syncobj_signal(struct accel_syncobj *s, u64 value);
 int accel_syncobj_promise(struct accel_syncobj *s, u64 point);
+int accel_syncobj_reach(struct accel_syncobj *s, u64 point);
 int accel_syncobj_fail(struct accel_syncobj *s, int error);
 void accel_syncobj_query(struct accel_syncobj *s, u64 *value, u64 *submitted,
 			 int *error);

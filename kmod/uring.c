@@ -39,6 +39,8 @@ int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	if (issue_flags & ACCEL_IO_URING_F_CANCEL) {
 		if (cmd->cmd_op == ACCEL_URING_CMD_SYNCOBJ_WAIT)
 			accel_uring_wait_cancel(cmd, issue_flags);
+		else if (cmd->cmd_op == ACCEL_URING_CMD_JOB_SUBMIT)
+			accel_uring_job_cancel(cmd, issue_flags);
 		return 0;
 	}
 
@@ -51,6 +53,10 @@ int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		return accel_syncobj_do_signal(afile, &sig);
 	case ACCEL_URING_CMD_SYNCOBJ_WAIT:
 		return accel_uring_wait(afile, cmd, issue_flags);
+	case ACCEL_URING_CMD_JOB_SUBMIT:
+		return accel_uring_job_submit(afile, cmd, issue_flags);
+	case ACCEL_URING_CMD_JOB_COMPLETE:
+		return accel_uring_job_complete(afile, cmd);
 	default:
 		return -ENOTTY;
 	}

@@ -121,6 +121,33 @@ probe eventfd_signal_1arg <<'EOF'
 void probe(struct eventfd_ctx *c) { eventfd_signal(c); }
 EOF
 
+# __assign_str(dst) without its source (6.10+). A trace event needs its own
+# header, included again by define_trace.h.
+cat >"$dir/assign_str_1arg_trace.h" <<'EOF'
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM accel_probe
+#if !defined(_PROBE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _PROBE_TRACE_H
+#include <linux/tracepoint.h>
+TRACE_EVENT(accel_probe_ev,
+	TP_PROTO(const char *s), TP_ARGS(s),
+	TP_STRUCT__entry(__string(s, s)),
+	TP_fast_assign(__assign_str(s);),
+	TP_printk("%s", __get_str(s)));
+#endif
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE assign_str_1arg_trace
+#include <trace/define_trace.h>
+EOF
+probe assign_str_1arg <<'EOF'
+#define CREATE_TRACE_POINTS
+#include "assign_str_1arg_trace.h"
+void probe(void) { trace_accel_probe_ev("x"); }
+EOF
+
+echo "ccflags-y := -I\$(src)" >"$dir/Kbuild"
 for n in $names; do
 	echo "obj-m += $n.o" >>"$dir/Kbuild"
 done

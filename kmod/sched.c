@@ -1,0 +1,1276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: the job scheduler
+ *
+ * *Engines* are named scheduling domains shared by every file that names
+ * them; each has a credit limit, the most released jobs in flight at once,
+ * which is what keeps the order of work in the scheduler's hands rather
+ * than in a device queue. A *queue* belongs to one file and is bound to one
+ * engine with a priority class and a weight. A *job* has waits and signals
+ * (syncobj points), a user_data and a timeout.
+ *
+ * A job's life: **submitted** (its signal points are promised at once, so
+ * waiters for *submitted* points wake) → **runnable** (every wait reached;
+ * each wait is a callback on the point's fence, so this needs no thread and
+ * no polling, and a job may wait on a point nothing has promised yet) →
+ * **released** (the policy picked it within the engine's credits) →
+ * **completed** by its executor with a status (its points reached, or failed
+ * with the status). A job whose wait fails never runs: its points fail with
+ * the same error. A released job past its timeout fails with -ETIMEDOUT; its
+ * executor gets an event and a late COMPLETE is refused. When the file goes,
+ * every job it did not complete is cancelled and its points fail with
+ * -EOWNERDEAD, so no other process waits forever on a dead one.
+ *
+ * Submission follows the DRM scheduler's discipline: everything fallible
+ * first (copying, lookups, allocations, the fences of the waits, the id),
+ * then the point of no return (promising the signals, arming the waits),
+ * which cannot fail.
+ *
+ * **Policy.** Strict priority between the classes; inside a class, the queue
+ * with the least virtual runtime goes first, virtual runtime being the
+ * engine time a queue consumed divided by its weight (CFS-like: a queue that
+ * becomes runnable starts no lower than the class's floor, so idling banks
+ * no credit). A release is charged an estimate of the job's time (the
+ * queue's running average), corrected at COMPLETE by the device time the
+ * executor reports, so that several credits do not all go to one queue.
+ * Only points order jobs: a queue's jobs become runnable in any order and a
+ * blocked job never holds back a later independent one, while the runnable
+ * jobs of a queue are released in submission order.
+ *
+ * **Locking.** Each engine's spinlock (taken with interrupts off) protects
+ * its run queues, the scheduling fields of its queues and the state of their
+ * jobs; a file's event lock nests inside it. Fence callbacks take no engine
+ * lock: the last wait of a job puts it on the engine's lock-free ready list
+ * and kicks the engine's work item, which makes it runnable and releases.
+ * Syncobjs are signalled and failed outside every engine lock.
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+static unsigned int accel_max_queues = 64;
+module_param_named(max_queues, accel_max_queues, uint, 0644);
+MODULE_PARM_DESC(max_queues, "Most queues one open file may hold (default 64)");
+
+static unsigned int accel_max_jobs = 16384;
+module_param_named(max_jobs, accel_max_jobs, uint, 0644);
+MODULE_PARM_DESC(max_jobs, "Most jobs one open file may have submitted and not completed (default 16384)");
+
+static unsigned int accel_job_timeout_ms = 10000;
+module_param_named(job_timeout_ms, accel_job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_ms, "Timeout of a released job that asks for none (default 10000)");
+
+/* The weight that makes vruntime equal engine time. */
+#define ACCEL_WEIGHT_UNIT 1024ULL
+/* Inline room for waits and signals: most jobs need no second allocation. */
+#define ACCEL_JOB_INLINE 4
+
+enum accel_job_state {
+	ACCEL_JOB_PENDING,   /* waits not all reached */
+	ACCEL_JOB_RUNNABLE,  /* in its queue's runnable list */
+	ACCEL_JOB_RELEASED,  /* with its executor */
+	ACCEL_JOB_TIMEDOUT,  /* failed by its timeout; awaits a late COMPLETE */
+	ACCEL_JOB_DONE,
+};
+
+struct accel_sched_job;
+
+struct accel_job_dep {
+	struct dma_fence_cb cb;
+	struct dma_fence *fence;
+	struct accel_sched_job *job;
+};
+
+struct accel_job_sig {
+	struct accel_syncobj *s;
+	u64 point;
+};
+
+struct accel_event_node {
+	struct list_head link;
+	struct accel_job_event ev;
+};
+
+/**
+ * struct accel_sched_job - one job.
+ * @ref:        the id table's, the ready list's, a pending timeout's, a
+ *              pending uring_cmd's, and short-lived lookups'.
+ * @engine:     its queue's engine; a reference (the job may outlive its
+ *              queue on the ready list or in a timeout).
+ * @queue:      its queue; only dereferenced while the job is not DONE.
+ * @afile:      its file; likewise.
+ * @id:         its id in the file (for COMPLETE and events).
+ * @qhandle:    its queue's handle (for traces; the queue may go first).
+ * @priority:   its queue's class.
+ * @seq:        submission order in the file.
+ * @user_data:  the executor's tag.
+ * @timeout_ns: how long it may stay released.
+ * @state:      &enum accel_job_state (engine lock).
+ * @error:      the first error among its waits (atomic).
+ * @deps_left:  waits not yet reached, plus one while arming.
+ * @ready:      on the engine's ready list, its last wait reached.
+ * @qlink:      in its queue's runnable list.
+ * @cmd:        its io_uring SUBMIT while pending (engine lock).
+ * @task:       the task that issued @cmd.
+ * @issuing:    submitted through io_uring, and the submission still runs
+ *              (a release then is returned by the submission itself).
+ * @released_inline: see @issuing.
+ * @release_ns: when it was released.
+ * @charged:    engine time charged at release, corrected at COMPLETE.
+ * @timeout:    fails it past @timeout_ns after release.
+ * @ev_released: its RELEASED event, queued for the executor.
+ * @ev_timedout: its TIMEDOUT event.
+ * @nwaits:     waits in @deps.
+ * @nsignals:   signals in @sigs.
+ * @deps:       the waits: @deps_inline, or allocated beyond it.
+ * @sigs:       the signals: @sigs_inline, or allocated beyond it.
+ * @deps_inline: room for the first waits.
+ * @sigs_inline: room for the first signals.
+ */
+struct accel_sched_job {
+	struct kref ref;
+	struct accel_engine *engine;
+	struct accel_queue *queue;
+	struct accel_file *afile;
+	u32 id;
+	u32 qhandle;
+	u32 priority;
+	u64 seq;
+	u64 user_data;
+	u64 timeout_ns;
+	enum accel_job_state state;
+	atomic_t error;
+	atomic_t deps_left;
+	struct llist_node ready;
+	struct list_head qlink;
+	struct io_uring_cmd *cmd;
+	struct task_struct *task;
+	bool issuing;
+	bool released_inline;
+	u64 release_ns;
+	u64 charged;
+	struct delayed_work timeout;
+	struct accel_event_node ev_released, ev_timedout;
+	u32 nwaits, nsignals;
+	struct accel_job_dep *deps;
+	struct accel_job_sig *sigs;
+	struct accel_job_dep deps_inline[ACCEL_JOB_INLINE];
+	struct accel_job_sig sigs_inline[ACCEL_JOB_INLINE];
+};
+
+struct accel_submit_pdu {
+	struct accel_sched_job *job;
+	int res;
+};
+
+static struct kmem_cache *accel_job_cache;
+static DEFINE_MUTEX(accel_engines_lock);
+static LIST_HEAD(accel_engines);
+static struct dentry *accel_debugfs;
+
+/* ---------------------------------------------------------------- engines */
+
+static void accel_engine_kick(struct work_struct *work);
+
+static void accel_engine_free(struct kref *ref)
+{
+	struct accel_engine *e = container_of(ref, struct accel_engine, ref);
+
+	list_del(&e->link);
+	mutex_unlock(&accel_engines_lock);
+	kfree(e);
+}
+
+static void accel_engine_put(struct accel_engine *e)
+{
+	kref_put_mutex(&e->ref, accel_engine_free, &accel_engines_lock);
+}
+
+static bool accel_engine_name_valid(const char *name)
+{
+	size_t i, len = strnlen(name, ACCEL_ENGINE_NAME_LEN);
+
+	if (!len || len == ACCEL_ENGINE_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!(isdigit(c) || (c >= 'a' && c <= 'z') || c == ':' ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	/* Everything after the NUL must be zero too. */
+	for (; i < ACCEL_ENGINE_NAME_LEN; i++)
+		if (name[i])
+			return false;
+	return true;
+}
+
+/* Find or create the engine @name; a reference. */
+static struct accel_engine *accel_engine_get(const char *name, u32 credits)
+{
+	struct accel_engine *e;
+	int i;
+
+	mutex_lock(&accel_engines_lock);
+	list_for_each_entry(e, &accel_engines, link) {
+		if (strcmp(e->name, name))
+			continue;
+		if (credits && credits != e->credits) {
+			mutex_unlock(&accel_engines_lock);
+			return ERR_PTR(-EEXIST);
+		}
+		kref_get(&e->ref);
+		mutex_unlock(&accel_engines_lock);
+		return e;
+	}
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e) {
+		mutex_unlock(&accel_engines_lock);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&e->ref);
+	strscpy(e->name, name, sizeof(e->name));
+	spin_lock_init(&e->lock);
+	e->credits = credits ?: 1;
+	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++)
+		e->rq[i] = RB_ROOT_CACHED;
+	init_llist_head(&e->ready);
+	INIT_WORK(&e->kick, accel_engine_kick);
+	list_add_tail(&e->link, &accel_engines);
+	mutex_unlock(&accel_engines_lock);
+	return e;
+}
+
+static bool accel_queue_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct accel_queue, rb)->vruntime <
+	       rb_entry(b, struct accel_queue, rb)->vruntime;
+}
+
+static void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q)
+{
+	lockdep_assert_held(&e->lock);
+	rb_add_cached(&q->rb, &e->rq[q->priority], accel_queue_less);
+	q->on_rq = true;
+}
+
+static void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
+{
+	lockdep_assert_held(&e->lock);
+	rb_erase_cached(&q->rb, &e->rq[q->priority]);
+	q->on_rq = false;
+}
+
+/* Charge @ns of engine time (may be negative: a correction) to @q. */
+static void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
+{
+	struct accel_engine *e = q->engine;
+	s64 dv = div_s64(ns * (s64)ACCEL_WEIGHT_UNIT, q->weight);
+
+	lockdep_assert_held(&e->lock);
+	if (q->on_rq)
+		accel_rq_del_locked(e, q);
+	q->vruntime = dv < 0 && (u64)-dv > q->vruntime ? 0 : q->vruntime + dv;
+	if (!list_empty(&q->runnable))
+		accel_rq_add_locked(e, q);
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+static void accel_job_free(struct kref *ref)
+{
+	struct accel_sched_job *job = container_of(ref, struct accel_sched_job, ref);
+	u32 i;
+
+	for (i = 0; i < job->nwaits; i++)
+		if (job->deps[i].fence)
+			dma_fence_put(job->deps[i].fence);
+	for (i = 0; i < job->nsignals; i++)
+		accel_syncobj_put(job->sigs[i].s);
+	if (job->deps != job->deps_inline)
+		kfree(job->deps);
+	if (job->sigs != job->sigs_inline)
+		kfree(job->sigs);
+	if (job->task)
+		put_task_struct(job->task);
+	accel_engine_put(job->engine);
+	kmem_cache_free(accel_job_cache, job);
+}
+
+static void accel_job_put(struct accel_sched_job *job)
+{
+	kref_put(&job->ref, accel_job_free);
+}
+
+static const char *accel_job_engine(struct accel_sched_job *job)
+{
+	return job->engine->name;
+}
+
+#define ACCEL_JOB_TRACE(ev, job)                                             \
+	trace_job_##ev((job)->afile->client_id, accel_job_engine(job),        \
+		       (job)->qhandle, (job)->id, (job)->priority)
+
+static void accel_event_push_locked(struct accel_sched_job *job,
+				    struct accel_event_node *n, u32 type,
+				    int status)
+{
+	struct accel_file *afile = job->afile;
+
+	n->ev = (struct accel_job_event){
+		.user_data = job->user_data, .id = job->id, .type = type,
+		.status = status,
+	};
+	kref_get(&job->ref);
+	spin_lock(&afile->events_lock);
+	list_add_tail(&n->link, &afile->events);
+	spin_unlock(&afile->events_lock);
+	wake_up_interruptible(&afile->events_wq);
+}
+
+static void accel_submit_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct accel_submit_pdu *pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
+	struct accel_sched_job *job = pdu->job;
+	int res = pdu->res;
+
+	accel_uring_cmd_done(cmd, res, issue_flags);
+	accel_job_put(job);
+}
+
+/* Complete the job's pending SUBMIT with @res, if it has one. */
+static void accel_job_answer_locked(struct accel_sched_job *job, int res)
+{
+	struct io_uring_cmd *cmd = job->cmd;
+
+	lockdep_assert_held(&job->engine->lock);
+	if (!cmd)
+		return;
+	job->cmd = NULL;
+	accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->res = res;
+	io_uring_cmd_complete_in_task(cmd, accel_submit_tw);
+}
+
+static void accel_job_release_locked(struct accel_sched_job *job)
+{
+	struct accel_engine *e = job->engine;
+	struct accel_queue *q = job->queue;
+
+	lockdep_assert_held(&e->lock);
+	job->state = ACCEL_JOB_RELEASED;
+	job->release_ns = ktime_get_ns();
+	e->in_flight++;
+	e->nr_released++;
+	/* Charge the queue's average now, so credits spread fairly. */
+	job->charged = q->avg_ns;
+	if (job->charged)
+		accel_queue_charge_locked(q, job->charged);
+	kref_get(&job->ref);
+	queue_delayed_work(accel_wq, &job->timeout,
+			   nsecs_to_jiffies(job->timeout_ns) + 1);
+	ACCEL_JOB_TRACE(release, job);
+	if (job->issuing)
+		job->released_inline = true;
+	else if (job->cmd)
+		accel_job_answer_locked(job, job->id);
+	else
+		accel_event_push_locked(job, &job->ev_released,
+					ACCEL_JOB_EVENT_RELEASED, 0);
+}
+
+/* Release what the credits allow. */
+static void accel_engine_schedule_locked(struct accel_engine *e)
+{
+	lockdep_assert_held(&e->lock);
+	while (e->in_flight < e->credits) {
+		struct accel_queue *q = NULL;
+		struct accel_sched_job *job;
+		int p;
+
+		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
+			struct rb_node *n = rb_first_cached(&e->rq[p]);
+
+			if (n) {
+				q = rb_entry(n, struct accel_queue, rb);
+				e->min_vruntime[p] = max(e->min_vruntime[p], q->vruntime);
+				break;
+			}
+		}
+		if (!q)
+			break;
+		job = list_first_entry(&q->runnable, struct accel_sched_job, qlink);
+		list_del_init(&job->qlink);
+		if (list_empty(&q->runnable))
+			accel_rq_del_locked(e, q);
+		accel_job_release_locked(job);
+	}
+}
+
+/* The job's waits are all reached: runnable, or failed if one failed. */
+static bool accel_job_ready_locked(struct accel_sched_job *job)
+{
+	struct accel_engine *e = job->engine;
+	struct accel_queue *q = job->queue;
+	struct accel_sched_job *it;
+	int error = atomic_read(&job->error);
+
+	lockdep_assert_held(&e->lock);
+	if (job->state != ACCEL_JOB_PENDING)
+		return false;
+	if (error) {
+		job->state = ACCEL_JOB_DONE;
+		e->nr_failed++;
+		accel_job_answer_locked(job, error);
+		return true; /* the caller fails its points */
+	}
+	job->state = ACCEL_JOB_RUNNABLE;
+	ACCEL_JOB_TRACE(runnable, job);
+	/* Submission order among the runnable: usually an append. */
+	list_for_each_entry_reverse(it, &q->runnable, qlink)
+		if (it->seq < job->seq)
+			break;
+	list_add(&job->qlink, &it->qlink);
+	if (!q->on_rq) {
+		q->vruntime = max(q->vruntime, e->min_vruntime[q->priority]);
+		accel_rq_add_locked(e, q);
+	}
+	return false;
+}
+
+/* Drop the job from its file: the id table's reference and the count. */
+static void accel_job_unlink(struct accel_sched_job *job)
+{
+	struct accel_file *afile = job->afile;
+
+	if (xa_erase(&afile->jobs, job->id) == job) {
+		atomic_dec(&afile->nr_jobs);
+		accel_job_put(job);
+	}
+}
+
+/* Reach the job's points, or fail them with @status. No lock held. */
+static void accel_job_signal(struct accel_sched_job *job, int status)
+{
+	u32 i;
+
+	for (i = 0; i < job->nsignals; i++) {
+		if (status)
+			accel_syncobj_fail(job->sigs[i].s, status);
+		else
+			accel_syncobj_reach(job->sigs[i].s, job->sigs[i].point);
+	}
+}
+
+static void accel_job_failed(struct accel_sched_job *job, int error)
+{
+	trace_job_fail(job->afile->client_id, accel_job_engine(job),
+		       job->qhandle, job->id, error);
+	accel_job_signal(job, error);
+	accel_job_unlink(job);
+}
+
+static void accel_engine_kick(struct work_struct *work)
+{
+	struct accel_engine *e = container_of(work, struct accel_engine, kick);
+	struct llist_node *list;
+	struct accel_sched_job *job, *tmp;
+	LIST_HEAD(failed);
+
+	kref_get(&e->ref); /* the jobs' references may be the last ones */
+	list = llist_reverse_order(llist_del_all(&e->ready));
+	spin_lock_irq(&e->lock);
+	llist_for_each_entry(job, list, ready)
+		if (accel_job_ready_locked(job))
+			list_add_tail(&job->qlink, &failed);
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+	list_for_each_entry_safe(job, tmp, &failed, qlink) {
+		list_del_init(&job->qlink);
+		accel_job_failed(job, atomic_read(&job->error));
+	}
+	llist_for_each_entry_safe(job, tmp, list, ready)
+		accel_job_put(job);
+	accel_engine_put(e);
+}
+
+static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct accel_job_dep *dep = container_of(cb, struct accel_job_dep, cb);
+	struct accel_sched_job *job = dep->job;
+
+	if (f->error)
+		atomic_cmpxchg(&job->error, 0, f->error);
+	if (atomic_dec_and_test(&job->deps_left)) {
+		kref_get(&job->ref);
+		llist_add(&job->ready, &job->engine->ready);
+		queue_work(accel_wq, &job->engine->kick);
+	}
+}
+
+static void accel_job_timeout(struct work_struct *work)
+{
+	struct accel_sched_job *job =
+		container_of(to_delayed_work(work), struct accel_sched_job, timeout);
+	struct accel_engine *e = job->engine;
+	bool fired = false;
+
+	spin_lock_irq(&e->lock);
+	if (job->state == ACCEL_JOB_RELEASED) {
+		fired = true;
+		job->state = ACCEL_JOB_TIMEDOUT;
+		e->in_flight--;
+		e->nr_timedout++;
+		ACCEL_JOB_TRACE(timeout, job);
+		accel_event_push_locked(job, &job->ev_timedout,
+					ACCEL_JOB_EVENT_TIMEDOUT, -ETIMEDOUT);
+		accel_engine_schedule_locked(e);
+	}
+	spin_unlock_irq(&e->lock);
+	if (fired)
+		accel_job_signal(job, -ETIMEDOUT);
+	accel_job_put(job);
+}
+
+/*
+ * Cancel a job not completed: it leaves whatever list it is on, gives back
+ * its credit, and its points fail with @error. Its id goes.
+ */
+static void accel_job_cancel(struct accel_sched_job *job, int error)
+{
+	struct accel_engine *e = job->engine;
+	enum accel_job_state was;
+	bool put_timeout = false;
+	u32 i;
+
+	spin_lock_irq(&e->lock);
+	was = job->state;
+	switch (was) {
+	case ACCEL_JOB_RUNNABLE:
+		list_del_init(&job->qlink);
+		if (list_empty(&job->queue->runnable) && job->queue->on_rq)
+			accel_rq_del_locked(e, job->queue);
+		break;
+	case ACCEL_JOB_RELEASED:
+		e->in_flight--;
+		put_timeout = cancel_delayed_work(&job->timeout);
+		break;
+	case ACCEL_JOB_TIMEDOUT:
+		put_timeout = cancel_delayed_work(&job->timeout);
+		break;
+	case ACCEL_JOB_PENDING:
+		break;
+	case ACCEL_JOB_DONE:
+		spin_unlock_irq(&e->lock);
+		return;
+	}
+	job->state = ACCEL_JOB_DONE;
+	e->nr_failed++;
+	accel_job_answer_locked(job, error);
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+
+	if (was == ACCEL_JOB_PENDING)
+		for (i = 0; i < job->nwaits; i++)
+			dma_fence_remove_callback(job->deps[i].fence,
+						  &job->deps[i].cb);
+	if (put_timeout)
+		accel_job_put(job);
+	if (was == ACCEL_JOB_TIMEDOUT) /* its points failed already */
+		accel_job_unlink(job);
+	else
+		accel_job_failed(job, error);
+}
+
+/* Copy and check one job's points; look their syncobjs up. */
+static int accel_job_points(struct accel_file *afile, u64 uptr, u32 n,
+			    struct accel_point *pts)
+{
+	u32 i;
+
+	if (!n)
+		return 0;
+	if (!IS_ALIGNED(uptr, sizeof(u64)))
+		return -EINVAL;
+	if (copy_from_user(pts, u64_to_user_ptr(uptr), n * sizeof(*pts)))
+		return -EFAULT;
+	for (i = 0; i < n; i++)
+		if (pts[i].flags)
+			return -EINVAL;
+	return 0;
+}
+
+/* The fallible half of a submission: a job ready to arm, or an error. */
+static struct accel_sched_job *accel_job_init(struct accel_file *afile,
+					const struct accel_job *args)
+{
+	struct accel_point pts[ACCEL_JOB_MAX_POINTS];
+	struct accel_queue *q;
+	struct accel_sched_job *job;
+	u64 timeout_ns;
+	u32 i;
+	int ret;
+
+	if (args->flags || args->pad)
+		return ERR_PTR(-EINVAL);
+	if (args->nwaits > ACCEL_JOB_MAX_POINTS ||
+	    args->nsignals > ACCEL_JOB_MAX_POINTS)
+		return ERR_PTR(-EINVAL);
+	timeout_ns = args->timeout_ns ?:
+		(u64)accel_job_timeout_ms * NSEC_PER_MSEC;
+	if (timeout_ns > 3600ULL * NSEC_PER_SEC)
+		return ERR_PTR(-EINVAL);
+
+	xa_lock(&afile->queues);
+	q = xa_load(&afile->queues, args->queue);
+	if (q && q->dead)
+		q = NULL;
+	xa_unlock(&afile->queues);
+	if (!q)
+		return ERR_PTR(-ENOENT);
+	if (atomic_inc_return(&afile->nr_jobs) > accel_max_jobs) {
+		atomic_dec(&afile->nr_jobs);
+		return ERR_PTR(-ENOSPC);
+	}
+
+	job = kmem_cache_zalloc(accel_job_cache, GFP_KERNEL);
+	if (!job) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+	kref_init(&job->ref);
+	job->engine = q->engine;
+	kref_get(&q->engine->ref);
+	job->queue = q;
+	job->qhandle = q->handle;
+	job->afile = afile;
+	job->priority = q->priority;
+	job->user_data = args->user_data;
+	job->timeout_ns = timeout_ns;
+	job->state = ACCEL_JOB_PENDING;
+	INIT_LIST_HEAD(&job->qlink);
+	INIT_DELAYED_WORK(&job->timeout, accel_job_timeout);
+	job->deps = job->deps_inline;
+	job->sigs = job->sigs_inline;
+	if (args->nwaits > ACCEL_JOB_INLINE) {
+		job->deps = kcalloc(args->nwaits, sizeof(*job->deps), GFP_KERNEL);
+		if (!job->deps) {
+			job->deps = job->deps_inline;
+			ret = -ENOMEM;
+			goto err_job;
+		}
+	}
+	if (args->nsignals > ACCEL_JOB_INLINE) {
+		job->sigs = kcalloc(args->nsignals, sizeof(*job->sigs), GFP_KERNEL);
+		if (!job->sigs) {
+			job->sigs = job->sigs_inline;
+			ret = -ENOMEM;
+			goto err_job;
+		}
+	}
+
+	ret = accel_job_points(afile, args->signals, args->nsignals, pts);
+	if (ret)
+		goto err_job;
+	for (i = 0; i < args->nsignals; i++) {
+		struct accel_syncobj *s = accel_syncobj_lookup(afile, pts[i].handle);
+		u64 value, submitted;
+		int error;
+
+		if (!s) {
+			ret = -ENOENT;
+			goto err_job;
+		}
+		job->sigs[job->nsignals].s = s;
+		job->sigs[job->nsignals++].point = pts[i].point;
+		accel_syncobj_query(s, &value, &submitted, &error);
+		if (pts[i].point <= value) {
+			ret = -EINVAL;
+			goto err_job;
+		}
+	}
+	ret = accel_job_points(afile, args->waits, args->nwaits, pts);
+	if (ret)
+		goto err_job;
+	for (i = 0; i < args->nwaits; i++) {
+		struct accel_syncobj *s = accel_syncobj_lookup(afile, pts[i].handle);
+		struct dma_fence *f;
+
+		if (!s) {
+			ret = -ENOENT;
+			goto err_job;
+		}
+		f = accel_syncobj_point_fence(s, pts[i].point, ACCEL_POINT_REACHED);
+		accel_syncobj_put(s);
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			goto err_job;
+		}
+		job->deps[job->nwaits].fence = f;
+		job->deps[job->nwaits++].job = job;
+	}
+	ret = xa_alloc_cyclic(&afile->jobs, &job->id, job,
+			      XA_LIMIT(1, ACCEL_JOB_RES_ID_MASK),
+			      &afile->next_job_id, GFP_KERNEL);
+	if (ret < 0)
+		goto err_job;
+	job->seq = atomic64_inc_return(&afile->job_seq);
+	return job;
+
+err_job:
+	accel_job_put(job);
+err_count:
+	atomic_dec(&afile->nr_jobs);
+	return ERR_PTR(ret);
+}
+
+/*
+ * The point of no return: promise the signals, arm the waits. Cannot fail.
+ * Returns with the job released, runnable, pending or (a wait failed
+ * already) failed.
+ */
+static void accel_job_arm(struct accel_sched_job *job)
+{
+	struct accel_engine *e = job->engine;
+	bool failed = false;
+	u32 i;
+
+	for (i = 0; i < job->nsignals; i++)
+		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point);
+	ACCEL_JOB_TRACE(submit, job);
+
+	atomic_set(&job->deps_left, job->nwaits + 1);
+	for (i = 0; i < job->nwaits; i++) {
+		struct dma_fence *f = job->deps[i].fence;
+
+		if (dma_fence_add_callback(f, &job->deps[i].cb, accel_job_dep_cb)) {
+			if (f->error)
+				atomic_cmpxchg(&job->error, 0, f->error);
+			atomic_dec(&job->deps_left);
+		}
+	}
+	if (!atomic_dec_and_test(&job->deps_left))
+		return; /* a fence callback takes it from here */
+
+	spin_lock_irq(&e->lock);
+	failed = accel_job_ready_locked(job);
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+	if (failed)
+		accel_job_failed(job, atomic_read(&job->error));
+}
+
+/* Look a job up by id; a reference. */
+static struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id)
+{
+	struct accel_sched_job *job;
+
+	xa_lock(&afile->jobs);
+	job = xa_load(&afile->jobs, id);
+	if (job)
+		kref_get(&job->ref);
+	xa_unlock(&afile->jobs);
+	return job;
+}
+
+/* ---------------------------------------------------------------- ioctls */
+
+int accel_ioctl_queue_create(struct accel_file *afile, void *data)
+{
+	struct accel_queue_create *args = data;
+	struct accel_engine *e;
+	struct accel_queue *q;
+	int ret;
+
+	if (args->flags || args->pad || args->handle)
+		return -EINVAL;
+	if (args->priority >= ACCEL_PRIORITY_COUNT ||
+	    args->weight < ACCEL_WEIGHT_MIN || args->weight > ACCEL_WEIGHT_MAX ||
+	    args->credits > ACCEL_CREDITS_MAX)
+		return -EINVAL;
+	if (!accel_engine_name_valid(args->engine))
+		return -EINVAL;
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	e = accel_engine_get(args->engine, args->credits);
+	if (IS_ERR(e)) {
+		kfree(q);
+		return PTR_ERR(e);
+	}
+	q->afile = afile;
+	q->engine = e;
+	q->priority = args->priority;
+	q->weight = args->weight;
+	INIT_LIST_HEAD(&q->runnable);
+	RB_CLEAR_NODE(&q->rb);
+	ret = accel_max_queues ?
+		xa_alloc(&afile->queues, &q->handle, q,
+			 XA_LIMIT(1, accel_max_queues), GFP_KERNEL) : -EBUSY;
+	if (ret) {
+		accel_engine_put(e);
+		kfree(q);
+		return ret == -EBUSY ? -EMFILE : ret;
+	}
+	args->handle = q->handle;
+	return 0;
+}
+
+/* Cancel every job of @afile (of @q only, if given) with @error. */
+static void accel_cancel_jobs(struct accel_file *afile, struct accel_queue *q,
+			      int error)
+{
+	struct accel_sched_job *job;
+	unsigned long id;
+
+	xa_for_each(&afile->jobs, id, job) {
+		job = accel_job_lookup(afile, id);
+		if (!job)
+			continue;
+		if (!q || job->queue == q)
+			accel_job_cancel(job, error);
+		accel_job_put(job);
+	}
+}
+
+static void accel_queue_free(struct accel_queue *q)
+{
+	struct accel_engine *e = q->engine;
+
+	spin_lock_irq(&e->lock);
+	if (q->on_rq)
+		accel_rq_del_locked(e, q);
+	spin_unlock_irq(&e->lock);
+	accel_engine_put(e);
+	kfree(q);
+}
+
+int accel_ioctl_queue_destroy(struct accel_file *afile, void *data)
+{
+	struct accel_queue_destroy *args = data;
+	struct accel_queue *q;
+
+	if (args->pad)
+		return -EINVAL;
+	mutex_lock(&afile->sched_mutex);
+	xa_lock(&afile->queues);
+	q = xa_load(&afile->queues, args->handle);
+	if (q && !q->dead)
+		q->dead = true; /* no new jobs from now on */
+	else
+		q = NULL;
+	xa_unlock(&afile->queues);
+	if (!q) {
+		mutex_unlock(&afile->sched_mutex);
+		return -ENOENT;
+	}
+	accel_cancel_jobs(afile, q, -ECANCELED);
+	xa_erase(&afile->queues, args->handle);
+	mutex_unlock(&afile->sched_mutex);
+	/* Jobs still on the ready list or in a timeout do not touch @q. */
+	accel_queue_free(q);
+	return 0;
+}
+
+int accel_ioctl_job_submit(struct accel_file *afile, void *data)
+{
+	struct accel_job_submit *args = data;
+	struct accel_job __user *ujobs;
+	struct accel_job uj;
+	u32 i;
+
+	if (args->flags || args->pad || args->submitted)
+		return -EINVAL;
+	if (!args->count || args->count > ACCEL_JOB_SUBMIT_MAX)
+		return -EINVAL;
+	if (!IS_ALIGNED(args->jobs, sizeof(u64)))
+		return -EINVAL;
+	ujobs = u64_to_user_ptr(args->jobs);
+	for (i = 0; i < args->count; i++) {
+		struct accel_sched_job *job;
+
+		if (copy_from_user(&uj, &ujobs[i], sizeof(uj)))
+			return -EFAULT;
+		job = accel_job_init(afile, &uj);
+		if (IS_ERR(job))
+			return PTR_ERR(job);
+		if (put_user(job->id, &ujobs[i].id)) {
+			/* Not armed yet: undo it whole. */
+			accel_job_unlink(job);
+			return -EFAULT;
+		}
+		accel_job_arm(job);
+		args->submitted = i + 1;
+	}
+	return 0;
+}
+
+static int accel_job_do_complete(struct accel_file *afile,
+				 const struct accel_job_complete *args)
+{
+	struct accel_sched_job *job;
+	struct accel_engine *e;
+	struct accel_queue *q;
+	bool put_timeout;
+	u64 dt;
+
+	if (args->status > 0 || args->status < -ACCEL_MAX_ERRNO)
+		return -EINVAL;
+	job = accel_job_lookup(afile, args->id);
+	if (!job)
+		return -ENOENT;
+	e = job->engine;
+	q = job->queue;
+	spin_lock_irq(&e->lock);
+	if (job->state == ACCEL_JOB_TIMEDOUT) {
+		job->state = ACCEL_JOB_DONE;
+		put_timeout = cancel_delayed_work(&job->timeout);
+		spin_unlock_irq(&e->lock);
+		if (put_timeout)
+			accel_job_put(job);
+		accel_job_unlink(job);
+		accel_job_put(job);
+		return -ETIMEDOUT;
+	}
+	if (job->state != ACCEL_JOB_RELEASED) {
+		spin_unlock_irq(&e->lock);
+		accel_job_put(job);
+		return -EINVAL; /* not released: nothing to complete */
+	}
+	job->state = ACCEL_JOB_DONE;
+	e->in_flight--;
+	if (args->status)
+		e->nr_failed++;
+	else
+		e->nr_completed++;
+	dt = args->device_ns ?: ktime_get_ns() - job->release_ns;
+	q->avg_ns = q->avg_ns ? (q->avg_ns * 7 + dt) / 8 : dt;
+	q->busy_ns += dt;
+	e->busy_ns += dt;
+	accel_queue_charge_locked(q, (s64)dt - (s64)job->charged);
+	put_timeout = cancel_delayed_work(&job->timeout);
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+
+	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
+			   args->status, dt);
+	if (put_timeout)
+		accel_job_put(job);
+	accel_job_signal(job, args->status);
+	accel_job_unlink(job);
+	accel_job_put(job);
+	return 0;
+}
+
+int accel_ioctl_job_complete(struct accel_file *afile, void *data)
+{
+	return accel_job_do_complete(afile, data);
+}
+
+int accel_ioctl_job_fetch(struct accel_file *afile, void *data)
+{
+	struct accel_job_fetch *args = data;
+	struct accel_job_event __user *uev;
+	struct accel_event_node *n;
+	u32 count = 0;
+
+	if (args->flags || args->pad || args->count)
+		return -EINVAL;
+	if (!args->max || args->max > ACCEL_JOB_SUBMIT_MAX)
+		return -EINVAL;
+	if (!IS_ALIGNED(args->events, sizeof(u64)))
+		return -EINVAL;
+	uev = u64_to_user_ptr(args->events);
+	while (count < args->max) {
+		struct accel_sched_job *job;
+
+		spin_lock_irq(&afile->events_lock);
+		n = list_first_entry_or_null(&afile->events,
+					     struct accel_event_node, link);
+		if (n)
+			list_del_init(&n->link);
+		spin_unlock_irq(&afile->events_lock);
+		if (!n)
+			break;
+		if (n->ev.type == ACCEL_JOB_EVENT_TIMEDOUT)
+			job = container_of(n, struct accel_sched_job, ev_timedout);
+		else
+			job = container_of(n, struct accel_sched_job, ev_released);
+		if (copy_to_user(&uev[count], &n->ev, sizeof(n->ev))) {
+			/* Put it back, first: nothing is lost. */
+			spin_lock_irq(&afile->events_lock);
+			list_add(&n->link, &afile->events);
+			spin_unlock_irq(&afile->events_lock);
+			return count ? (args->count = count, 0) : -EFAULT;
+		}
+		accel_job_put(job);
+		count++;
+	}
+	args->count = count;
+	return 0;
+}
+
+__poll_t accel_sched_poll(struct accel_file *afile, struct file *file,
+			  struct poll_table_struct *wait)
+{
+	__poll_t mask = 0;
+
+	poll_wait(file, &afile->events_wq, wait);
+	spin_lock_irq(&afile->events_lock);
+	if (!list_empty(&afile->events))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	spin_unlock_irq(&afile->events_lock);
+	return mask;
+}
+
+/* ------------------------------------------------------------- io_uring */
+
+int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
+			   unsigned int issue_flags)
+{
+	struct accel_submit_pdu *pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
+	struct accel_uring_submit args;
+	struct accel_job uj;
+	struct accel_sched_job *job;
+	int ret;
+
+	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));
+	if (args.reserved || !IS_ALIGNED(args.job, sizeof(u64)))
+		return -EINVAL;
+	if (copy_from_user(&uj, u64_to_user_ptr(args.job), sizeof(uj)))
+		return -EFAULT;
+	job = accel_job_init(afile, &uj);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	job->issuing = true;
+	kref_get(&job->ref); /* arming may fail and free it */
+	accel_job_arm(job);
+
+	spin_lock_irq(&job->engine->lock);
+	job->issuing = false;
+	if (job->released_inline || job->state == ACCEL_JOB_DONE) {
+		ret = job->released_inline ? (int)job->id : atomic_read(&job->error);
+		spin_unlock_irq(&job->engine->lock);
+		accel_job_put(job);
+		return ret ?: -ECANCELED;
+	}
+	/* Pending: the release (or a failure) completes the command. */
+	kref_get(&job->ref);
+	pdu->job = job;
+	job->cmd = cmd;
+	if (!ACCEL_URING_CANCELABLE)
+		job->task = get_task_struct(current);
+	spin_unlock_irq(&job->engine->lock);
+	accel_job_put(job);
+	accel_uring_cmd_mark_cancelable(cmd, issue_flags);
+	if (!ACCEL_URING_CANCELABLE)
+		queue_delayed_work(accel_wq, &afile->monitor,
+				   msecs_to_jiffies(ACCEL_MONITOR_MS));
+	return -EIOCBQUEUED;
+}
+
+int accel_uring_job_complete(struct accel_file *afile, struct io_uring_cmd *cmd)
+{
+	struct accel_job_complete args;
+
+	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));
+	return accel_job_do_complete(afile, &args);
+}
+
+/* io_uring cancels a pending SUBMIT (ring or task exit). */
+void accel_uring_job_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct accel_sched_job *job = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job;
+	struct accel_engine *e = job->engine;
+	bool mine;
+
+	spin_lock_irq(&e->lock);
+	mine = job->cmd == cmd;
+	if (mine)
+		job->cmd = NULL; /* we answer it here */
+	spin_unlock_irq(&e->lock);
+	if (!mine)
+		return; /* answered already, through task work */
+	accel_job_cancel(job, -ECANCELED);
+	accel_uring_cmd_done(cmd, -ECANCELED, issue_flags);
+	accel_job_put(job);
+}
+
+/*
+ * Without cancelable uring_cmds: cancel the pending SUBMITs whose task is
+ * exiting (see notify.c's monitor, which calls this).
+ */
+void accel_sched_monitor(struct accel_file *afile, bool *again)
+{
+	struct accel_sched_job *job;
+	unsigned long id;
+
+	xa_for_each(&afile->jobs, id, job) {
+		struct task_struct *t;
+		bool pending;
+
+		job = accel_job_lookup(afile, id);
+		if (!job)
+			continue;
+		spin_lock_irq(&job->engine->lock);
+		pending = job->cmd != NULL;
+		t = job->task;
+		spin_unlock_irq(&job->engine->lock);
+		if (!pending || !t) {
+			accel_job_put(job);
+			continue;
+		}
+		if ((t->flags & PF_EXITING) || fatal_signal_pending(t) ||
+		    (READ_ONCE(t->signal->flags) & SIGNAL_GROUP_EXIT) ||
+		    accel_uring_cmd_ring_dying(job->cmd)) {
+			accel_job_cancel(job, -ECANCELED); /* answers the cmd */
+		} else {
+			*again = true;
+		}
+		accel_job_put(job);
+	}
+}
+
+/* ---------------------------------------------------------------- files */
+
+void accel_sched_file_init(struct accel_file *afile)
+{
+	xa_init_flags(&afile->queues, XA_FLAGS_ALLOC1);
+	xa_init_flags(&afile->jobs, XA_FLAGS_ALLOC1);
+	spin_lock_init(&afile->events_lock);
+	INIT_LIST_HEAD(&afile->events);
+	init_waitqueue_head(&afile->events_wq);
+	mutex_init(&afile->sched_mutex);
+	atomic_set(&afile->nr_jobs, 0);
+	atomic64_set(&afile->job_seq, 0);
+}
+
+/*
+ * The file goes (its process may have died): every job it did not complete
+ * is cancelled and its points fail with -EOWNERDEAD.
+ */
+void accel_sched_file_release(struct accel_file *afile)
+{
+	struct accel_event_node *n, *tmp;
+	struct accel_queue *q;
+	unsigned long handle;
+
+	mutex_lock(&afile->sched_mutex);
+	xa_lock(&afile->queues);
+	xa_for_each(&afile->queues, handle, q)
+		q->dead = true;
+	xa_unlock(&afile->queues);
+	accel_cancel_jobs(afile, NULL, -EOWNERDEAD);
+	mutex_unlock(&afile->sched_mutex);
+
+	spin_lock_irq(&afile->events_lock);
+	list_for_each_entry_safe(n, tmp, &afile->events, link) {
+		struct accel_sched_job *job = n->ev.type == ACCEL_JOB_EVENT_TIMEDOUT ?
+			container_of(n, struct accel_sched_job, ev_timedout) :
+			container_of(n, struct accel_sched_job, ev_released);
+
+		list_del_init(&n->link);
+		spin_unlock_irq(&afile->events_lock);
+		accel_job_put(job);
+		spin_lock_irq(&afile->events_lock);
+	}
+	spin_unlock_irq(&afile->events_lock);
+
+	xa_for_each(&afile->queues, handle, q) {
+		xa_erase(&afile->queues, handle);
+		accel_queue_free(q);
+	}
+	xa_destroy(&afile->queues);
+	WARN_ON(!xa_empty(&afile->jobs));
+	xa_destroy(&afile->jobs);
+}
+
+/* drm-engine-<name>: the engine time this file's jobs consumed. */
+void accel_sched_show_fdinfo(struct seq_file *m, struct accel_file *afile)
+{
+	struct accel_queue *q, *o;
+	unsigned long h, h2;
+
+	xa_lock(&afile->queues);
+	xa_for_each(&afile->queues, h, q) {
+		u64 ns = 0;
+		bool seen = false;
+
+		xa_for_each(&afile->queues, h2, o) {
+			if (h2 >= h)
+				break;
+			if (o->engine == q->engine)
+				seen = true;
+		}
+		if (seen)
+			continue;
+		xa_for_each(&afile->queues, h2, o)
+			if (o->engine == q->engine)
+				ns += READ_ONCE(o->busy_ns);
+		seq_printf(m, "drm-engine-%s:\t%llu ns\n", q->engine->name, ns);
+	}
+	xa_unlock(&afile->queues);
+}
+
+/* ---------------------------------------------------------------- debugfs */
+
+static int accel_engines_show(struct seq_file *m, void *unused)
+{
+	static const char *const prio[] = { "high", "normal", "low" };
+	struct accel_engine *e;
+
+	mutex_lock(&accel_engines_lock);
+	list_for_each_entry(e, &accel_engines, link) {
+		int p;
+
+		spin_lock_irq(&e->lock);
+		seq_printf(m, "engine %s credits %u in_flight %u busy_ns %llu released %llu completed %llu failed %llu timedout %llu\n",
+			   e->name, e->credits, e->in_flight, e->busy_ns,
+			   e->nr_released, e->nr_completed, e->nr_failed,
+			   e->nr_timedout);
+		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
+			struct rb_node *n;
+
+			for (n = rb_first_cached(&e->rq[p]); n; n = rb_next(n)) {
+				struct accel_queue *q = rb_entry(n, struct accel_queue, rb);
+
+				seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu\n",
+					   prio[p], q->afile->client_id, q->handle,
+					   q->weight, q->vruntime, q->busy_ns);
+			}
+		}
+		spin_unlock_irq(&e->lock);
+	}
+	mutex_unlock(&accel_engines_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(accel_engines);
+
+int accel_sched_init(void)
+{
+	accel_job_cache = KMEM_CACHE(accel_sched_job, 0);
+	if (!accel_job_cache)
+		return -ENOMEM;
+	accel_debugfs = debugfs_create_dir(ACCEL_DEVICE_NAME, NULL);
+	debugfs_create_file("engines", 0444, accel_debugfs, NULL,
+			    &accel_engines_fops);
+	return 0;
+}
+
+void accel_sched_fini(void)
+{
+	debugfs_remove_recursive(accel_debugfs);
+	kmem_cache_destroy(accel_job_cache);
+	WARN_ON(!list_empty(&accel_engines));
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * accelsched tracepoints, modelled on gpu_scheduler_trace.h: one event per
+ * step of a job's life. Their fields are stable: tools parse them.
+ *
+ *   accelsched:job_submit   a job entered a queue (its waits, its signals)
+ *   accelsched:job_runnable its last wait was reached
+ *   accelsched:job_release  the policy released it to its executor
+ *   accelsched:job_complete the executor completed it (status, device time)
+ *   accelsched:job_fail     it failed without running (a failed wait, a
+ *                           cancellation, its file closed)
+ *   accelsched:job_timeout  it ran past its timeout
+ *
+ * Every event carries client=<file's client id> engine=<name> queue=<handle>
+ * job=<id>.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM accelsched
+
+#if !defined(_ACCEL_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _ACCEL_TRACE_H
+
+#include <linux/tracepoint.h>
+
+DECLARE_EVENT_CLASS(accel_job,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio),
+	TP_ARGS(client, engine, queue, job, prio),
+	TP_STRUCT__entry(
+		__field(u64, client)
+		__string(engine, engine)
+		__field(u32, queue)
+		__field(u32, job)
+		__field(u32, prio)
+	),
+	TP_fast_assign(
+		__entry->client = client;
+		__assign_str_compat(engine, engine);
+		__entry->queue = queue;
+		__entry->job = job;
+		__entry->prio = prio;
+	),
+	TP_printk("client=%llu engine=%s queue=%u job=%u prio=%u",
+		  __entry->client, __get_str(engine), __entry->queue,
+		  __entry->job, __entry->prio)
+);
+
+DEFINE_EVENT(accel_job, job_submit,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio),
+	TP_ARGS(client, engine, queue, job, prio));
+DEFINE_EVENT(accel_job, job_runnable,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio),
+	TP_ARGS(client, engine, queue, job, prio));
+DEFINE_EVENT(accel_job, job_release,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio),
+	TP_ARGS(client, engine, queue, job, prio));
+DEFINE_EVENT(accel_job, job_timeout,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio),
+	TP_ARGS(client, engine, queue, job, prio));
+
+TRACE_EVENT(job_complete,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, int status,
+		 u64 device_ns),
+	TP_ARGS(client, engine, queue, job, status, device_ns),
+	TP_STRUCT__entry(
+		__field(u64, client)
+		__string(engine, engine)
+		__field(u32, queue)
+		__field(u32, job)
+		__field(int, status)
+		__field(u64, device_ns)
+	),
+	TP_fast_assign(
+		__entry->client = client;
+		__assign_str_compat(engine, engine);
+		__entry->queue = queue;
+		__entry->job = job;
+		__entry->status = status;
+		__entry->device_ns = device_ns;
+	),
+	TP_printk("client=%llu engine=%s queue=%u job=%u status=%d device_ns=%llu",
+		  __entry->client, __get_str(engine), __entry->queue,
+		  __entry->job, __entry->status, __entry->device_ns)
+);
+
+TRACE_EVENT(job_fail,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, int error),
+	TP_ARGS(client, engine, queue, job, error),
+	TP_STRUCT__entry(
+		__field(u64, client)
+		__string(engine, engine)
+		__field(u32, queue)
+		__field(u32, job)
+		__field(int, error)
+	),
+	TP_fast_assign(
+		__entry->client = client;
+		__assign_str_compat(engine, engine);
+		__entry->queue = queue;
+		__entry->job = job;
+		__entry->error = error;
+	),
+	TP_printk("client=%llu engine=%s queue=%u job=%u error=%d",
+		  __entry->client, __get_str(engine), __entry->queue,
+		  __entry->job, __entry->error)
+);
+
+#endif /* _ACCEL_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

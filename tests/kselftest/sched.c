@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The job scheduler: engines and their credits, queues, jobs, the release
+ * policy (priority, weighted fair share, no head-of-line blocking, FIFO
+ * among the runnable), release through io_uring and through fetch/poll,
+ * COMPLETE, timeouts, and what happens when a file or a process goes.
+ *
+ * Fair share is checked with the device time the executor reports, so the
+ * result does not depend on how fast the machine is.
+ */
+#include <sys/socket.h>
+
+#include "syncobj_util.h"
+
+/* An engine name no other test uses. */
+static const char *engine_name(const char *tag)
+{
+	static char name[ACCEL_ENGINE_NAME_LEN];
+
+	snprintf(name, sizeof(name), "t-%s-%d", tag, getpid());
+	return name;
+}
+
+static int queue_create(int fd, const char *engine, uint32_t prio,
+			uint32_t weight, uint32_t credits, uint32_t *q)
+{
+	struct accel_queue_create a = {
+		.priority = prio, .weight = weight, .credits = credits,
+	};
+	int ret;
+
+	memcpy(a.engine, engine, strnlen(engine, sizeof(a.engine) - 1));
+	ret = xioctl(fd, ACCEL_IOCTL_QUEUE_CREATE, &a);
+	if (q)
+		*q = a.handle;
+	return ret;
+}
+
+static uint32_t queue_new(int fd, const char *engine, uint32_t prio,
+			  uint32_t weight, uint32_t credits)
+{
+	uint32_t q = 0;
+
+	ASSERT_EQ(0, queue_create(fd, engine, prio, weight, credits, &q));
+	ASSERT_NE(0, q);
+	return q;
+}
+
+struct pts {
+	struct accel_point p[4];
+	uint32_t n;
+};
+
+#define PTS(...) ((struct pts){ .p = { __VA_ARGS__ }, .n = sizeof((struct accel_point[]){ __VA_ARGS__ }) / sizeof(struct accel_point) })
+#define NOPTS ((struct pts){ .n = 0 })
+#define P(h, v) { .handle = (h), .point = (v) }
+
+static void job_fill(struct accel_job *j, uint32_t queue, const struct pts *w,
+		     const struct pts *s, uint64_t user_data)
+{
+	*j = (struct accel_job){
+		.user_data = user_data, .queue = queue,
+		.waits = (uintptr_t)w->p, .nwaits = w->n,
+		.signals = (uintptr_t)s->p, .nsignals = s->n,
+	};
+}
+
+/* Submit one job by ioctl; its id, or -errno. */
+static int submit(int fd, uint32_t queue, struct pts w, struct pts s,
+		  uint64_t user_data, uint64_t timeout_ns)
+{
+	struct accel_job j;
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+	int ret;
+
+	job_fill(&j, queue, &w, &s, user_data);
+	j.timeout_ns = timeout_ns;
+	ret = xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+	return ret ? ret : (int)j.id;
+}
+
+static int complete(int fd, uint32_t id, int status, uint64_t device_ns)
+{
+	struct accel_job_complete c = { .id = id, .status = status,
+					.device_ns = device_ns };
+
+	return xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &c);
+}
+
+/* Take up to @max events; return how many. */
+static int fetch(int fd, struct accel_job_event *ev, uint32_t max)
+{
+	struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = max };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f));
+	return f.count;
+}
+
+/* The next RELEASED event within @ms, or fail the test. */
+static struct accel_job_event next_release(int fd, int ms)
+{
+	struct accel_job_event ev;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (int i = 0; i < ms; i++) {
+		if (fetch(fd, &ev, 1) == 1) {
+			ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev.type);
+			return ev;
+		}
+		poll(&p, 1, 1);
+	}
+	TH_LOG("no job released within %d ms", ms);
+	ASSERT_TRUE(0);
+	return ev;
+}
+
+static void expect_no_event(int fd)
+{
+	struct accel_job_event ev;
+
+	usleep(20000);
+	ASSERT_EQ(0, fetch(fd, &ev, 1));
+}
+
+TEST(queue_create_rejects_bad_input)
+{
+	int fd = accel_test_open();
+	const char *e = engine_name("bad");
+	struct accel_queue_create a;
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(-EINVAL, queue_create(fd, e, 3, 1, 1, &q));
+	ASSERT_EQ(-EINVAL, queue_create(fd, e, 0, 0, 1, &q));
+	ASSERT_EQ(-EINVAL, queue_create(fd, e, 0, 10001, 1, &q));
+	ASSERT_EQ(-EINVAL, queue_create(fd, e, 0, 1, ACCEL_CREDITS_MAX + 1, &q));
+	ASSERT_EQ(-EINVAL, queue_create(fd, "", 0, 1, 1, &q));
+	ASSERT_EQ(-EINVAL, queue_create(fd, "Upper", 0, 1, 1, &q));
+	ASSERT_EQ(-EINVAL, queue_create(fd, "has space", 0, 1, 1, &q));
+	a = (struct accel_queue_create){ .weight = 1 };
+	memset(a.engine, 'a', sizeof(a.engine)); /* no NUL */
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_CREATE, &a), EINVAL);
+	a = (struct accel_queue_create){ .weight = 1, .engine = "ok" };
+	a.engine[10] = 'x'; /* junk after the NUL */
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_CREATE, &a), EINVAL);
+	a = (struct accel_queue_create){ .weight = 1, .engine = "ok", .flags = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_CREATE, &a), EINVAL);
+	a = (struct accel_queue_create){ .weight = 1, .engine = "ok", .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_CREATE, &a), EINVAL);
+	/* An existing engine keeps its credits. */
+	ASSERT_EQ(0, queue_create(fd, e, 0, 1, 2, &q));
+	ASSERT_EQ(-EEXIST, queue_create(fd, e, 0, 1, 3, &q));
+	ASSERT_EQ(0, queue_create(fd, e, 0, 1, 0, &q));
+	struct accel_queue_destroy d = { .handle = q + 100 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d), ENOENT);
+}
+
+TEST(release_complete_reaches_points)
+{
+	int fd = accel_test_open(), id;
+	struct accel_job_event ev;
+	uint32_t q, x;
+	uint64_t sub;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("rc"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	ASSERT_FALSE(fd_ready(fd));
+	id = submit(fd, q, NOPTS, PTS(P(x, 3)), 77, 0);
+	ASSERT_GT(id, 0);
+	/* Submitting promised the point. */
+	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
+	ASSERT_EQ(3, sub);
+	ASSERT_TRUE(fd_ready(fd)); /* poll says an event waits */
+	ev = next_release(fd, 1000);
+	ASSERT_EQ(77, ev.user_data);
+	ASSERT_EQ((uint32_t)id, ev.id);
+	ASSERT_EQ(0, so_value(fd, x));
+	ASSERT_EQ(0, complete(fd, id, 0, 1000));
+	ASSERT_EQ(3, so_value(fd, x));
+	ASSERT_EQ(-ENOENT, complete(fd, id, 0, 0)); /* completed once */
+}
+
+TEST(complete_with_error_fails_points)
+{
+	int fd = accel_test_open(), id, err;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("ce"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	id = submit(fd, q, NOPTS, PTS(P(x, 1)), 0, 0);
+	next_release(fd, 1000);
+	ASSERT_EQ(-EINVAL, complete(fd, id, 1, 0));
+	ASSERT_EQ(-EINVAL, complete(fd, id, -5000, 0));
+	ASSERT_EQ(0, complete(fd, id, -EIO, 0));
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-EIO, err);
+}
+
+/* Released and not completed never exceeds the engine's credits. */
+TEST(credit_limit_is_never_exceeded)
+{
+	enum { N = 12, CREDITS = 3 };
+	int fd = accel_test_open(), in_flight = 0, done = 0;
+	struct accel_job_event ev[N];
+	uint32_t q, ids[N], nids = 0;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("cr"), ACCEL_PRIORITY_NORMAL, 1, CREDITS);
+	for (int i = 0; i < N; i++)
+		ASSERT_GT(submit(fd, q, NOPTS, NOPTS, i, 0), 0);
+	while (done < N) {
+		int n;
+
+		usleep(5000);
+		n = fetch(fd, ev, N);
+		for (int i = 0; i < n; i++)
+			ids[nids++] = ev[i].id;
+		in_flight += n;
+		ASSERT_LE(in_flight, CREDITS);
+		if (in_flight == 0) {
+			TH_LOG("nothing in flight with %d jobs left", N - done);
+			ASSERT_TRUE(0);
+		}
+		ASSERT_EQ(0, complete(fd, ids[done], 0, 0));
+		done++;
+		in_flight--;
+	}
+}
+
+TEST(no_head_of_line_blocking)
+{
+	int fd = accel_test_open(), a, b, c;
+	struct accel_job_event ev;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("hol"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	a = submit(fd, q, PTS(P(x, 1)), NOPTS, 'a', 0); /* blocked */
+	b = submit(fd, q, NOPTS, NOPTS, 'b', 0);         /* independent */
+	ASSERT_GT(a, 0);
+	ASSERT_GT(b, 0);
+	ev = next_release(fd, 1000);
+	ASSERT_EQ('b', ev.user_data);
+	expect_no_event(fd);
+	ASSERT_EQ(0, complete(fd, b, 0, 0));
+	/* A later job reaches the first one's point; then the first runs. */
+	c = submit(fd, q, NOPTS, PTS(P(x, 1)), 'c', 0);
+	ev = next_release(fd, 1000);
+	ASSERT_EQ('c', ev.user_data);
+	ASSERT_EQ(0, complete(fd, c, 0, 0));
+	ev = next_release(fd, 1000);
+	ASSERT_EQ('a', ev.user_data);
+	ASSERT_EQ(0, complete(fd, a, 0, 0));
+}
+
+TEST(fifo_among_runnable_jobs)
+{
+	int fd = accel_test_open();
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("fifo"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	for (int i = 0; i < 6; i++)
+		ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 100 + i, 0), 0);
+	for (int i = 0; i < 6; i++) {
+		struct accel_job_event ev = next_release(fd, 1000);
+
+		ASSERT_EQ(100 + i, ev.user_data);
+		ASSERT_EQ(0, complete(fd, ev.id, 0, 0));
+	}
+}
+
+TEST(failed_wait_cancels_the_job)
+{
+	int fd = accel_test_open(), err;
+	uint32_t q, x, y;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("fw"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 0, 0), 0);
+	ASSERT_EQ(0, so_fail(fd, x, -EIO));
+	ASSERT_EQ(-EIO, so_wait1(fd, y, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
+	ASSERT_EQ(-EIO, err);
+	expect_no_event(fd); /* never released */
+	/* Waiting on an already failed point: refused at once, not run. */
+	uint32_t z = so_new(fd, 0);
+	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), PTS(P(z, 1)), 0, 0), 0);
+	ASSERT_EQ(-EIO, so_wait1(fd, z, 1, 0, in_ms(5000)));
+	expect_no_event(fd);
+}
+
+TEST(timeout_fails_the_job_and_refuses_late_complete)
+{
+	int fd = accel_test_open(), id;
+	struct accel_job_event ev;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("to"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	id = submit(fd, q, NOPTS, PTS(P(x, 1)), 5, 100 * 1000000ull);
+	next_release(fd, 1000);
+	ASSERT_EQ(-ETIMEDOUT, so_wait1(fd, x, 1, 0, in_ms(10000)));
+	for (int i = 0; i < 1000 && fetch(fd, &ev, 1) == 0; i++)
+		usleep(1000);
+	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
+	ASSERT_EQ((uint32_t)id, ev.id);
+	ASSERT_EQ(5, ev.user_data);
+	ASSERT_EQ(-ETIMEDOUT, ev.status);
+	ASSERT_EQ(-ETIMEDOUT, complete(fd, id, 0, 0));
+	ASSERT_EQ(-ENOENT, complete(fd, id, 0, 0));
+	/* Its credit came back. */
+	ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 6, 0), 0);
+	ev = next_release(fd, 1000);
+	ASSERT_EQ(6, ev.user_data);
+}
+
+TEST(chain_across_queues)
+{
+	int fd = accel_test_open(), j1, j2;
+	struct accel_job_event ev;
+	uint32_t q1, q2, x, y;
+
+	ASSERT_GE(fd, 0);
+	q1 = queue_new(fd, engine_name("ch1"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	q2 = queue_new(fd, engine_name("ch2"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	/* Submitted consumer first: wait-before-signal inside the kernel. */
+	j2 = submit(fd, q2, PTS(P(x, 1)), PTS(P(y, 1)), 2, 0);
+	expect_no_event(fd);
+	j1 = submit(fd, q1, NOPTS, PTS(P(x, 1)), 1, 0);
+	ev = next_release(fd, 1000);
+	ASSERT_EQ(1, ev.user_data);
+	expect_no_event(fd);
+	ASSERT_EQ(0, complete(fd, j1, 0, 0));
+	ev = next_release(fd, 1000);
+	ASSERT_EQ(2, ev.user_data);
+	ASSERT_EQ(0, complete(fd, j2, 0, 0));
+	ASSERT_EQ(0, so_wait1(fd, y, 1, 0, in_ms(1000)));
+}
+
+TEST(high_priority_is_released_first)
+{
+	int fd = accel_test_open(), blocker;
+	struct accel_job_event ev;
+	const char *e = engine_name("prio");
+	uint32_t hi, lo, no;
+
+	ASSERT_GE(fd, 0);
+	lo = queue_new(fd, e, ACCEL_PRIORITY_LOW, 1, 1);
+	no = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1, 0);
+	hi = queue_new(fd, e, ACCEL_PRIORITY_HIGH, 1, 0);
+	blocker = submit(fd, lo, NOPTS, NOPTS, 0, 0);
+	next_release(fd, 1000);
+	for (int i = 0; i < 4; i++)
+		ASSERT_GT(submit(fd, lo, NOPTS, NOPTS, 10 + i, 0), 0);
+	ASSERT_GT(submit(fd, no, NOPTS, NOPTS, 20, 0), 0);
+	ASSERT_GT(submit(fd, hi, NOPTS, NOPTS, 30, 0), 0);
+	ASSERT_EQ(0, complete(fd, blocker, 0, 0));
+	ev = next_release(fd, 1000);
+	ASSERT_EQ(30, ev.user_data);
+	ASSERT_EQ(0, complete(fd, ev.id, 0, 0));
+	ev = next_release(fd, 1000);
+	ASSERT_EQ(20, ev.user_data);
+	ASSERT_EQ(0, complete(fd, ev.id, 0, 0));
+	ev = next_release(fd, 1000);
+	ASSERT_EQ(10, ev.user_data);
+}
+
+/*
+ * Two normal queues, weights 1:3, both always runnable on a one-credit
+ * engine: their shares of engine time stay within 10% of 1:3.
+ */
+TEST_TIMEOUT(fair_share_follows_weights, 120)
+{
+	enum { JOBS = 400, DEPTH = 16 };
+	int fd = accel_test_open(), count[2] = { 0, 0 }, queued[2] = { 0, 0 };
+	const char *e = engine_name("fair");
+	uint32_t q[2];
+	uint64_t busy[2] = { 0, 0 };
+
+	ASSERT_GE(fd, 0);
+	q[0] = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
+	q[1] = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 3, 0);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < DEPTH; i++, queued[k]++)
+			ASSERT_GT(submit(fd, q[k], NOPTS, NOPTS, k, 0), 0);
+	for (int n = 0; n < JOBS; n++) {
+		struct accel_job_event ev = next_release(fd, 1000);
+		int k = (int)ev.user_data;
+		/* Jobs of different lengths: shares are of time, not counts. */
+		uint64_t ns = k ? 700000 : 1300000;
+
+		ASSERT_EQ(0, complete(fd, ev.id, 0, ns));
+		count[k]++;
+		busy[k] += ns;
+		ASSERT_GT(submit(fd, q[k], NOPTS, NOPTS, k, 0), 0); /* keep it flooded */
+	}
+	double share = (double)busy[1] / (busy[0] + busy[1]);
+	TH_LOG("weights 1:3: jobs %d:%d, engine time share of the weight-3 queue %.3f (ideal 0.750)",
+	       count[0], count[1], share);
+	ASSERT_TRUE(share > 0.75 * 0.9 && share < 0.75 * 1.1);
+}
+
+TEST(bad_job_input_changes_nothing)
+{
+	int fd = accel_test_open();
+	struct accel_job j;
+	struct accel_job_submit a;
+	uint32_t q, x;
+	uint64_t sub;
+	char raw[64] __attribute__((aligned(8)));
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("bad-job"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 5);
+	ASSERT_EQ(-ENOENT, submit(fd, q + 9, NOPTS, PTS(P(x, 6)), 0, 0));
+	ASSERT_EQ(-ENOENT, submit(fd, q, PTS(P(x + 9, 1)), PTS(P(x, 6)), 0, 0));
+	ASSERT_EQ(-ENOENT, submit(fd, q, NOPTS, PTS(P(x, 6), P(x + 9, 1)), 0, 0));
+	ASSERT_EQ(-EINVAL, submit(fd, q, NOPTS, PTS(P(x, 5)), 0, 0)); /* not above */
+	ASSERT_EQ(-EINVAL, submit(fd, q, NOPTS, NOPTS, 0, 3601ull * 1000000000ull));
+	struct pts flagged = PTS(P(x, 6));
+	flagged.p[0].flags = 1;
+	ASSERT_EQ(-EINVAL, submit(fd, q, NOPTS, flagged, 0, 0));
+	/* Nothing was promised by the refused submissions. */
+	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
+	ASSERT_EQ(5, sub);
+
+	job_fill(&j, q, &NOPTS, &NOPTS, 0);
+	a = (struct accel_job_submit){ .jobs = (uintptr_t)&j, .count = 0 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	a.count = ACCEL_JOB_SUBMIT_MAX + 1;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	a.count = 1;
+	a.flags = 1;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	a.flags = 0;
+	a.jobs = (uintptr_t)(raw + 4); /* misaligned */
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	a.jobs = 0;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EFAULT);
+	a.jobs = (uintptr_t)&j;
+	j.flags = 1;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	j.flags = 0;
+	j.nwaits = ACCEL_JOB_MAX_POINTS + 1;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	j.nwaits = 1;
+	j.waits = 0;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EFAULT);
+	j.waits = (uintptr_t)(raw + 4);
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	expect_no_event(fd);
+
+	/* COMPLETE and FETCH. */
+	ASSERT_EQ(-ENOENT, complete(fd, 12345, 0, 0));
+	int id = submit(fd, q, PTS(P(x, 50)), NOPTS, 0, 0); /* not released */
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(-EINVAL, complete(fd, id, 0, 0));
+	struct accel_job_fetch f = { .events = (uintptr_t)raw, .max = 0 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f), EINVAL);
+	f.max = ACCEL_JOB_SUBMIT_MAX + 1;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f), EINVAL);
+}
+
+/* A batch stops at the first bad job and says how far it got. */
+TEST(batch_submit_reports_progress)
+{
+	int fd = accel_test_open();
+	struct accel_job j[3];
+	struct accel_job_submit a = { .jobs = (uintptr_t)j, .count = 3 };
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("batch"), ACCEL_PRIORITY_NORMAL, 1, 4);
+	x = so_new(fd, 0);
+	job_fill(&j[0], q, &NOPTS, &NOPTS, 1);
+	job_fill(&j[1], q + 5, &NOPTS, &NOPTS, 2);
+	job_fill(&j[2], q, &NOPTS, &NOPTS, 3);
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), ENOENT);
+	ASSERT_EQ(1, a.submitted);
+	ASSERT_NE(0, j[0].id);
+	ASSERT_EQ(1, next_release(fd, 1000).user_data);
+	expect_no_event(fd);
+	/* A whole batch in one call. */
+	j[1].queue = q;
+	a = (struct accel_job_submit){ .jobs = (uintptr_t)j, .count = 3 };
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+	ASSERT_EQ(3, a.submitted);
+	(void)x;
+}
+
+TEST(limits)
+{
+	int fd = accel_test_open(), ret;
+	long old;
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	old = set_param("max_queues", 2);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter max_queues");
+	ret = queue_create(fd, engine_name("lim"), 1, 1, 1, &q);
+	ASSERT_EQ(0, ret);
+	uint32_t q2;
+	ret = queue_create(fd, engine_name("lim"), 1, 1, 0, &q2);
+	ASSERT_EQ(0, ret);
+	ret = queue_create(fd, engine_name("lim"), 1, 1, 0, &q2);
+	set_param("max_queues", old);
+	ASSERT_EQ(-EMFILE, ret);
+
+	old = set_param("max_jobs", 3);
+	for (int i = 0; i < 3; i++)
+		ASSERT_GT(submit(fd, q, NOPTS, NOPTS, i, 0), 0);
+	ret = submit(fd, q, NOPTS, NOPTS, 3, 0);
+	set_param("max_jobs", old);
+	ASSERT_EQ(-ENOSPC, ret);
+}
+
+TEST(fdinfo_reports_engine_time)
+{
+	int fd = accel_test_open(), ffd, id;
+	const char *e = engine_name("fdi");
+	char path[64], buf[4096], want[96];
+	uint32_t q;
+	ssize_t n;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
+	id = submit(fd, q, NOPTS, NOPTS, 0, 0);
+	next_release(fd, 1000);
+	ASSERT_EQ(0, complete(fd, id, 0, 5000));
+	id = submit(fd, q, NOPTS, NOPTS, 0, 0);
+	next_release(fd, 1000);
+	ASSERT_EQ(0, complete(fd, id, 0, 2500));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	ffd = open(path, O_RDONLY);
+	ASSERT_GE(ffd, 0);
+	n = read(ffd, buf, sizeof(buf) - 1);
+	ASSERT_GT(n, 0);
+	buf[n] = 0;
+	snprintf(want, sizeof(want), "drm-engine-%s:\t7500 ns\n", e);
+	if (!strstr(buf, want))
+		TH_LOG("fdinfo:\n%s", buf);
+	ASSERT_NE(NULL, strstr(buf, want));
+}
+
+TEST(debugfs_lists_engines)
+{
+	int fd = accel_test_open(), dfd;
+	const char *e = engine_name("dbg");
+	char buf[16384], want[64];
+	ssize_t n;
+
+	ASSERT_GE(fd, 0);
+	queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1, 7);
+	dfd = open("/sys/kernel/debug/accelsched/engines", O_RDONLY);
+	if (dfd < 0)
+		SKIP(return, "debugfs is not mounted");
+	n = read(dfd, buf, sizeof(buf) - 1);
+	ASSERT_GT(n, 0);
+	buf[n] = 0;
+	snprintf(want, sizeof(want), "engine %s credits 7 ", e);
+	ASSERT_NE(NULL, strstr(buf, want));
+}
+
+TEST(queue_destroy_cancels_its_jobs)
+{
+	int fd = accel_test_open(), err;
+	struct accel_queue_destroy d;
+	uint32_t q, x, y;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("qd"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 0, 0), 0);
+	d = (struct accel_queue_destroy){ .handle = q };
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
+	ASSERT_EQ(-ECANCELED, err);
+	ASSERT_EQ(-ENOENT, submit(fd, q, NOPTS, NOPTS, 0, 0));
+	ASSERT_EQ(-ENOENT, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+}
+
+/* A file closed with jobs in every state: their points fail -EOWNERDEAD. */
+TEST(close_fails_promised_points)
+{
+	int fd = accel_test_open(), exe = accel_test_open(), sfd, err;
+	uint32_t q, x, y, z, xs, ys, zs;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(exe, 0);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	z = so_new(fd, 0);
+	ASSERT_EQ(0, so_export(fd, x, &sfd));
+	ASSERT_EQ(0, so_import(exe, sfd, &xs));
+	ASSERT_EQ(0, so_export(fd, y, &sfd));
+	ASSERT_EQ(0, so_import(exe, sfd, &ys));
+	ASSERT_EQ(0, so_export(fd, z, &sfd));
+	ASSERT_EQ(0, so_import(exe, sfd, &zs));
+	q = queue_new(exe, engine_name("close"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	ASSERT_GT(submit(exe, q, NOPTS, PTS(P(xs, 1)), 0, 0), 0);  /* released */
+	ASSERT_GT(submit(exe, q, NOPTS, PTS(P(ys, 1)), 0, 0), 0);  /* runnable */
+	ASSERT_GT(submit(exe, q, PTS(P(zs, 9)), PTS(P(zs, 10)), 0, 0), 0); /* pending */
+	next_release(exe, 1000);
+	ASSERT_EQ(0, close(exe));
+	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, x, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
+	ASSERT_EQ(-EOWNERDEAD, err);
+	ASSERT_EQ(0, so_query(fd, z, NULL, NULL, &err));
+	ASSERT_EQ(-EOWNERDEAD, err);
+}
+
+static int recv_fd1(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1 || !CMSG_FIRSTHDR(&msg))
+		return -1;
+	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+	return fd;
+}
+
+static int send_fd1(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'x';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+/*
+ * A producer process takes a job that promises a point, is released, and
+ * is killed with SIGKILL before completing: the consumer in another process
+ * wakes with -EOWNERDEAD instead of hanging. And a dependency chain across
+ * processes: the consumer's job waits on the producer's point.
+ */
+TEST(producer_killed_consumer_wakes)
+{
+	int fd = accel_test_open(), sv[2], sfd, status, err;
+	uint32_t x, y, q;
+	pid_t pid;
+	char c;
+
+	ASSERT_GE(fd, 0);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	q = queue_new(fd, engine_name("kill-c"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	/* Consumer job, here: waits on the producer's point. */
+	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 0, 0), 0);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int pfd = open(ACCEL_DEV_PATH, O_RDWR), got = recv_fd1(sv[1]);
+		uint32_t px, pq;
+		struct accel_job_event ev;
+
+		if (pfd < 0 || got < 0 || so_import(pfd, got, &px))
+			_exit(10);
+		if (queue_create(pfd, engine_name("kill-p"), 1, 1, 1, &pq))
+			_exit(11);
+		if (submit(pfd, pq, NOPTS, PTS(P(px, 1)), 0, 0) <= 0)
+			_exit(12);
+		for (int i = 0; i < 5000; i++) {
+			struct accel_job_fetch f = { .events = (uintptr_t)&ev, .max = 1 };
+
+			if (!ioctl(pfd, ACCEL_IOCTL_JOB_FETCH, &f) && f.count)
+				break;
+			usleep(1000);
+		}
+		if (write(sv[1], "r", 1) != 1)
+			_exit(13);
+		pause(); /* released, never completed */
+		_exit(0);
+	}
+	ASSERT_EQ(0, so_export(fd, x, &sfd));
+	ASSERT_EQ(0, send_fd1(sv[0], sfd));
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	ASSERT_EQ(-ETIME, so_wait1(fd, x, 1, 0, 0));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, x, 1, 0, in_ms(5000)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* The consumer job failed with it and never ran. */
+	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, y, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
+	ASSERT_EQ(-EOWNERDEAD, err);
+	expect_no_event(fd);
+}
+
+static void uring_submit_prep(struct io_uring *ring, int fd, struct accel_job *j,
+			      uint64_t ud)
+{
+	struct accel_uring_submit s = { .job = (uintptr_t)j };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_JOB_SUBMIT, &s, sizeof(s));
+	sqe->user_data = ud;
+}
+
+TEST(uring_submit_and_complete)
+{
+	int fd = accel_test_open(), res;
+	struct accel_job j1, j2;
+	struct accel_job_complete c;
+	struct io_uring ring;
+	uint64_t ud = 0;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	q = queue_new(fd, engine_name("ur"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	job_fill(&j1, q, &NOPTS, &PTS(P(x, 1)), 0);
+	job_fill(&j2, q, &NOPTS, &PTS(P(x, 2)), 0);
+	uring_submit_prep(&ring, fd, &j1, 1);
+	uring_submit_prep(&ring, fd, &j2, 2);
+	ASSERT_EQ(2, io_uring_submit(&ring));
+	/* The first is released at once (its CQE carries its id)... */
+	res = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(1, ud);
+	ASSERT_GT(res, 0);
+	ASSERT_EQ(0, res & ACCEL_JOB_RES_PIPELINED);
+	/* ...the second waits for the credit. */
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	c = (struct accel_job_complete){ .id = res & ACCEL_JOB_RES_ID_MASK };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_JOB_COMPLETE, &c, sizeof(c));
+	sqe->user_data = 3;
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	int got = 0;
+	for (int i = 0; i < 2; i++) {
+		res = uring_reap1(&ring, 5000, &ud);
+		if (ud == 3)
+			ASSERT_EQ(0, res);
+		else {
+			ASSERT_EQ(2, ud);
+			ASSERT_GT(res, 0);
+			got = res;
+		}
+	}
+	ASSERT_GT(got, 0);
+	ASSERT_EQ(1, so_value(fd, x));
+	ASSERT_EQ(0, complete(fd, got & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(2, so_value(fd, x));
+	/* Refused submissions complete at once with the error. */
+	j1.queue = q + 40;
+	uring_submit_prep(&ring, fd, &j1, 4);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-ENOENT, uring_reap1(&ring, 5000, NULL));
+	io_uring_queue_exit(&ring);
+}
+
+/* A process with a SUBMIT pending (no credit) that dies exits promptly,
+ * and the points its job promised fail. */
+TEST(uring_submit_pending_at_sigkill)
+{
+	int fd = accel_test_open(), pipefd[2], status, sfd, err;
+	uint32_t x;
+	pid_t pid;
+	char c;
+
+	ASSERT_GE(fd, 0);
+	x = so_new(fd, 0);
+	ASSERT_EQ(0, so_export(fd, x, &sfd));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int cfd = open(ACCEL_DEV_PATH, O_RDWR);
+		struct accel_job j1, j2;
+		struct io_uring ring;
+		uint32_t q, cx;
+
+		if (cfd < 0 || so_import(cfd, sfd, &cx) ||
+		    io_uring_queue_init(8, &ring, 0) ||
+		    queue_create(cfd, engine_name("urk"), 1, 1, 1, &q))
+			_exit(10);
+		job_fill(&j1, q, &NOPTS, &NOPTS, 0);
+		job_fill(&j2, q, &NOPTS, &PTS(P(cx, 1)), 0);
+		uring_submit_prep(&ring, cfd, &j1, 1); /* takes the credit */
+		uring_submit_prep(&ring, cfd, &j2, 2); /* stays pending */
+		if (io_uring_submit(&ring) != 2)
+			_exit(11);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(12);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	usleep(20000);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	for (int i = 0; i < 500; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(10000);
+		if (i == 499) {
+			TH_LOG("the process did not exit within 5 s");
+			ASSERT_TRUE(0);
+		}
+	}
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_NE(0, so_wait1(fd, x, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_TRUE(err == -EOWNERDEAD || err == -ECANCELED);
+}
+
+TEST_HARNESS_MAIN

@@ -34,5 +34,13 @@ void metric(const struct opts *o, const char *name, double v, int *first);
 /* kernel.c: the module's submission and wake-up paths. */
 int bench_nop(const struct opts *o);
 int bench_wake(const struct opts *o);
+int bench_jobs(const struct opts *o);
+int bench_latency(const struct opts *o);
+int bench_fair(const struct opts *o);
+
+/* cpu.c, cmdbuf.c, sem.c: libaccel on cpu:// with the embedded scheduler. */
+int bench_cpu(const struct opts *o);
+int bench_cmdbuf(const struct opts *o);
+int bench_sem(const struct opts *o);
 
 #endif

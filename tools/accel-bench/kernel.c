@@ -8,6 +8,12 @@
  *	wake  a host signal -> wake round trip between two threads through
  *	      syncobjs (waiting with the WAIT ioctl, and with an io_uring
  *	      WAIT), against the same ping-pong over two eventfds.
+ *	submit  jobs submitted and completed by batched io_uring against one
+ *	      ioctl per job; a SUBMIT's cost against IORING_OP_NOP.
+ *	latency the p99 release latency of high-priority jobs with low
+ *	      priority queues flooding the engine, against without.
+ *	fair  two queues with weights 1:3 flooding one engine: the error of
+ *	      their measured shares of device time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -326,3 +335,371 @@ int bench_wake(const struct opts *o)
 	return 0;
 }
 
+
+/* ------------------------------------------------------------- scheduler */
+
+static int cmp_double_asc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int open_dev(const char *bench)
+{
+	int fd = open("/dev/" ACCEL_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		fprintf(stderr, "accel-bench: %s: cannot open /dev/%s: %s; load the "
+			"module (or run `make bench`, which boots a VM with it)\n",
+			bench, ACCEL_DEVICE_NAME, strerror(errno));
+	return fd;
+}
+
+static uint32_t bench_queue(int fd, const char *engine, uint32_t prio,
+			    uint32_t weight, uint32_t credits)
+{
+	struct accel_queue_create q = { .priority = prio, .weight = weight,
+					.credits = credits };
+
+	snprintf(q.engine, sizeof(q.engine), "bench-%s-%d", engine, getpid());
+	if (ioctl(fd, ACCEL_IOCTL_QUEUE_CREATE, &q)) {
+		fprintf(stderr, "accel-bench: QUEUE_CREATE: %s\n", strerror(errno));
+		exit(1);
+	}
+	return q.handle;
+}
+
+static void must(int ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "accel-bench: %s: %s\n", what, strerror(errno));
+		exit(1);
+	}
+}
+
+/* ns per job: submit and complete @n jobs, one ioctl each. */
+static double run_jobs_ioctl(int fd, uint32_t q, long n)
+{
+	struct accel_job j = { .queue = q };
+	struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++) {
+		struct accel_job_complete c;
+
+		s.submitted = 0;
+		must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+		c = (struct accel_job_complete){ .id = j.id };
+		must(!ioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &c), "JOB_COMPLETE");
+	}
+	return (now_ns() - t0) / n;
+}
+
+/*
+ * ns per job through the ring, BATCH per io_uring_enter: the SUBMITs (each
+ * CQE carries the released job's id), then the COMPLETEs. With @submit_ns,
+ * also the time of the SUBMIT batches alone.
+ */
+static double run_jobs_uring(struct io_uring *ring, int fd, uint32_t q, long n,
+			     double *submit_ns)
+{
+	static struct accel_job j; /* read at submission: one serves all */
+	uint32_t ids[BATCH];
+	double t0 = now_ns(), ts = 0;
+	long done = 0;
+
+	j = (struct accel_job){ .queue = q };
+	while (done < n) {
+		struct accel_uring_submit us = { .job = (uintptr_t)&j };
+		struct io_uring_cqe *cqe;
+		unsigned int head, k = 0;
+		double t1 = now_ns();
+
+		for (int i = 0; i < BATCH; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+			sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT;
+			memcpy(sqe->cmd, &us, sizeof(us));
+		}
+		must(io_uring_submit_and_wait(ring, BATCH) >= 0, "io_uring_submit");
+		io_uring_for_each_cqe(ring, head, cqe) {
+			if (cqe->res <= 0) {
+				fprintf(stderr, "accel-bench: SUBMIT CQE %d (%s)\n",
+					cqe->res, strerror(-cqe->res));
+				exit(1);
+			}
+			ids[k++] = cqe->res & ACCEL_JOB_RES_ID_MASK;
+		}
+		io_uring_cq_advance(ring, k);
+		ts += now_ns() - t1;
+		for (unsigned int i = 0; i < k; i++) {
+			struct accel_job_complete c = { .id = ids[i] };
+			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+			sqe->cmd_op = ACCEL_URING_CMD_JOB_COMPLETE;
+			memcpy(sqe->cmd, &c, sizeof(c));
+		}
+		must(io_uring_submit_and_wait(ring, k) >= 0, "io_uring_submit");
+		unsigned int seen = 0;
+
+		io_uring_for_each_cqe(ring, head, cqe) {
+			if (cqe->res < 0) {
+				fprintf(stderr, "accel-bench: COMPLETE CQE %d\n", cqe->res);
+				exit(1);
+			}
+			seen++;
+		}
+		io_uring_cq_advance(ring, seen);
+		done += k;
+	}
+	if (submit_ns)
+		*submit_ns = ts / done;
+	return (now_ns() - t0) / done;
+}
+
+int bench_jobs(const struct opts *o)
+{
+	double *io = calloc(o->rounds, sizeof(double));
+	double *ur = calloc(o->rounds, sizeof(double));
+	double *us = calloc(o->rounds, sizeof(double));
+	double *nop = calloc(o->rounds, sizeof(double));
+	struct io_uring ring;
+	long n = o->ops / 4 / BATCH * BATCH;
+	int fd = open_dev("submit"), first = 1;
+	uint32_t q;
+
+	if (fd < 0)
+		return 1;
+	if (n < BATCH)
+		n = BATCH;
+	must(io_uring_queue_init(2 * BATCH, &ring, 0) == 0, "io_uring_queue_init");
+	q = bench_queue(fd, "submit", ACCEL_PRIORITY_NORMAL, 1, ACCEL_CREDITS_MAX);
+	run_jobs_ioctl(fd, q, n / 10 + 1);
+	run_jobs_uring(&ring, fd, q, BATCH * 2, NULL);
+	run_ring(&ring, -1, BATCH * 8);
+	for (int r = 0; r < o->rounds; r++) {
+		io[r] = run_jobs_ioctl(fd, q, n);
+		ur[r] = run_jobs_uring(&ring, fd, q, n, &us[r]);
+		nop[r] = run_ring(&ring, -1, n);
+	}
+	double mi = median(io, o->rounds), mu = median(ur, o->rounds);
+	double ms = median(us, o->rounds), mn = median(nop, o->rounds);
+
+	if (o->json)
+		printf("{\"bench\": \"submit\", \"ioctl_job_ns\": %.1f, \"uring_job_ns\": %.1f, "
+		       "\"uring_submit_ns\": %.1f, \"ring_nop_ns\": %.1f, \"metrics\": {",
+		       mi, mu, ms, mn);
+	else
+		printf("# submit: submit+complete per job: ioctl %.1f ns, io_uring %.1f ns "
+		       "(batch %d); SUBMIT alone %.1f ns vs IORING_OP_NOP %.1f ns\n",
+		       mi, mu, BATCH, ms, mn);
+	metric(o, "submit.uring_vs_ioctl_rate", mi / mu, &first);
+	metric(o, "submit.uring_job_vs_nop_cost", ms / mn, &first);
+	if (o->json)
+		printf("}}\n");
+	io_uring_queue_exit(&ring);
+	close(fd);
+	free(io);
+	free(ur);
+	free(us);
+	free(nop);
+	return 0;
+}
+
+/*
+ * The latency of high-priority jobs: from submission to release, seen by an
+ * executor thread that completes every job it gets at once, with and
+ * without low-priority queues flooding the same one-credit engine.
+ */
+struct lat_ctx {
+	int fd;
+	uint32_t hq, lq[2];
+	int flood;
+	volatile int stop;
+	volatile uint64_t released_at; /* of the current high job */
+	volatile uint32_t high_id;
+	long low_target;
+};
+
+#define HIGH_TAG 0x4849474855ull
+
+static void *lat_executor(void *arg)
+{
+	struct lat_ctx *c = arg;
+	struct accel_job_event ev[64];
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+
+	while (!c->stop) {
+		struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 64 };
+
+		if (poll(&p, 1, 10) <= 0)
+			continue;
+		must(!ioctl(c->fd, ACCEL_IOCTL_JOB_FETCH, &f), "JOB_FETCH");
+		for (uint32_t i = 0; i < f.count; i++) {
+			struct accel_job_complete done = { .id = ev[i].id,
+							   .device_ns = 1000 };
+
+			if (ev[i].user_data == HIGH_TAG)
+				c->released_at = now_ns();
+			must(!ioctl(c->fd, ACCEL_IOCTL_JOB_COMPLETE, &done), "JOB_COMPLETE");
+			if (ev[i].user_data != HIGH_TAG && c->flood) {
+				/* Keep the flood topped up. */
+				struct accel_job j = { .queue = c->lq[ev[i].user_data & 1],
+						       .user_data = ev[i].user_data };
+				struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+
+				must(!ioctl(c->fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+			}
+		}
+	}
+	return NULL;
+}
+
+/* p99 of @n high-priority release latencies, in ns. */
+static double run_latency(int fd, uint32_t hq, uint32_t lq0, uint32_t lq1,
+			  int flood, int n)
+{
+	struct lat_ctx c = { .fd = fd, .hq = hq, .lq = { lq0, lq1 }, .flood = flood };
+	double *lat = calloc(n, sizeof(double));
+	pthread_t t;
+	double p99;
+
+	if (flood) {
+		for (int i = 0; i < 32; i++) {
+			struct accel_job j = { .queue = c.lq[i & 1], .user_data = i };
+			struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+
+			must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+		}
+	}
+	pthread_create(&t, NULL, lat_executor, &c);
+	for (int i = 0; i < n; i++) {
+		struct accel_job j = { .queue = hq, .user_data = HIGH_TAG };
+		struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+		double t0;
+
+		c.released_at = 0;
+		t0 = now_ns();
+		must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+		while (!c.released_at)
+			sched_yield();
+		lat[i] = c.released_at - t0;
+		usleep(200);
+	}
+	c.flood = 0;
+	c.stop = 1;
+	pthread_join(t, NULL);
+	/* Drain the flood: complete what is left. */
+	for (int k = 0; k < 1000; k++) {
+		struct accel_job_event ev[64];
+		struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 64 };
+
+		must(!ioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f), "JOB_FETCH");
+		if (!f.count && k > 50)
+			break;
+		for (uint32_t i = 0; i < f.count; i++) {
+			struct accel_job_complete done = { .id = ev[i].id };
+
+			ioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &done);
+		}
+		usleep(200);
+	}
+	qsort(lat, n, sizeof(double), cmp_double_asc);
+	p99 = lat[(int)(n * 0.99) < n ? (int)(n * 0.99) : n - 1];
+	free(lat);
+	return p99;
+}
+
+int bench_latency(const struct opts *o)
+{
+	int fd = open_dev("latency"), first = 1, n = 100;
+	double *idle = calloc(o->rounds, sizeof(double));
+	double *load = calloc(o->rounds, sizeof(double));
+	uint32_t hq, l0, l1;
+
+	if (fd < 0)
+		return 1;
+	hq = bench_queue(fd, "lat", ACCEL_PRIORITY_HIGH, 1, 1);
+	l0 = bench_queue(fd, "lat", ACCEL_PRIORITY_LOW, 1, 0);
+	l1 = bench_queue(fd, "lat", ACCEL_PRIORITY_LOW, 1, 0);
+	run_latency(fd, hq, l0, l1, 0, 10);
+	for (int r = 0; r < o->rounds; r++) {
+		idle[r] = run_latency(fd, hq, l0, l1, 0, n);
+		load[r] = run_latency(fd, hq, l0, l1, 1, n);
+	}
+	double mi = median(idle, o->rounds), ml = median(load, o->rounds);
+
+	if (o->json)
+		printf("{\"bench\": \"latency\", \"high_p99_idle_ns\": %.1f, "
+		       "\"high_p99_loaded_ns\": %.1f, \"metrics\": {", mi, ml);
+	else
+		printf("# latency: high-priority release p99 idle %.1f ns, with two "
+		       "low-priority queues flooding %.1f ns\n", mi, ml);
+	metric(o, "sched.high_p99_loaded_vs_idle", ml / mi, &first);
+	if (o->json)
+		printf("}}\n");
+	free(idle);
+	free(load);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Two normal queues with weights 1:3 flood a one-credit engine; the
+ * executor completes each job reporting its device time (jobs of the
+ * light queue take longer, so shares are of time, not of counts).
+ */
+int bench_fair(const struct opts *o)
+{
+	int fd = open_dev("fair"), first = 1, jobs = o->ops / 20 > 200 ? o->ops / 20 : 200;
+	uint64_t busy[2] = { 0, 0 };
+	uint32_t q[2];
+
+	if (fd < 0)
+		return 1;
+	q[0] = bench_queue(fd, "fair", ACCEL_PRIORITY_NORMAL, 1, 1);
+	q[1] = bench_queue(fd, "fair", ACCEL_PRIORITY_NORMAL, 3, 0);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 16; i++) {
+			struct accel_job j = { .queue = q[k], .user_data = k };
+			struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+
+			must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+		}
+	for (int n = 0; n < jobs;) {
+		struct accel_job_event ev[8];
+		struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 8 };
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		poll(&p, 1, 100);
+		must(!ioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f), "JOB_FETCH");
+		for (uint32_t i = 0; i < f.count; i++, n++) {
+			int k = (int)ev[i].user_data;
+			uint64_t ns = k ? 40000 : 70000;
+			struct accel_job_complete done = { .id = ev[i].id, .device_ns = ns };
+			struct accel_job j = { .queue = q[k], .user_data = k };
+			struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+
+			must(!ioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &done), "JOB_COMPLETE");
+			busy[k] += ns;
+			must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+		}
+	}
+	double share = (double)busy[1] / (busy[0] + busy[1]);
+	double err = fabs(share - 0.75) / 0.75;
+
+	if (o->json)
+		printf("{\"bench\": \"fair\", \"weights\": [1, 3], \"share_of_weight_3\": %.4f, "
+		       "\"jobs\": %d, \"metrics\": {", share, jobs);
+	else
+		printf("# fair: weights 1:3, measured share of the weight-3 queue %.4f "
+		       "(ideal 0.75) over %d jobs\n", share, jobs);
+	metric(o, "sched.fair_share_error", err, &first);
+	if (o->json)
+		printf("}}\n");
+	close(fd);
+	return 0;
+}

@@ -71,6 +71,15 @@ static unsigned int accel_job_timeout_ms = 10000;
 module_param_named(job_timeout_ms, accel_job_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(job_timeout_ms, "Timeout of a released job that asks for none (default 10000)");
 
+/*
+ * A job id is a slot of the file's job table (the low ACCEL_JOB_SLOT_BITS,
+ * reused at once, so the table stays small and allocates nothing in steady
+ * state) and a generation (the bits above), so a stale id from an earlier
+ * job in the same slot never names a new one.
+ */
+#define ACCEL_JOB_SLOT_BITS 16
+#define ACCEL_JOB_SLOT_MASK ((1U << ACCEL_JOB_SLOT_BITS) - 1)
+
 /* The weight that makes vruntime equal engine time. */
 #define ACCEL_WEIGHT_UNIT 1024ULL
 /* Inline room for waits and signals: most jobs need no second allocation. */
@@ -128,7 +137,8 @@ struct accel_event_node {
  * @released_inline: see @issuing.
  * @release_ns: when it was released.
  * @charged:    engine time charged at release, corrected at COMPLETE.
- * @timeout:    fails it past @timeout_ns after release.
+ * @deadline:   when a released job times out.
+ * @tlink:      in the engine's in-flight list, by @deadline.
  * @ev_released: its RELEASED event, queued for the executor.
  * @ev_timedout: its TIMEDOUT event.
  * @nwaits:     waits in @deps.
@@ -159,8 +169,9 @@ struct accel_sched_job {
 	bool issuing;
 	bool released_inline;
 	u64 release_ns;
+	u64 deadline;
 	u64 charged;
-	struct delayed_work timeout;
+	struct list_head tlink;
 	struct accel_event_node ev_released, ev_timedout;
 	u32 nwaits, nsignals;
 	struct accel_job_dep *deps;
@@ -182,6 +193,9 @@ static struct dentry *accel_debugfs;
 /* ---------------------------------------------------------------- engines */
 
 static void accel_engine_kick(struct work_struct *work);
+static void accel_engine_timeout(struct work_struct *work);
+static void accel_timeout_add_locked(struct accel_engine *e,
+				     struct accel_sched_job *job);
 
 static void accel_engine_free(struct kref *ref)
 {
@@ -248,6 +262,8 @@ static struct accel_engine *accel_engine_get(const char *name, u32 credits)
 		e->rq[i] = RB_ROOT_CACHED;
 	init_llist_head(&e->ready);
 	INIT_WORK(&e->kick, accel_engine_kick);
+	INIT_LIST_HEAD(&e->released);
+	INIT_DELAYED_WORK(&e->timeout_work, accel_engine_timeout);
 	list_add_tail(&e->link, &accel_engines);
 	mutex_unlock(&accel_engines_lock);
 	return e;
@@ -377,9 +393,7 @@ static void accel_job_release_locked(struct accel_sched_job *job)
 	job->charged = q->avg_ns;
 	if (job->charged)
 		accel_queue_charge_locked(q, job->charged);
-	kref_get(&job->ref);
-	queue_delayed_work(accel_wq, &job->timeout,
-			   nsecs_to_jiffies(job->timeout_ns) + 1);
+	accel_timeout_add_locked(e, job);
 	ACCEL_JOB_TRACE(release, job);
 	if (job->issuing)
 		job->released_inline = true;
@@ -454,7 +468,8 @@ static void accel_job_unlink(struct accel_sched_job *job)
 {
 	struct accel_file *afile = job->afile;
 
-	if (xa_erase(&afile->jobs, job->id) == job) {
+	if (xa_cmpxchg(&afile->jobs, job->id & ACCEL_JOB_SLOT_MASK, job, NULL,
+		       GFP_KERNEL) == job) {
 		atomic_dec(&afile->nr_jobs);
 		accel_job_put(job);
 	}
@@ -488,7 +503,6 @@ static void accel_engine_kick(struct work_struct *work)
 	struct accel_sched_job *job, *tmp;
 	LIST_HEAD(failed);
 
-	kref_get(&e->ref); /* the jobs' references may be the last ones */
 	list = llist_reverse_order(llist_del_all(&e->ready));
 	spin_lock_irq(&e->lock);
 	llist_for_each_entry(job, list, ready)
@@ -513,34 +527,109 @@ static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 	if (f->error)
 		atomic_cmpxchg(&job->error, 0, f->error);
 	if (atomic_dec_and_test(&job->deps_left)) {
+		struct accel_engine *e = job->engine;
+
 		kref_get(&job->ref);
-		llist_add(&job->ready, &job->engine->ready);
-		queue_work(accel_wq, &job->engine->kick);
+		llist_add(&job->ready, &e->ready);
+		/* A queued kick holds the engine: it may run after the jobs go. */
+		kref_get(&e->ref);
+		if (!queue_work(accel_wq, &e->kick))
+			refcount_dec(&e->ref.refcount); /* never the last: the job has one */
 	}
 }
 
-static void accel_job_timeout(struct work_struct *work)
+/*
+ * Timeouts: the engine keeps its released jobs in a list by deadline, and
+ * one delayed work per engine fires at the earliest. Completing a job only
+ * unlinks it, so the hot path touches no timer. The armed work holds an
+ * engine reference (it may run after the last queue went).
+ */
+static void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline)
 {
-	struct accel_sched_job *job =
-		container_of(to_delayed_work(work), struct accel_sched_job, timeout);
-	struct accel_engine *e = job->engine;
-	bool fired = false;
+	u64 now = ktime_get_ns();
+	unsigned long delay = deadline > now ?
+		nsecs_to_jiffies(deadline - now) + 1 : 0;
+
+	lockdep_assert_held(&e->lock);
+	if (!e->timeout_armed) {
+		e->timeout_armed = true;
+		kref_get(&e->ref);
+		queue_delayed_work(accel_wq, &e->timeout_work, delay);
+	} else {
+		mod_delayed_work(accel_wq, &e->timeout_work, delay);
+	}
+}
+
+static void accel_timeout_add_locked(struct accel_engine *e,
+				     struct accel_sched_job *job)
+{
+	struct accel_sched_job *it;
+
+	lockdep_assert_held(&e->lock);
+	job->deadline = job->release_ns + job->timeout_ns;
+	list_for_each_entry_reverse(it, &e->released, tlink)
+		if (it->deadline <= job->deadline)
+			break;
+	list_add(&job->tlink, &it->tlink);
+	if (e->released.next == &job->tlink)
+		accel_timeout_arm_locked(e, job->deadline);
+}
+
+/* Unlink a job from the released list; disarm the timeout work if empty. */
+static void accel_timeout_del_locked(struct accel_engine *e,
+				     struct accel_sched_job *job)
+{
+	lockdep_assert_held(&e->lock);
+	list_del_init(&job->tlink);
+	if (list_empty(&e->released) && e->timeout_armed &&
+	    cancel_delayed_work(&e->timeout_work)) {
+		e->timeout_armed = false;
+		/* Never the last reference: the job holds one. */
+		refcount_dec(&e->ref.refcount);
+	}
+}
+
+static void accel_engine_timeout(struct work_struct *work)
+{
+	struct accel_engine *e =
+		container_of(to_delayed_work(work), struct accel_engine, timeout_work);
+	struct accel_sched_job *job, *tmp;
+	LIST_HEAD(expired);
+	bool rearmed = false;
+	u64 now = ktime_get_ns();
 
 	spin_lock_irq(&e->lock);
-	if (job->state == ACCEL_JOB_RELEASED) {
-		fired = true;
+	list_for_each_entry_safe(job, tmp, &e->released, tlink) {
+		if (job->deadline > now)
+			break;
+		list_move_tail(&job->tlink, &expired);
 		job->state = ACCEL_JOB_TIMEDOUT;
 		e->in_flight--;
 		e->nr_timedout++;
+		kref_get(&job->ref);
 		ACCEL_JOB_TRACE(timeout, job);
 		accel_event_push_locked(job, &job->ev_timedout,
 					ACCEL_JOB_EVENT_TIMEDOUT, -ETIMEDOUT);
-		accel_engine_schedule_locked(e);
 	}
+	job = list_first_entry_or_null(&e->released, struct accel_sched_job, tlink);
+	if (job) {
+		u64 d = job->deadline;
+
+		queue_delayed_work(accel_wq, &e->timeout_work,
+				   d > now ? nsecs_to_jiffies(d - now) + 1 : 0);
+		rearmed = true;
+	} else {
+		e->timeout_armed = false;
+	}
+	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
-	if (fired)
+	list_for_each_entry_safe(job, tmp, &expired, tlink) {
+		list_del_init(&job->tlink);
 		accel_job_signal(job, -ETIMEDOUT);
-	accel_job_put(job);
+		accel_job_put(job);
+	}
+	if (!rearmed)
+		accel_engine_put(e);
 }
 
 /*
@@ -551,7 +640,6 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 {
 	struct accel_engine *e = job->engine;
 	enum accel_job_state was;
-	bool put_timeout = false;
 	u32 i;
 
 	spin_lock_irq(&e->lock);
@@ -564,10 +652,9 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 		break;
 	case ACCEL_JOB_RELEASED:
 		e->in_flight--;
-		put_timeout = cancel_delayed_work(&job->timeout);
+		accel_timeout_del_locked(e, job);
 		break;
 	case ACCEL_JOB_TIMEDOUT:
-		put_timeout = cancel_delayed_work(&job->timeout);
 		break;
 	case ACCEL_JOB_PENDING:
 		break;
@@ -585,8 +672,6 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 		for (i = 0; i < job->nwaits; i++)
 			dma_fence_remove_callback(job->deps[i].fence,
 						  &job->deps[i].cb);
-	if (put_timeout)
-		accel_job_put(job);
 	if (was == ACCEL_JOB_TIMEDOUT) /* its points failed already */
 		accel_job_unlink(job);
 	else
@@ -619,7 +704,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	struct accel_queue *q;
 	struct accel_sched_job *job;
 	u64 timeout_ns;
-	u32 i;
+	u32 i, slot;
 	int ret;
 
 	if (args->flags || args->pad)
@@ -660,7 +745,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	job->timeout_ns = timeout_ns;
 	job->state = ACCEL_JOB_PENDING;
 	INIT_LIST_HEAD(&job->qlink);
-	INIT_DELAYED_WORK(&job->timeout, accel_job_timeout);
+	INIT_LIST_HEAD(&job->tlink);
 	job->deps = job->deps_inline;
 	job->sigs = job->sigs_inline;
 	if (args->nwaits > ACCEL_JOB_INLINE) {
@@ -720,11 +805,12 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		job->deps[job->nwaits].fence = f;
 		job->deps[job->nwaits++].job = job;
 	}
-	ret = xa_alloc_cyclic(&afile->jobs, &job->id, job,
-			      XA_LIMIT(1, ACCEL_JOB_RES_ID_MASK),
-			      &afile->next_job_id, GFP_KERNEL);
+	ret = xa_alloc(&afile->jobs, &slot, job,
+		       XA_LIMIT(1, ACCEL_JOB_SLOT_MASK), GFP_KERNEL);
 	if (ret < 0)
 		goto err_job;
+	job->id = ((++afile->next_job_id << ACCEL_JOB_SLOT_BITS) | slot) &
+		  ACCEL_JOB_RES_ID_MASK;
 	job->seq = atomic64_inc_return(&afile->job_seq);
 	return job;
 
@@ -771,15 +857,31 @@ static void accel_job_arm(struct accel_sched_job *job)
 		accel_job_failed(job, atomic_read(&job->error));
 }
 
+/* The job in a slot of the table, whatever its generation; a reference. */
+static struct accel_sched_job *accel_job_lookup_slot(struct accel_file *afile,
+						     unsigned long slot)
+{
+	struct accel_sched_job *job;
+
+	xa_lock(&afile->jobs);
+	job = xa_load(&afile->jobs, slot);
+	if (job)
+		kref_get(&job->ref);
+	xa_unlock(&afile->jobs);
+	return job;
+}
+
 /* Look a job up by id; a reference. */
 static struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id)
 {
 	struct accel_sched_job *job;
 
 	xa_lock(&afile->jobs);
-	job = xa_load(&afile->jobs, id);
-	if (job)
+	job = xa_load(&afile->jobs, id & ACCEL_JOB_SLOT_MASK);
+	if (job && job->id == id)
 		kref_get(&job->ref);
+	else
+		job = NULL;
 	xa_unlock(&afile->jobs);
 	return job;
 }
@@ -835,7 +937,7 @@ static void accel_cancel_jobs(struct accel_file *afile, struct accel_queue *q,
 	unsigned long id;
 
 	xa_for_each(&afile->jobs, id, job) {
-		job = accel_job_lookup(afile, id);
+		job = accel_job_lookup_slot(afile, id);
 		if (!job)
 			continue;
 		if (!q || job->queue == q)
@@ -922,7 +1024,6 @@ static int accel_job_do_complete(struct accel_file *afile,
 	struct accel_sched_job *job;
 	struct accel_engine *e;
 	struct accel_queue *q;
-	bool put_timeout;
 	u64 dt;
 
 	if (args->status > 0 || args->status < -ACCEL_MAX_ERRNO)
@@ -935,10 +1036,7 @@ static int accel_job_do_complete(struct accel_file *afile,
 	spin_lock_irq(&e->lock);
 	if (job->state == ACCEL_JOB_TIMEDOUT) {
 		job->state = ACCEL_JOB_DONE;
-		put_timeout = cancel_delayed_work(&job->timeout);
 		spin_unlock_irq(&e->lock);
-		if (put_timeout)
-			accel_job_put(job);
 		accel_job_unlink(job);
 		accel_job_put(job);
 		return -ETIMEDOUT;
@@ -959,14 +1057,12 @@ static int accel_job_do_complete(struct accel_file *afile,
 	q->busy_ns += dt;
 	e->busy_ns += dt;
 	accel_queue_charge_locked(q, (s64)dt - (s64)job->charged);
-	put_timeout = cancel_delayed_work(&job->timeout);
+	accel_timeout_del_locked(e, job);
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
 
 	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
 			   args->status, dt);
-	if (put_timeout)
-		accel_job_put(job);
 	accel_job_signal(job, args->status);
 	accel_job_unlink(job);
 	accel_job_put(job);
@@ -1120,7 +1216,7 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 		struct task_struct *t;
 		bool pending;
 
-		job = accel_job_lookup(afile, id);
+		job = accel_job_lookup_slot(afile, id);
 		if (!job)
 			continue;
 		spin_lock_irq(&job->engine->lock);

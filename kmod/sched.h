@@ -32,7 +32,11 @@ struct io_uring_cmd;
  * @min_vruntime: per class, the floor a queue that becomes runnable starts
  *            from (so an idle queue cannot bank time and then starve others).
  * @ready:    jobs whose last wait was reached in a fence callback.
- * @kick:     drains @ready and releases what it can (process context).
+ * @kick:     drains @ready and releases what it can (process context);
+ *            queued, it holds an engine reference.
+ * @released: the released jobs, by deadline.
+ * @timeout_work: fails the jobs of @released past their deadline; armed,
+ *            it holds an engine reference (@timeout_armed).
  * @busy_ns, @nr_released, @nr_completed, @nr_failed, @nr_timedout: counters.
  */
 struct accel_engine {
@@ -46,6 +50,9 @@ struct accel_engine {
 	u64 min_vruntime[3];
 	struct llist_head ready;
 	struct work_struct kick;
+	struct list_head released;
+	struct delayed_work timeout_work;
+	bool timeout_armed;
 	u64 busy_ns;
 	u64 nr_released, nr_completed, nr_failed, nr_timedout;
 };

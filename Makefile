@@ -42,6 +42,7 @@ setup:
 
 demo: build
 	$(BUILD)/examples/hello-scheduler
+	$(BUILD)/examples/pipeline
 
 check:
 	BUILD=$(BUILD) scripts/check.sh

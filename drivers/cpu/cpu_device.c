@@ -3,12 +3,20 @@
  * The cpu driver's device and allocator: "cpu://" (or "cpu://0") opens the
  * one device, the host. Buffers are 64-byte aligned host memory; their
  * device address is their host pointer, which is what the binding plan
- * writes into parameter blocks.
+ * resolves refs to.
+ *
+ * The device owns a pool of workers (cpu_pool.c). Their number is, first
+ * found: the ACCEL_CPU_THREADS environment variable; the URI's option
+ * ("cpu://?threads=4", "cpu://0?threads=4"); the CPUs this process may run
+ * on (sched_getaffinity). The environment wins, as ACCEL_SCHEDULER does
+ * over a program's options, so that a user can size any program's pool.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu.h"
 #include "src/error.h"
@@ -59,8 +67,15 @@ static int cpu_buffer_allocate(accel_device_t *d,
 
 static void cpu_device_destroy(accel_device_t *d)
 {
+	struct cpu_device *dev = (struct cpu_device *)d;
+
+	cpu_pool_destroy(dev->pool);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev->tasks);
+	accel_vec_free(&dev->ptrs);
+	accel_vec_free(&dev->lens);
 	accel_device_fini(d);
-	free(d);
+	free(dev);
 }
 
 const struct accel_device_ops accel_cpu_device_ops = {
@@ -70,20 +85,77 @@ const struct accel_device_ops accel_cpu_device_ops = {
 	.execute = accel_cpu_execute,
 };
 
-static int cpu_device_open(const struct accel_driver *drv, const char *device,
-			   accel_scheduler_t *s, accel_device_t **out)
+/* Parses a worker count from @what (for messages); 0 or -EINVAL. */
+static int parse_threads(const char *text, const char *what, unsigned int *out)
 {
-	accel_device_t *d;
+	char *end;
+	unsigned long v;
 
-	if (device[0] && strcmp(device, "0") != 0)
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v < 1 ||
+	    v > CPU_MAX_WORKERS)
+		return accel_fail(EINVAL,
+			"accel_device_open: %s \"%.32s\" is not a worker count; give a number from 1 to %u",
+			what, text, CPU_MAX_WORKERS);
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static unsigned int default_threads(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && (n = CPU_COUNT(&set)) > 0)
+		return n > CPU_MAX_WORKERS ? CPU_MAX_WORKERS : (unsigned int)n;
+	n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > CPU_MAX_WORKERS ? CPU_MAX_WORKERS : (unsigned int)n;
+}
+
+/* The device part: "" or "0", then optionally "?threads=N". */
+static int parse_device(const char *device, unsigned int *threads)
+{
+	const char *q = strchr(device, '?'), *env = getenv("ACCEL_CPU_THREADS");
+	size_t id_len = q ? (size_t)(q - device) : strlen(device);
+	int err;
+
+	if (id_len && !(id_len == 1 && device[0] == '0'))
 		return accel_fail(EINVAL,
 			"accel_device_open: \"cpu://%.64s\": the cpu driver has one device; use \"cpu://\" or \"cpu://0\"",
 			device);
-	d = calloc(1, sizeof(*d));
-	if (!d)
+	*threads = default_threads();
+	if (q) {
+		if (strncmp(q + 1, "threads=", 8) != 0)
+			return accel_fail(EINVAL,
+				"accel_device_open: \"cpu://%.64s\": unknown option \"%.32s\"; the cpu driver takes \"?threads=N\"",
+				device, q + 1);
+		err = parse_threads(q + 9, "the URI option threads=", threads);
+		if (err)
+			return err;
+	}
+	if (env && *env)
+		return parse_threads(env, "ACCEL_CPU_THREADS=", threads);
+	return 0;
+}
+
+static int cpu_device_open(const struct accel_driver *drv, const char *device,
+			   accel_scheduler_t *s, accel_device_t **out)
+{
+	struct cpu_device *dev;
+	unsigned int threads;
+	int err = parse_device(device, &threads);
+
+	if (err)
+		return err;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev || cpu_pool_create(threads, &dev->pool)) {
+		free(dev);
 		return accel_fail(ENOMEM, "accel_device_open: out of memory");
-	accel_device_init(d, &accel_cpu_device_ops, drv, s, "cpu://0");
-	*out = d;
+	}
+	pthread_mutex_init(&dev->lock, NULL);
+	accel_device_init(&dev->base, &accel_cpu_device_ops, drv, s, "cpu://0");
+	*out = &dev->base;
 	return 0;
 }
 

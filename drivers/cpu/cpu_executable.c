@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * cpu executables: shared objects in the format of accel/cpu_executable.h,
- * loaded with dlopen(RTLD_NOW | RTLD_LOCAL). The table is validated in full
+ * loaded with dlopen(RTLD_NOW | RTLD_LOCAL), or tables linked into the
+ * program (accel_cpu_executable_create()). The table is validated in full
  * before anything is built from it; the handle stays open for the
  * executable's life (the entry functions live in it).
  */
@@ -25,7 +26,8 @@ static void cpu_executable_destroy(accel_executable_t *e)
 	struct cpu_executable *ce = (struct cpu_executable *)e;
 
 	accel_executable_fini(e);
-	dlclose(ce->handle);
+	if (ce->handle)
+		dlclose(ce->handle);
 	free(ce);
 }
 
@@ -34,46 +36,47 @@ static const struct accel_executable_ops cpu_executable_ops = {
 };
 
 static int check_entry(const struct accel_cpu_executable *t, uint32_t i,
-		       const char *path)
+		       const char *fn, const char *path)
 {
 	const struct accel_cpu_entry *e = &t->entries[i];
 
 	if (!e->name || !e->name[0] || strlen(e->name) >= ACCEL_EXPORT_NAME_MAX)
 		return accel_fail(ENOEXEC,
-			"accel_executable_load: %s: entry %u has no name, or one of %d bytes or more",
-			path, i, ACCEL_EXPORT_NAME_MAX);
+			"%s: %s: entry %u has no name, or one of %d bytes or more",
+			fn, path, i, ACCEL_EXPORT_NAME_MAX);
 	if (!e->fn)
-		return accel_fail(ENOEXEC, "accel_executable_load: %s: entry '%s' has no function",
-				  path, e->name);
+		return accel_fail(ENOEXEC, "%s: %s: entry '%s' has no function",
+				  fn, path, e->name);
 	if (!e->workgroup_size[0] || !e->workgroup_size[1] || !e->workgroup_size[2])
-		return accel_fail(ENOEXEC, "accel_executable_load: %s: entry '%s' has a zero workgroup size",
-				  path, e->name);
+		return accel_fail(ENOEXEC, "%s: %s: entry '%s' has a zero workgroup size",
+				  fn, path, e->name);
 	if (e->binding_count > ACCEL_DISPATCH_MAX_BINDINGS ||
 	    e->constant_count > ACCEL_DISPATCH_MAX_CONSTANTS)
 		return accel_fail(ENOEXEC,
-			"accel_executable_load: %s: entry '%s' has %u bindings and %u constants; the most is %u and %u",
-			path, e->name, e->binding_count, e->constant_count,
+			"%s: %s: entry '%s' has %u bindings and %u constants; the most is %u and %u",
+			fn, path, e->name, e->binding_count, e->constant_count,
 			ACCEL_DISPATCH_MAX_BINDINGS, ACCEL_DISPATCH_MAX_CONSTANTS);
 	for (uint32_t j = 0; j < i; j++)
 		if (strcmp(t->entries[j].name, e->name) == 0)
-			return accel_fail(ENOEXEC, "accel_executable_load: %s: two entries are named '%s'",
-					  path, e->name);
+			return accel_fail(ENOEXEC, "%s: %s: two entries are named '%s'",
+					  fn, path, e->name);
 	return 0;
 }
 
-static int check_table(const struct accel_cpu_executable *t, const char *path)
+static int check_table(const struct accel_cpu_executable *t, const char *fn,
+		       const char *path)
 {
 	int err;
 
 	if (t->abi_version != ACCEL_CPU_EXECUTABLE_ABI_VERSION)
 		return accel_fail(ENOEXEC,
-			"accel_executable_load: %s: its " ACCEL_CPU_EXECUTABLE_SYMBOL " has abi_version %u, but this libaccel reads version %u; rebuild it against this accel/cpu_executable.h",
-			path, t->abi_version, ACCEL_CPU_EXECUTABLE_ABI_VERSION);
+			"%s: %s: its " ACCEL_CPU_EXECUTABLE_SYMBOL " has abi_version %u, but this libaccel reads version %u; rebuild it against this accel/cpu_executable.h",
+			fn, path, t->abi_version, ACCEL_CPU_EXECUTABLE_ABI_VERSION);
 	if (t->entry_count && !t->entries)
-		return accel_fail(ENOEXEC, "accel_executable_load: %s: entry_count is %u but entries is NULL",
-				  path, t->entry_count);
+		return accel_fail(ENOEXEC, "%s: %s: entry_count is %u but entries is NULL",
+				  fn, path, t->entry_count);
 	for (uint32_t i = 0; i < t->entry_count; i++) {
-		err = check_entry(t, i, path);
+		err = check_entry(t, i, fn, path);
 		if (err)
 			return err;
 	}
@@ -120,11 +123,34 @@ static void *open_so(const char *path, int *err)
 	return h;
 }
 
+/* Validates @table and builds the executable; @h (may be NULL) moves in. */
+static int create(accel_device_t *d, const struct accel_cpu_executable *table,
+		  const char *fn, const char *what, void *h,
+		  accel_executable_t **out)
+{
+	struct cpu_executable *ce;
+	int err = check_table(table, fn, what);
+
+	ce = err ? NULL : calloc(1, sizeof(*ce));
+	if (!err && (!ce || fill_exports(ce, table))) {
+		free(ce);
+		err = accel_fail(ENOMEM, "%s: out of memory", fn);
+	}
+	if (err) {
+		if (h)
+			dlclose(h);
+		return err;
+	}
+	accel_executable_init(&ce->base, &cpu_executable_ops, d);
+	ce->handle = h;
+	*out = &ce->base;
+	return 0;
+}
+
 int accel_cpu_executable_load(accel_device_t *d, const char *path,
 			      accel_executable_t **out)
 {
 	const struct accel_cpu_executable *table;
-	struct cpu_executable *ce;
 	void *h;
 	int err = 0;
 
@@ -138,18 +164,23 @@ int accel_cpu_executable_load(accel_device_t *d, const char *path,
 			"accel_executable_load: %s does not export " ACCEL_CPU_EXECUTABLE_SYMBOL ", so it is not a cpu executable (see accel/cpu_executable.h)",
 			path);
 	}
-	err = check_table(table, path);
-	ce = err ? NULL : calloc(1, sizeof(*ce));
-	if (!err && (!ce || fill_exports(ce, table))) {
-		free(ce);
-		err = accel_fail(ENOMEM, "accel_executable_load: out of memory");
-	}
-	if (err) {
-		dlclose(h);
-		return err;
-	}
-	accel_executable_init(&ce->base, &cpu_executable_ops, d);
-	ce->handle = h;
-	*out = &ce->base;
-	return 0;
+	return create(d, table, "accel_executable_load", path, h, out);
+}
+
+ACCEL_EXPORT int accel_cpu_executable_create(accel_device_t *device,
+					     const struct accel_cpu_executable *table,
+					     accel_executable_t **out)
+{
+	if (!out)
+		return accel_fail(EINVAL, "accel_cpu_executable_create: out is NULL");
+	*out = NULL;
+	if (!device || !table)
+		return accel_fail(EINVAL, "accel_cpu_executable_create: %s is NULL",
+				  device ? "table" : "device");
+	if (device->ops != &accel_cpu_device_ops)
+		return accel_fail(ENODEV,
+			"accel_cpu_executable_create: device %s is not a cpu device; linked-in tables run only on cpu://",
+			device->uri);
+	return create(device, table, "accel_cpu_executable_create",
+		      "the linked-in table", NULL, out);
 }

@@ -170,11 +170,10 @@ static size_t block_size(const struct rec *r)
 
 /* Reserves everything commit() needs; the only fallible part. */
 static int reserve(accel_command_buffer_t *cb, const struct rec *r,
-		   const char *fn, bool dynamic, uint32_t *slots_needed)
+		   const char *fn, uint32_t *slots_needed)
 {
 	struct accel_plan *p = &cb->plan;
-	struct accel_vec *region = dynamic ? &p->dynamic_template : &p->static_params;
-	uint32_t sites = 0, direct = 0, max_slot = p->binding_count;
+	uint32_t direct = 0, max_slot = p->binding_count;
 	size_t slots_have = ACCEL_VEC_COUNT(&p->slots, struct accel_slot_req);
 
 	for (uint32_t i = 0; i < r->ref_count; i++) {
@@ -182,19 +181,17 @@ static int reserve(accel_command_buffer_t *cb, const struct rec *r,
 			direct++;
 			continue;
 		}
-		sites++;
 		if (r->refs[i].slot + 1 > max_slot)
 			max_slot = r->refs[i].slot + 1;
 	}
 	*slots_needed = max_slot;
 	if (next_index(cb) == UINT32_MAX ||
-	    region->size + block_size(r) > UINT32_MAX)
+	    p->params.size + block_size(r) > UINT32_MAX)
 		return accel_fail(ENOMEM,
 			"%s: the command buffer is full (%u commands, %zu bytes of parameters: the limits are 2^32-1 of each)",
-			fn, next_index(cb), region->size);
+			fn, next_index(cb), p->params.size);
 	if (accel_vec_reserve(&p->commands, sizeof(struct accel_cmd)) ||
-	    accel_vec_reserve(region, block_size(r)) ||
-	    accel_vec_reserve(&p->sites, sites * sizeof(struct accel_patch_site)) ||
+	    accel_vec_reserve(&p->params, block_size(r)) ||
 	    accel_vec_reserve(&p->slots, (max_slot - slots_have) * sizeof(struct accel_slot_req)) ||
 	    accel_vec_reserve(&p->data, r->data_len) ||
 	    accel_vec_reserve(&cb->retained_buffers, direct * sizeof(void *)) ||
@@ -237,24 +234,18 @@ static void merge_slot(struct accel_plan *p, const struct ref_res *ref,
 static int commit(accel_command_buffer_t *cb, struct rec *r, const char *fn)
 {
 	struct accel_plan *p = &cb->plan;
-	bool dynamic = false;
 	uint32_t slots_needed, index = next_index(cb);
-	struct accel_vec *region;
 	struct accel_plan_ref *refs;
 	size_t size;
 	int err;
 
-	for (uint32_t i = 0; i < r->ref_count; i++)
-		dynamic |= r->refs[i].indirect;
-	err = reserve(cb, r, fn, dynamic, &slots_needed);
+	err = reserve(cb, r, fn, &slots_needed);
 	if (err)
 		return err;
 	/* The point of no return: nothing below fails. */
-	region = dynamic ? &p->dynamic_template : &p->static_params;
 	size = block_size(r);
-	r->cmd.dynamic = dynamic;
-	r->cmd.params = (uint32_t)region->size;
-	refs = accel_vec_push(region, size);
+	r->cmd.params = (uint32_t)p->params.size;
+	refs = accel_vec_push(&p->params, size);
 	memset(refs, 0, size);
 	while (ACCEL_VEC_COUNT(&p->slots, struct accel_slot_req) < slots_needed)
 		memset(accel_vec_push(&p->slots, sizeof(struct accel_slot_req)), 0,
@@ -262,19 +253,18 @@ static int commit(accel_command_buffer_t *cb, struct rec *r, const char *fn)
 	p->binding_count = slots_needed;
 	for (uint32_t i = 0; i < r->ref_count; i++) {
 		const struct ref_res *rr = &r->refs[i];
-		struct accel_patch_site *site;
 
 		if (!rr->indirect) {
 			refs[i].address = rr->address;
 			refs[i].length = rr->length;
+			refs[i].slot = ACCEL_PLAN_DIRECT;
 			retain_buffer(cb, rr->buffer);
 			continue;
 		}
-		site = accel_vec_push(&p->sites, sizeof(*site));
-		site->slot = rr->slot;
-		site->ref = r->cmd.params + i * (uint32_t)sizeof(*refs);
-		site->offset = rr->offset;
-		site->length = rr->length;
+		refs[i].address = rr->offset;
+		refs[i].length = rr->length;
+		refs[i].slot = rr->slot;
+		r->cmd.indirect = 1;
 		merge_slot(p, rr, index);
 	}
 	if (r->constant_count)

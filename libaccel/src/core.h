@@ -166,27 +166,24 @@ struct accel_command_buffer {
 /*
  * struct accel_cb_exec - one submission, as a driver replays it.
  * @cb:             the command buffer (ended, immutable).
- * @dynamic_params: this submission's copy of the plan's dynamic region,
- *                  with every patch site scattered in.
+ * @slots:          this submission's binding table, captured at submit
+ *                  (plan.binding_count entries; NULL when it is 0).
  * @failed_command: out: index of the command that failed.
  * @msg:            out: what failed.
  */
 struct accel_cb_exec {
 	const accel_command_buffer_t *cb;
-	const uint8_t *dynamic_params;
+	const struct accel_plan_slot *slots;
 	uint32_t failed_command;
 	char *msg;
 	size_t msg_len;
 };
 
-/* The parameter block of command @cmd in this submission. */
+/* The parameter block of command @cmd. */
 static inline const uint8_t *accel_cb_exec_params(const struct accel_cb_exec *x,
 						  const struct accel_cmd *cmd)
 {
-	const uint8_t *base = cmd->dynamic ? x->dynamic_params :
-					     (const uint8_t *)x->cb->plan.static_params.data;
-
-	return base + cmd->params;
+	return (const uint8_t *)x->cb->plan.params.data + cmd->params;
 }
 
 struct accel_queue {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The binding plan: growable arrays, grouping patch sites by slot, and the
- * submit-time work (validate the table, resolve the dynamic region). See
- * plan.h for the layout.
+ * The binding plan: growable arrays, the list of used slots, and the
+ * submit-time work (validate the table, capture its used slots), both
+ * O(used slots). See plan.h for the layout.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -71,43 +71,26 @@ const char *accel_cmd_type_name(enum accel_cmd_type type)
 void accel_plan_free(struct accel_plan *plan)
 {
 	accel_vec_free(&plan->commands);
-	accel_vec_free(&plan->static_params);
-	accel_vec_free(&plan->dynamic_template);
+	accel_vec_free(&plan->params);
 	accel_vec_free(&plan->data);
-	accel_vec_free(&plan->sites);
 	accel_vec_free(&plan->slots);
-	free(plan->slot_first);
-	plan->slot_first = NULL;
+	free(plan->used_slots);
+	plan->used_slots = NULL;
+	plan->used_count = 0;
 }
 
 int accel_plan_finish(struct accel_plan *plan)
 {
-	size_t n = ACCEL_VEC_COUNT(&plan->sites, struct accel_patch_site);
-	uint32_t slots = plan->binding_count;
-	struct accel_patch_site *sorted, *sites = plan->sites.data;
-	uint32_t *first, *fill;
+	const struct accel_slot_req *reqs = plan->slots.data;
+	uint32_t n = 0;
 
-	first = calloc((size_t)slots + 1, sizeof(*first));
-	fill = calloc((size_t)slots + 1, sizeof(*fill));
-	sorted = malloc(n ? n * sizeof(*sorted) : 1);
-	if (!first || !fill || !sorted) {
-		free(first);
-		free(fill);
-		free(sorted);
+	plan->used_slots = malloc(((size_t)plan->binding_count + 1) * sizeof(uint32_t));
+	if (!plan->used_slots)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		first[sites[i].slot + 1]++;
-	for (uint32_t s = 0; s < slots; s++)
-		first[s + 1] += first[s];
-	memcpy(fill, first, ((size_t)slots + 1) * sizeof(*fill));
-	for (size_t i = 0; i < n; i++)
-		sorted[fill[sites[i].slot]++] = sites[i];
-	free(fill);
-	free(plan->sites.data);
-	plan->sites.data = sorted;
-	plan->sites.cap = n ? n * sizeof(*sorted) : 1;
-	plan->slot_first = first;
+	for (uint32_t s = 0; s < plan->binding_count; s++)
+		if (reqs[s].used)
+			plan->used_slots[n++] = s;
+	plan->used_count = n;
 	return 0;
 }
 
@@ -208,9 +191,9 @@ int accel_plan_validate(const struct accel_plan *plan,
 		return accel_fail(EINVAL,
 			"%s: table->bindings is NULL but table->count is %u",
 			caller, count);
-	for (uint32_t s = 0; s < plan->binding_count; s++) {
-		if (!reqs[s].used)
-			continue;
+	for (uint32_t i = 0; i < plan->used_count; i++) {
+		uint32_t s = plan->used_slots[i];
+
 		err = validate_slot(&reqs[s], s, &table->bindings[s], device,
 				    caller);
 		if (err)
@@ -219,38 +202,17 @@ int accel_plan_validate(const struct accel_plan *plan,
 	return 0;
 }
 
-uint8_t *accel_plan_resolve(const struct accel_plan *plan,
-			    const accel_binding_table_t *table, int *err)
+void accel_plan_capture(const struct accel_plan *plan,
+			const accel_binding_table_t *table,
+			struct accel_plan_slot *slots)
 {
-	const struct accel_patch_site *sites = plan->sites.data;
-	const struct accel_slot_req *reqs = plan->slots.data;
-	uint8_t *region;
-
-	*err = 0;
-	if (plan->dynamic_template.size == 0)
-		return NULL;
-	region = malloc(plan->dynamic_template.size);
-	if (!region) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	memcpy(region, plan->dynamic_template.data, plan->dynamic_template.size);
-	for (uint32_t s = 0; s < plan->binding_count; s++) {
+	for (uint32_t i = 0; i < plan->used_count; i++) {
+		uint32_t s = plan->used_slots[i];
 		const accel_binding_t *b = &table->bindings[s];
-		uint64_t base, len = 0;
+		uint64_t len = 0;
 
-		if (!reqs[s].used)
-			continue;
-		binding_length(b, &len);
-		base = b->buffer->address + b->offset;
-		for (uint32_t i = plan->slot_first[s]; i < plan->slot_first[s + 1]; i++) {
-			struct accel_plan_ref *ref =
-				(struct accel_plan_ref *)(region + sites[i].ref);
-
-			ref->address = base + sites[i].offset;
-			ref->length = sites[i].length == ACCEL_WHOLE_BUFFER ?
-				      len - sites[i].offset : sites[i].length;
-		}
+		binding_length(b, &len); /* validated: cannot fail */
+		slots[s].address = b->buffer->address + b->offset;
+		slots[s].length = len;
 	}
-	return region;
 }

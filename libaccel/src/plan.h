@@ -3,8 +3,8 @@
  * Internal: the binding plan of a command buffer (DESIGN.md section 6).
  *
  * Recording turns every command into a struct accel_cmd plus a *parameter
- * block* of resolved refs (struct accel_plan_ref: address, length) and, for
- * dispatches, the constants:
+ * block* of refs (struct accel_plan_ref) and, for dispatches, the
+ * constants:
  *
  *   fill, update:       ref[0] = target
  *   copy:               ref[0] = source, ref[1] = target
@@ -12,22 +12,22 @@
  *   dispatch_indirect:  ref[0] = workgroup count, ref[1..n] = bindings,
  *                       then the constants
  *
- * A block whose refs are all direct is complete at record time and lives in
- * the *static* region, shared by every submission. A block with at least
- * one indirect ref lives in the *dynamic* region: the plan keeps a template
- * of it (direct refs and constants filled in) and, per slot, the list of
- * *patch sites* (where in the region a ref of that slot sits, with its
- * offset and length).
+ * All blocks live in one region built at record time and never written
+ * again: a direct ref holds its resolved address and length; an indirect
+ * ref holds its slot, its offset and its length (or ACCEL_WHOLE_BUFFER).
+ * Recording also accumulates, per slot, what the commands need of the
+ * table entry (usage bits, minimum length, alignment).
  *
- * Submitting (accel_plan_resolve()) checks the binding table against the
- * per-slot requirements accumulated while recording (usage bits, minimum
- * length, alignment) in O(slots), copies the dynamic template and scatters
- * each used slot's address into its patch sites: O(slots + patch sites +
- * size of the dynamic region), independent of the number of commands with
- * only direct refs. A driver replays the commands reading each block from
- * the static region or from the submission's dynamic copy
- * (accel_cb_exec_params()); for a GPU driver the dynamic copy is what gets
- * uploaded.
+ * Submitting checks the binding table against those requirements and
+ * captures one struct accel_plan_slot (base address, length) per slot the
+ * commands use: O(slots), whatever the number of commands and of refs, and
+ * nothing of the command buffer is copied. A driver resolves an indirect
+ * ref when the command runs (accel_plan_ref_resolve(): one add, plus one
+ * subtraction for a whole-range ref), which costs the same as reading a
+ * patched address would; for a GPU driver the captured slot array is the
+ * one small upload a submission makes, and kernels read their bases from
+ * it. Concurrent submissions of one command buffer each have their own
+ * slot array and share everything else.
  */
 #ifndef ACCEL_SRC_PLAN_H
 #define ACCEL_SRC_PLAN_H
@@ -70,21 +70,61 @@ const char *accel_usage_missing(uint32_t have, uint32_t need);
 
 struct accel_export;
 
-/* A resolved ref inside a parameter block. */
+/* accel_plan_ref.slot of a direct ref. */
+#define ACCEL_PLAN_DIRECT UINT32_MAX
+
+/*
+ * struct accel_plan_ref - one ref inside a parameter block.
+ * @address: direct: the resolved address; indirect: the ref's offset into
+ *           the slot's range.
+ * @length:  direct: the resolved length; indirect: the ref's length or
+ *           ACCEL_WHOLE_BUFFER (up to the end of the slot's range).
+ * @slot:    the slot, or ACCEL_PLAN_DIRECT.
+ */
 struct accel_plan_ref {
+	uint64_t address;
+	uint64_t length;
+	uint32_t slot;
+	uint32_t reserved;
+};
+
+/*
+ * struct accel_plan_slot - one slot of a submission's binding table, as
+ * captured at submit: the device address of the entry's first byte and the
+ * length of its range. Unused slots are left zero.
+ */
+struct accel_plan_slot {
 	uint64_t address;
 	uint64_t length;
 };
 
+/* Resolves @ref against the submission's @slots into *@address, *@length. */
+static inline void accel_plan_ref_resolve(const struct accel_plan_ref *ref,
+					  const struct accel_plan_slot *slots,
+					  uint64_t *address, uint64_t *length)
+{
+	const struct accel_plan_slot *s;
+
+	if (ref->slot == ACCEL_PLAN_DIRECT) {
+		*address = ref->address;
+		*length = ref->length;
+		return;
+	}
+	s = &slots[ref->slot];
+	*address = s->address + ref->address;
+	*length = ref->length == ACCEL_WHOLE_BUFFER ? s->length - ref->address :
+						       ref->length;
+}
+
 /*
  * struct accel_cmd - one recorded command.
- * @type:    enum accel_cmd_type.
- * @dynamic: its block is in the dynamic region (it has an indirect ref).
- * @params:  byte offset of its block in its region.
+ * @type:     enum accel_cmd_type.
+ * @indirect: some ref of its block is indirect.
+ * @params:   byte offset of its block in plan.params.
  */
 struct accel_cmd {
 	uint8_t type;
-	uint8_t dynamic;
+	uint8_t indirect;
 	uint8_t pattern_length;
 	uint8_t reserved;
 	uint32_t params;
@@ -98,20 +138,6 @@ struct accel_cmd {
 			uint16_t constant_count;
 		} dispatch;
 	};
-};
-
-/*
- * struct accel_patch_site - one indirect ref.
- * @slot:   its slot.
- * @ref:    byte offset of its struct accel_plan_ref in the dynamic region.
- * @offset: the ref's offset (added to the table entry's).
- * @length: the ref's length, or ACCEL_WHOLE_BUFFER.
- */
-struct accel_patch_site {
-	uint32_t slot;
-	uint32_t ref;
-	uint64_t offset;
-	uint64_t length;
 };
 
 /*
@@ -132,37 +158,40 @@ struct accel_slot_req {
 	uint64_t min_length;
 };
 
+/*
+ * struct accel_plan - what recording built.
+ * @used_slots: the slots some command uses, ascending (at end).
+ * @used_count: their number.
+ */
 struct accel_plan {
 	struct accel_vec commands;         /* struct accel_cmd */
-	struct accel_vec static_params;    /* all-direct blocks */
-	struct accel_vec dynamic_template; /* blocks with an indirect ref */
+	struct accel_vec params;           /* the parameter blocks */
 	struct accel_vec data;             /* update payloads */
-	struct accel_vec sites;            /* struct accel_patch_site */
 	struct accel_vec slots;            /* struct accel_slot_req */
-	uint32_t *slot_first;              /* [binding_count + 1], at end */
 	uint32_t binding_count;            /* highest slot used + 1 */
+	uint32_t used_count;
+	uint32_t *used_slots;
 };
 
 void accel_plan_free(struct accel_plan *plan);
 
-/* Groups the patch sites by slot (counting sort); at end of recording. */
+/* Lists the used slots; at end of recording. 0 or -ENOMEM. */
 int accel_plan_finish(struct accel_plan *plan);
 
 /*
  * accel_plan_validate() - check @table against the slot requirements,
- * O(binding_count). 0, or -errno with the message set (prefixed "@caller:").
+ * O(used slots). 0, or -errno with the message set (prefixed "@caller:").
  */
 int accel_plan_validate(const struct accel_plan *plan,
 			const accel_device_t *device,
 			const accel_binding_table_t *table, const char *caller);
 
 /*
- * accel_plan_resolve() - a new dynamic region for a validated @table:
- * the template with every patch site's address and length scattered in.
- * Returns it (malloc'ed; NULL with *@err = -ENOMEM when that fails; NULL
- * with *@err = 0 when the region is empty).
+ * accel_plan_capture() - fill @slots (binding_count entries, zeroed by the
+ * caller) from a validated @table: O(used slots). Cannot fail.
  */
-uint8_t *accel_plan_resolve(const struct accel_plan *plan,
-			    const accel_binding_table_t *table, int *err);
+void accel_plan_capture(const struct accel_plan *plan,
+			const accel_binding_table_t *table,
+			struct accel_plan_slot *slots);
 
 #endif /* ACCEL_SRC_PLAN_H */

@@ -3,11 +3,12 @@
  * Queues and submissions.
  *
  * accel_queue_execute() validates everything (lists, command buffer state,
- * the binding table against the plan in O(slots)), captures the table (the
- * resolved dynamic region of the binding plan, plus a reference to each
- * buffer it names), and hands a job to the scheduler. The job's execute
- * callback replays the command buffer through the device's driver on the
- * queue's executor; its destroy drops every reference the submission held.
+ * the binding table against the plan), captures the table (the base and
+ * length of each used slot, plus a reference to each buffer it names), and
+ * hands a job to the scheduler: O(points + used slots) host work and one
+ * allocation, whatever the number of commands. The job's execute callback
+ * replays the command buffer through the device's driver on the queue's
+ * executor; its destroy drops every reference the submission held.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,12 +18,16 @@
 #include "core.h"
 #include "error.h"
 
+/*
+ * struct submission - one accel_queue_execute(), in one allocation: the
+ * struct, then @points, @slots and @buffers.
+ */
 struct submission {
 	struct accel_sched_job job;
 	accel_queue_t *queue;
 	accel_command_buffer_t *cb;
-	uint8_t *dynamic;
-	accel_buffer_t **buffers;
+	struct accel_plan_slot *slots;    /* [cb->plan.binding_count] */
+	accel_buffer_t **buffers;         /* [cb->plan.used_count] */
 	uint32_t buffer_count;
 	struct accel_sched_point *points; /* waits, then signals */
 };
@@ -84,9 +89,6 @@ static void submission_destroy(struct accel_sched_job *job)
 		accel_semaphore_release(sub->points[i].sem);
 	for (uint32_t i = 0; i < sub->buffer_count; i++)
 		accel_buffer_release(sub->buffers[i]);
-	free(sub->buffers);
-	free(sub->points);
-	free(sub->dynamic);
 	accel_command_buffer_release(sub->cb);
 	accel_queue_release(sub->queue);
 	free(sub);
@@ -100,7 +102,7 @@ static int submission_execute(struct accel_sched_job *job, char *msg,
 	char what[ACCEL_FAILURE_MAX / 2] = "";
 	struct accel_cb_exec x = {
 		.cb = sub->cb,
-		.dynamic_params = sub->dynamic,
+		.slots = sub->slots,
 		.msg = what,
 		.msg_len = sizeof(what),
 	};
@@ -117,17 +119,12 @@ static int submission_execute(struct accel_sched_job *job, char *msg,
 	return err;
 }
 
-static int capture_points(struct submission *sub,
-			  const accel_semaphore_list_t *waits,
-			  const accel_semaphore_list_t *signals)
+static void capture_points(struct submission *sub,
+			   const accel_semaphore_list_t *waits,
+			   const accel_semaphore_list_t *signals)
 {
 	uint32_t nw = waits ? waits->count : 0, ns = signals ? signals->count : 0;
 
-	if (nw + ns == 0)
-		return 0;
-	sub->points = malloc((size_t)(nw + ns) * sizeof(*sub->points));
-	if (!sub->points)
-		return -ENOMEM;
 	for (uint32_t i = 0; i < nw + ns; i++) {
 		const accel_semaphore_list_t *l = i < nw ? waits : signals;
 		uint32_t j = i < nw ? i : i - nw;
@@ -140,30 +137,44 @@ static int capture_points(struct submission *sub,
 	sub->job.wait_count = nw;
 	sub->job.signals = sub->points + nw;
 	sub->job.signal_count = ns;
-	return 0;
 }
 
-static int capture_table(struct submission *sub, const accel_binding_table_t *table)
+/* The used slots' bases and lengths, and a reference to each buffer. */
+static void capture_table(struct submission *sub, const accel_binding_table_t *table)
 {
 	const struct accel_plan *plan = &sub->cb->plan;
-	const struct accel_slot_req *reqs = plan->slots.data;
-	int err;
 
-	if (!plan->binding_count)
-		return 0;
-	sub->buffers = malloc(plan->binding_count * sizeof(*sub->buffers));
-	if (!sub->buffers)
-		return -ENOMEM;
-	sub->dynamic = accel_plan_resolve(plan, table, &err);
-	if (err)
-		return err;
-	for (uint32_t s = 0; s < plan->binding_count; s++) {
-		if (!reqs[s].used)
-			continue;
-		sub->buffers[sub->buffer_count] = table->bindings[s].buffer;
-		accel_buffer_retain(sub->buffers[sub->buffer_count++]);
+	accel_plan_capture(plan, table, sub->slots);
+	for (uint32_t i = 0; i < plan->used_count; i++) {
+		accel_buffer_t *b = table->bindings[plan->used_slots[i]].buffer;
+
+		accel_buffer_retain(b);
+		sub->buffers[sub->buffer_count++] = b;
 	}
-	return 0;
+}
+
+/* The submission and its arrays in one zeroed allocation; NULL: ENOMEM. */
+static struct submission *submission_alloc(uint32_t points,
+					   const accel_command_buffer_t *cb)
+{
+	uint32_t nslots = cb ? cb->plan.binding_count : 0;
+	uint32_t nbufs = cb ? cb->plan.used_count : 0;
+	size_t size = sizeof(struct submission) +
+		      (size_t)points * sizeof(struct accel_sched_point) +
+		      (size_t)nslots * sizeof(struct accel_plan_slot) +
+		      (size_t)nbufs * sizeof(accel_buffer_t *);
+	struct submission *sub = calloc(1, size);
+	uint8_t *p;
+
+	if (!sub)
+		return NULL;
+	p = (uint8_t *)(sub + 1);
+	sub->points = (struct accel_sched_point *)p;
+	p += (size_t)points * sizeof(struct accel_sched_point);
+	sub->slots = nslots ? (struct accel_plan_slot *)p : NULL;
+	p += (size_t)nslots * sizeof(struct accel_plan_slot);
+	sub->buffers = (accel_buffer_t **)p;
+	return sub;
 }
 
 static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
@@ -222,9 +233,10 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 	if (err)
 		return err;
 	s = q->device->scheduler;
-	sub = calloc(1, sizeof(*sub));
+	sub = submission_alloc((waits ? waits->count : 0) +
+			       (signals ? signals->count : 0), cb);
 	if (!sub)
-		return accel_fail(ENOMEM, "%s: out of memory", fn);
+		return accel_fail(ENOMEM, "%s: out of memory capturing the submission", fn);
 	accel_queue_retain(q);
 	sub->queue = q;
 	if (cb) {
@@ -237,10 +249,9 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 	accel_strfmt(sub->job.label, sizeof(sub->job.label),
 		     "submission #%" PRIu64 " on a queue of %s",
 		     (uint64_t)atomic_fetch_add(&q->next_submission, 1), q->device->uri);
-	if (capture_points(sub, waits, signals) || (cb && capture_table(sub, table))) {
-		submission_destroy(&sub->job);
-		return accel_fail(ENOMEM, "%s: out of memory capturing the submission", fn);
-	}
+	capture_points(sub, waits, signals);
+	if (cb)
+		capture_table(sub, table);
 	if (cb && (cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT) &&
 	    atomic_exchange(&cb->submitted, true)) {
 		submission_destroy(&sub->job);

@@ -15,8 +15,15 @@
  * one futex word, then loop: read the word, evaluate the list, sleep on the
  * word until the absolute CLOCK_MONOTONIC deadline. A fire increments the
  * word, so a wake between evaluating and sleeping is never lost. The
- * timepoints are unlinked under each semaphore's lock before returning, so
- * no signaller can touch the waiter's stack afterwards.
+ * FUTEX_WAKE itself is deferred until the signaller has dropped the
+ * semaphore's lock (the fire puts the timepoint on a per-thread list that
+ * unlock_sem() drains), so the woken waiter does not run straight into a
+ * lock its waker still holds (a futex sleep and a second wake per signal).
+ * The word and the timepoints live in one heap record with a reference
+ * count: the waiter holds one, and each fired timepoint one more until its
+ * deferred wake is done; whoever drops the last frees it. So a waiter that
+ * sees the word move (or times out) returns at once, and a late wake still
+ * points at live memory.
  *
  * Jobs. job_submit() allocates one timepoint per wait, promises every
  * signal point (raising "submitted" and waking ACCEL_SEMAPHORE_WAIT_SUBMITTED
@@ -85,6 +92,48 @@ void accel_futex_wake_all(atomic_uint *word)
 		NULL, NULL, 0);
 }
 
+/* ---- deferred host wakes ---------------------------------------------- */
+
+struct host_wait;
+
+struct host_tp {
+	struct emb_timepoint tp;
+	struct host_wait *wait;
+	struct host_tp *wake_next; /* link in this thread's pending_wakes */
+};
+
+/*
+ * struct host_wait - one host wait: the futex word its timepoints bump,
+ * and its references (the waiter's, plus one per wake not yet done).
+ */
+struct host_wait {
+	atomic_uint word;
+	atomic_uint refs;
+	struct host_tp tps[];
+};
+
+/* Host timepoints fired under a lock this thread still holds. */
+static __thread struct host_tp *pending_wakes;
+
+static void host_wait_put(struct host_wait *w)
+{
+	if (atomic_fetch_sub(&w->refs, 1) == 1)
+		free(w);
+}
+
+/* Unlocks @s, then performs the wakes its fires deferred. */
+static void unlock_sem(struct emb_sem *s)
+{
+	pthread_mutex_unlock(&s->lock);
+	while (pending_wakes) {
+		struct host_tp *h = pending_wakes;
+
+		pending_wakes = h->wake_next;
+		accel_futex_wake_all(&h->wait->word);
+		host_wait_put(h->wait);
+	}
+}
+
 /* ---- timepoints (called with the semaphore's lock held) --------------- */
 
 static void tp_link(struct emb_sem *s, struct emb_timepoint *tp)
@@ -132,7 +181,7 @@ static void tp_arm(struct emb_sem *s, struct emb_timepoint *tp)
 		tp->fire(tp, 0);
 	else
 		tp_link(s, tp);
-	pthread_mutex_unlock(&s->lock);
+	unlock_sem(s);
 }
 
 static void tp_disarm(struct emb_sem *s, struct emb_timepoint *tp)
@@ -196,7 +245,7 @@ static int emb_sem_signal(accel_semaphore_t *sem, uint64_t value,
 			s->submitted = value;
 		fire_ready(s, 0);
 	}
-	pthread_mutex_unlock(&s->lock);
+	unlock_sem(s);
 	if (error)
 		return accel_fail(-error,
 			"%s: the semaphore has failed (%s): %s; a failed semaphore stays failed",
@@ -219,7 +268,7 @@ static int emb_sem_fail(accel_semaphore_t *sem, int error, const char *message)
 		s->error = error;
 		fire_ready(s, error);
 	}
-	pthread_mutex_unlock(&s->lock);
+	unlock_sem(s);
 	return 0;
 }
 
@@ -233,22 +282,20 @@ static void emb_sem_promise(accel_semaphore_t *sem, uint64_t value)
 		s->submitted = value;
 		fire_ready(s, 0);
 	}
-	pthread_mutex_unlock(&s->lock);
+	unlock_sem(s);
 }
 
 /* ---- host waits ------------------------------------------------------- */
 
-struct host_tp {
-	struct emb_timepoint tp;
-	atomic_uint *word;
-};
-
+/* Under the semaphore's lock: bump the word, defer the wake. */
 static void host_tp_fire(struct emb_timepoint *tp, int status)
 {
 	struct host_tp *h = (struct host_tp *)tp;
 
-	atomic_fetch_add(h->word, 1);
-	accel_futex_wake_all(h->word);
+	atomic_fetch_add(&h->wait->word, 1);
+	atomic_fetch_add(&h->wait->refs, 1);
+	h->wake_next = pending_wakes;
+	pending_wakes = h;
 }
 
 /* 0: satisfied; 1: not yet; <0: an entry failed. Sets *index. */
@@ -285,22 +332,22 @@ static int sleep_until(uint32_t count, const struct accel_sched_point *p,
 		       bool all, bool submitted, int64_t deadline,
 		       uint32_t *index)
 {
-	struct host_tp *tps = calloc(count, sizeof(*tps));
-	atomic_uint word;
+	struct host_wait *w = calloc(1, sizeof(*w) + count * sizeof(w->tps[0]));
 	int ret;
 
-	if (!tps)
+	if (!w)
 		return accel_fail(ENOMEM, "accel_semaphore_list_wait: out of memory for %u waits", count);
-	atomic_init(&word, 0);
+	atomic_init(&w->word, 0);
+	atomic_init(&w->refs, 1);
 	for (uint32_t i = 0; i < count; i++) {
-		tps[i].tp.value = p[i].value;
-		tps[i].tp.submitted = submitted;
-		tps[i].tp.fire = host_tp_fire;
-		tps[i].word = &word;
-		tp_arm(to_emb(p[i].sem), &tps[i].tp);
+		w->tps[i].tp.value = p[i].value;
+		w->tps[i].tp.submitted = submitted;
+		w->tps[i].tp.fire = host_tp_fire;
+		w->tps[i].wait = w;
+		tp_arm(to_emb(p[i].sem), &w->tps[i].tp);
 	}
 	for (;;) {
-		unsigned int seen = atomic_load(&word);
+		unsigned int seen = atomic_load(&w->word);
 
 		ret = evaluate(count, p, all, submitted, index);
 		if (ret <= 0)
@@ -309,11 +356,11 @@ static int sleep_until(uint32_t count, const struct accel_sched_point *p,
 			ret = -ETIME;
 			break;
 		}
-		accel_futex_wait(&word, seen, deadline);
+		accel_futex_wait(&w->word, seen, deadline);
 	}
 	for (uint32_t i = 0; i < count; i++)
-		tp_disarm(to_emb(p[i].sem), &tps[i].tp);
-	free(tps);
+		tp_disarm(to_emb(p[i].sem), &w->tps[i].tp);
+	host_wait_put(w);
 	return ret;
 }
 

@@ -88,6 +88,7 @@ static inline void test_clear_env(void)
 {
 	unsetenv(ACCEL_SCHEDULER_ENV);
 	unsetenv(ACCEL_DEVICE_ENV);
+	unsetenv("ACCEL_CPU_THREADS");
 }
 
 /* Open file descriptors of this process (to prove nothing leaked). */

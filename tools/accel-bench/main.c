@@ -35,6 +35,12 @@
 static const struct bench benches[] = {
 	{ "nop", "the submission path: uring_cmd vs ioctl vs IORING_OP_NOP", 1, bench_nop },
 	{ "wake", "syncobj signal -> wake round trip vs eventfd", 1, bench_wake },
+	{ "submit", "job submission: batched io_uring vs ioctl per job", 1, bench_jobs },
+	{ "latency", "high-priority p99 release latency, flooded vs idle", 1, bench_latency },
+	{ "fair", "fair share of two queues weighted 1:3", 1, bench_fair },
+	{ "cpu", "cpu:// fill/copy/saxpy vs memset/memcpy/C loop, same threads", 0, bench_cpu },
+	{ "cmdbuf", "reusable command buffers: submit cost vs re-recording, vs size", 0, bench_cmdbuf },
+	{ "sem", "embedded semaphore signal -> wake round trip vs raw futex", 0, bench_sem },
 };
 
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))

@@ -14,8 +14,14 @@
  *
  * A dispatch of W = (x, y, z) workgroups calls the entry's function once
  * per workgroup id in [0, x) x [0, y) x [0, z), in no promised order and
- * possibly from several threads at once (the first release calls them on
- * one thread); the function must write only what its workgroup owns.
+ * from several threads at once (the device's worker pool, which claims
+ * chunks of consecutive workgroup ids); the function must write only what
+ * its workgroup owns. Dispatches recorded between two barriers may run
+ * concurrently with each other, too.
+ *
+ * A program may also link its kernels in and hand the table to
+ * accel_cpu_executable_create(), which checks it the same way (this is
+ * what a statically linked program does: dlopen() is not available to it).
  *
  * Example::
  *
@@ -31,6 +37,8 @@
 #define ACCEL_CPU_EXECUTABLE_H
 
 #include <stdint.h>
+
+#include <accel/executable.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,6 +101,24 @@ struct accel_cpu_executable {
 	uint32_t entry_count;
 	const struct accel_cpu_entry *entries;
 };
+
+/**
+ * accel_cpu_executable_create() - an executable from a table linked into
+ * the program, rather than loaded from a shared object.
+ * @device: a cpu device.
+ * @table:  the table; it and everything it points to must outlive the
+ *          executable (in practice: static data of the program).
+ * @out:    receives it (one reference); NULL first and on failure.
+ *
+ * Return: 0, -EINVAL (NULL argument), -ENODEV (@device is not a cpu
+ * device), -ENOEXEC (the table is malformed: another ABI version, an entry
+ * without a name or function, ...; the message says which), -ENOMEM.
+ *
+ * Thread-safety: thread-safe.
+ */
+int accel_cpu_executable_create(accel_device_t *device,
+				const struct accel_cpu_executable *table,
+				accel_executable_t **out);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * accel-run's script language: every malformed script is rejected with
+ * its file, line and what is wrong (and the nearest known word for a
+ * misspelling); well-formed scripts run and check their results; errors
+ * that only the library can see (a wrong binding count, a missing entry
+ * point, an unknown driver) carry the line and the library's message.
+ */
+#include <stdio.h>
+
+#include "run.h"
+#include "script.h"
+#include "test-util.h"
+
+/* @text must fail to parse with exactly "t.acc:@line: @msg". */
+static void reject(const char *text, int line, const char *msg)
+{
+	char err[SCRIPT_ERROR_MAX], want[SCRIPT_ERROR_MAX];
+	struct script s;
+
+	snprintf(want, sizeof(want), "t.acc:%d: %s", line, msg);
+	ck_assert_msg(script_parse(text, "t.acc", &s, err, sizeof(err)) == -1,
+		      "script parsed, expected \"%s\":\n%s", want, text);
+	ck_assert_msg(strcmp(err, want) == 0, "error \"%s\", expected \"%s\"", err, want);
+}
+
+static const struct {
+	const char *text;
+	int line;
+	const char *msg;
+} bad[] = {
+	{ "buffer a size=16\n\ndispach k entry=x wg=1\n", 3,
+	  "unknown command 'dispach' (did you mean 'dispatch'?)" },
+	{ "frobnicate\n", 1, "unknown command 'frobnicate'" },
+	{ "buffer a\n", 1, "buffer needs size=..." },
+	{ "buffer a size=12Q\n", 1,
+	  "size '12Q' is not a byte count (a number >= 1, optionally with K, M or G)" },
+	{ "buffer a size=16 fil=u8:0\n", 1,
+	  "unknown option 'fil' for buffer (did you mean 'fill'?)" },
+	{ "buffer a size=16\nbuffer a size=8\n", 2, "'a' is already defined (a buffer, line 1)" },
+	{ "buffer a size=16 fill=u8:300\n", 1, "300 does not fit in u8" },
+	{ "buffer a size=16 init=f33:1\n", 1,
+	  "unknown element type 'f33' (did you mean 'f32'?); the types are u8, i8, u16, i16, u32, i32, u64, i64, f32, f64" },
+	{ "buffer a size=8 init=u32:1,2,3\n", 1, "3 u32 values are 12 bytes, more than the buffer's 8" },
+	{ "buffer a size=16 init=u32:1,,2\n", 1, "init has an empty item" },
+	{ "buffer a size=16 init=u32:1*,2\n", 1, "'1*' (repeat to the end) may only be the last item" },
+	{ "buffer a size=16 init=i32:x\n", 1, "'x' is not a i32 number" },
+	{ "buffer a size=16 fill=u8:1 iota=u8\n", 1, "give at most one of fill=, init= and iota=" },
+	{ "buffer a size=16 size=8\n", 1, "option 'size' is given twice" },
+	{ "buffer 9a size=16\n", 1,
+	  "'9a' is not a valid name (a letter or '_', then letters, digits, '_', '-' or '.'; under 64 characters)" },
+	{ "executable k\n", 1, "executable needs path=..." },
+	{ "buffer a size=4\nfill a u32:1\n", 2,
+	  "'fill' records a command: it belongs between 'begin' and 'end'" },
+	{ "begin\nbegin\n", 2, "'begin' inside the command buffer begun at line 1; end it first" },
+	{ "buffer a size=4\n# comment\nbegin cb\n  fill a u32:1\n", 3,
+	  "'begin' without 'end': the command buffer 'cb' is never ended" },
+	{ "end\n", 1, "'end' without a 'begin'" },
+	{ "begin capacity=2\n  fill @2 u8:1\nend\n", 2,
+	  "slot @2 is not below the capacity 2 given to 'begin' at line 1" },
+	{ "buffer a size=4\nbegin\n  fill a u64:1\nend\n", 3, "a fill pattern is 1, 2 or 4 bytes; u64 is 8" },
+	{ "buffer a size=4\nbegin\n  fill a u32:1,2\nend\n", 3, "fill takes one value, such as u32:7" },
+	{ "buffer a size=4\nbegin\n  copy a\nend\n", 3, "copy takes two refs: copy SOURCE TARGET" },
+	{ "buffer abc size=4\nbegin\n  copy abd abc\nend\n", 3,
+	  "unknown buffer 'abd' (did you mean 'abc'?)" },
+	{ "buffer a size=4\nbegin\n  copy a[2 a\nend\n", 3,
+	  "'a[2': a range is [OFFSET] or [OFFSET,LENGTH] (bytes) and ends with ']'" },
+	{ "buffer k size=4\nbegin\n  dispatch k entry=e wg=1\nend\n", 3,
+	  "'k' is a buffer (line 1), not a executable" },
+	{ "executable k path=x.so\nbegin\n  dispatch k wg=1\nend\n", 3, "dispatch needs entry=..." },
+	{ "executable k path=x.so\nbegin\n  dispatch k entry=e wg=1 bindngs=a\nend\n", 3,
+	  "unknown option 'bindngs' for dispatch (did you mean 'bindings'?)" },
+	{ "executable k path=x.so\nbegin\n  dispatch k entry=e wg=1,x\nend\n", 3,
+	  "wg 'x' is not a workgroup count" },
+	{ "executable k path=x.so\nbegin\n  dispatch k entry=e wg=1 consts=u8:1\nend\n", 3,
+	  "consts are 32-bit values (u32, i32 or f32), listed one by one" },
+	{ "executable k path=x.so\nbegin\n  dispatch_indirect k entry=e wg=1\nend\n", 3,
+	  "unknown option 'wg' for dispatch_indirect" },
+	{ "begin\nend\nsubmit cb table=0:a\n", 3,
+	  "table entry '0:a': write @SLOT:BUFFER, such as @0:a or @1:b[64,256]" },
+	{ "buffer a size=4\nbegin\nend\nsubmit cb table=@0:a,@0:a\n", 4, "slot @0 appears twice in the table" },
+	{ "buffer a size=4\nbegin\nend\nsubmit cb table=@0:@1\n", 4,
+	  "'@1': a slot cannot be used here; name a buffer" },
+	{ "begin\nend\nsubmit cd\n", 3, "unknown command buffer 'cd' (did you mean 'cb'?)" },
+	{ "semaphore s\nbegin\nend\nsubmit cb wait=s\n", 4,
+	  "wait 's' needs a value: write SEMAPHORE:VALUE, such as s:1" },
+	{ "semaphore s\nbegin\nend\nsubmit cb signal=s:1 repeat=2\n", 4,
+	  "repeat= cannot be combined with signal= (each submission would signal the same points)" },
+	{ "semaphore s\nwait s:1 timeout=soon\n", 2, "timeout 'soon' is not a number of milliseconds" },
+	{ "semaphore s\nsignal s:1 timeout=5\n", 2, "signal takes no options, but got 'timeout='" },
+	{ "buffer a size=4\nexpect a\n", 2, "expect needs a buffer and values: expect BUFFER TYPE:VALUES" },
+	{ "buffer a size=4\nexpect a u32:1 tol=0.1\n", 2, "tol= applies to f32 and f64 values only" },
+	{ "buffer a size=4\nexpect a u32\n", 2,
+	  "expect 'u32' needs a type: write TYPE:VALUES, such as f32:1,2,3" },
+	{ "buffer a size=4\nprint a q32\n", 2,
+	  "unknown element type 'q32' (did you mean 'u32'?); the types are u8, i8, u16, i16, u32, i32, u64, i64, f32, f64" },
+	{ "buffer a size=4 \\\n  fill=u8:1 \\\n  init=u8:2\nbuffer a size=4\n", 1,
+	  "give at most one of fill=, init= and iota=" },
+	{ "buffer a size=4 \\\n  fill=u8:1\nbuffer a size=4\n", 3, "'a' is already defined (a buffer, line 1)" },
+};
+
+START_TEST(test_malformed)
+{
+	reject(bad[_i].text, bad[_i].line, bad[_i].msg);
+}
+END_TEST
+
+/* Runs @text; returns the status and leaves the report in @report. */
+static int run_text(const char *text, char *report, size_t len, char *err, size_t err_len)
+{
+	struct run_opts o = { .timeout_ms = 2000 };
+	struct script s;
+	FILE *f = fmemopen(report, len, "w");
+	int status;
+
+	test_clear_env();
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(script_parse(text, "t.acc", &s, err, err_len) == 0, "parse: %s", err);
+	status = script_run(&s, &o, f, err, err_len);
+	fclose(f);
+	script_free(&s);
+	return status;
+}
+
+/* "executable k path=<the test kernels>\n" followed by @rest. */
+static char *with_kernels(const char *rest)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "executable k path=%s\n%s",
+		 getenv("ACCEL_TEST_KERNELS"), rest);
+	return buf;
+}
+
+START_TEST(test_run_good)
+{
+	char report[8192], err[SCRIPT_ERROR_MAX];
+	int status = run_text(with_kernels(
+		"buffer x size=256 iota=f32:1,2\n"
+		"buffer y size=256 fill=f32:1\n"
+		"begin cb reusable capacity=2\n"
+		"  dispatch k entry=saxpy wg=1 bindings=@0,@1 consts=f32:0.5\n"
+		"end\n"
+		"submit cb table=@0:x,@1:y repeat=2\n"
+		"expect y f32:2,4,6,8 tol=1e-6\n"
+		"print y[0,8] f32\n"), report, sizeof(report), err, sizeof(err));
+
+	ck_assert_msg(status == RUN_OK, "status %d: %s\n%s", status, err, report);
+	ASSERT_CONTAINS("report", report, "t.acc:7: submit cb: 2 submitted, 2 completed, 0 failed");
+	ASSERT_CONTAINS("report", report, "t.acc:8: expect y: ok (4 f32 values)");
+	ASSERT_CONTAINS("report", report, "t.acc:9: y[0,8] f32: 2 4");
+	ASSERT_CONTAINS("report", report, "accel-run: pass: 1 checks passed, 0 failed");
+}
+END_TEST
+
+START_TEST(test_run_check_fails)
+{
+	char report[8192], err[SCRIPT_ERROR_MAX];
+	int status = run_text("buffer a size=16 init=u32:1,2,3,4\nexpect a u32:1,2,9,4\n",
+			      report, sizeof(report), err, sizeof(err));
+
+	ck_assert_int_eq(status, RUN_CHECK_FAILED);
+	ASSERT_CONTAINS("report", report,
+			"t.acc:2: expect a: FAILED: 1 of 4 u32 values differ; first at index 2: expected 9, got 3");
+}
+END_TEST
+
+/* Errors only the library sees: the line, then libaccel's message. */
+START_TEST(test_run_library_errors)
+{
+	char report[8192], err[SCRIPT_ERROR_MAX];
+	int status = run_text(with_kernels(
+		"buffer x size=256\n"
+		"begin\n"
+		"  dispatch k entry=saxpy wg=1 bindings=x consts=f32:1\n"
+		"end\n"), report, sizeof(report), err, sizeof(err));
+
+	ck_assert_int_eq(status, RUN_ERROR);
+	ASSERT_CONTAINS("error", err, "t.acc:4: dispatch: accel_command_buffer_dispatch: command 0: entry point 'saxpy' takes 2 bindings, but 1 were given");
+	ASSERT_CONTAINS("report", report, "accel-run: error: 0 checks passed");
+
+	status = run_text(with_kernels(
+		"begin\n  dispatch k entry=saxpi wg=1\nend\n"),
+		report, sizeof(report), err, sizeof(err));
+	ck_assert_int_eq(status, RUN_ERROR);
+	ASSERT_CONTAINS("error", err, "t.acc:3: dispatch: k: accel_executable_lookup:");
+
+	status = run_text("executable k path=/nonexistent/k.so\n", report, sizeof(report),
+			  err, sizeof(err));
+	ck_assert_int_eq(status, RUN_ERROR);
+	ASSERT_CONTAINS("error", err, "t.acc:1: executable: accel_executable_load: /nonexistent/k.so: no such file");
+
+	status = run_text("device vulkan://0\nbuffer a size=4\n", report, sizeof(report),
+			  err, sizeof(err));
+	ck_assert_int_eq(status, RUN_ERROR);
+	ASSERT_CONTAINS("error", err, "driver not available");
+}
+END_TEST
+
+/* A submission that waits on a point nothing signals: named by its line. */
+START_TEST(test_run_stuck_submission)
+{
+	char report[8192], err[SCRIPT_ERROR_MAX];
+	int status = run_text("semaphore s\nbegin\nend\nsubmit cb wait=s:1\nbuffer a size=4\nexpect a u8:0\n",
+			      report, sizeof(report), err, sizeof(err));
+
+	ck_assert_int_eq(status, RUN_ERROR);
+	ASSERT_CONTAINS("error", err, "t.acc:4: submit: a submission of 'cb' did not complete within 2000 ms");
+}
+END_TEST
+
+static Suite *run_suite(void)
+{
+	Suite *s = suite_create("accel-run");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_loop_test(tc, test_malformed, 0, sizeof(bad) / sizeof(bad[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("run");
+	tcase_add_test(tc, test_run_good);
+	tcase_add_test(tc, test_run_check_fails);
+	tcase_add_test(tc, test_run_library_errors);
+	tcase_add_test(tc, test_run_stuck_submission);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return test_run_suite(run_suite());
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * accel-bench: what reusable command buffers save on the host.
+ *
+ *	cmdbuf  reuse_speedup_1000: host time to record a ONE_SHOT command
+ *	        buffer of 1000 dispatches (direct refs to this input's
+ *	        buffers) and submit it, over the host time to submit the
+ *	        REUSABLE one, recorded once with 8 binding-table slots, with a
+ *	        new binding table. submit_cost_10000_vs_100: host time of one
+ *	        accel_queue_execute() of a REUSABLE command buffer of 10,000
+ *	        dispatches over one of 100, both over the same 8 slots (flat in
+ *	        the number of commands: ~1).
+ *
+ * Host time ends when accel_queue_execute() returns, i.e. when the job is
+ * in the executor's hands. Each round submits REPS times back to back (the
+ * steady state of a program feeding a stream of inputs) and keeps the
+ * median submission, then waits, untimed, for all of them; so the figure
+ * leaves out the one submission per round that found the executor asleep
+ * and paid for waking it (a futex wake: an inter-processor interrupt,
+ * 5-20 us under a hypervisor, and the same for any command buffer). Tables
+ * alternate between two sets of 8 buffers, so each submission really has a
+ * new table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <accel/accel.h>
+#include <accel/cpu_executable.h>
+
+#include "bench.h"
+#include "cpu-common.h"
+
+#define SLOTS 8
+#define REPS 40
+
+/*
+ * bindings: a, b (u32[]). Reads a[0] and b[0]: a dispatch that touches
+ * both bindings and writes nothing, so that the dispatches between two
+ * barriers may run concurrently without racing.
+ */
+static void touch(const struct accel_cpu_dispatch *d)
+{
+	const uint32_t *a = d->bindings[0], *b = d->bindings[1];
+	uint32_t sum = a[0] + b[0];
+
+	__asm__ __volatile__("" : : "r"(sum));
+}
+
+static const struct accel_cpu_entry touch_entries[] = {
+	{ "touch", 2, 0, { 1, 1, 1 }, touch },
+};
+
+static const struct accel_cpu_executable touch_table = {
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, touch_entries,
+};
+
+struct cmdbuf_bench {
+	struct bench_dev d;
+	accel_executable_t *exe;
+	accel_buffer_t *bufs[2][SLOTS];
+	accel_binding_t bindings[2][SLOTS];
+	accel_command_buffer_t *r100, *r1000, *r10000;
+};
+
+/* Command i uses slots (or buffers) i % 8 and (i + 1) % 8. */
+static int record(struct cmdbuf_bench *c, accel_command_buffer_t *cb,
+		  uint32_t n, accel_buffer_t *const *direct)
+{
+	static const uint32_t one[3] = { 1, 1, 1 };
+	int err = 0;
+
+	for (uint32_t i = 0; i < n && !err; i++) {
+		uint32_t s0 = i % SLOTS, s1 = (i + 1) % SLOTS;
+		accel_buffer_ref_t b[2] = {
+			accel_buffer_ref_indirect(s0, 0, 4),
+			accel_buffer_ref_indirect(s1, 4, 4),
+		};
+
+		if (direct) {
+			b[0] = accel_buffer_ref_direct(direct[s0], 0, 4);
+			b[1] = accel_buffer_ref_direct(direct[s1], 4, 4);
+		}
+		err = accel_command_buffer_dispatch(cb, c->exe, 0, one, NULL, 0, b, 2);
+	}
+	return err ? err : accel_command_buffer_end(cb);
+}
+
+static int reusable(struct cmdbuf_bench *c, uint32_t n,
+		    accel_command_buffer_t **out)
+{
+	int err = bench_cb(&c->d, out);
+
+	return err ? err : record(c, *out, n, NULL);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "accel-bench: cmdbuf: %s: %s\n", what, accel_error_message());
+	exit(1);
+}
+
+/* Median host ns of REPS submissions of @cb, alternating tables. */
+static double submit_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
+{
+	double v[REPS];
+
+	for (int i = 0; i < REPS; i++) {
+		accel_binding_table_t t = { SLOTS, c->bindings[i & 1] };
+		double t0 = now_ns();
+
+		if (bench_submit(&c->d, cb, &t))
+			die("accel_queue_execute");
+		v[i] = now_ns() - t0;
+	}
+	bench_drain(&c->d);
+	return median(v, REPS);
+}
+
+/* Median host ns to create, record 1000 dispatches, end and submit. */
+static double one_shot_ns(struct cmdbuf_bench *c)
+{
+	double v[REPS];
+
+	for (int i = 0; i < REPS; i++) {
+		accel_command_buffer_t *cb;
+		double t0 = now_ns();
+
+		if (accel_command_buffer_create(c->d.dev, ACCEL_COMMAND_BUFFER_ONE_SHOT,
+						0, &cb) ||
+		    accel_command_buffer_begin(cb) ||
+		    record(c, cb, 1000, c->bufs[i & 1]) ||
+		    bench_submit(&c->d, cb, NULL))
+			die("recording the ONE_SHOT command buffer");
+		accel_command_buffer_release(cb);
+		v[i] = now_ns() - t0;
+	}
+	bench_drain(&c->d);
+	return median(v, REPS);
+}
+
+static int setup(struct cmdbuf_bench *c)
+{
+	int err = bench_open(&c->d, 0);
+
+	if (!err)
+		err = accel_cpu_executable_create(c->d.dev, &touch_table, &c->exe);
+	for (int t = 0; t < 2 && !err; t++)
+		for (int s = 0; s < SLOTS && !err; s++) {
+			uint8_t *p;
+
+			err = bench_buffer(&c->d, 64, &c->bufs[t][s], &p);
+			if (!err)
+				memset(p, 0, 64);
+			c->bindings[t][s] = (accel_binding_t){ c->bufs[t][s], 0, ACCEL_WHOLE_BUFFER };
+		}
+	if (!err)
+		err = reusable(c, 100, &c->r100);
+	if (!err)
+		err = reusable(c, 1000, &c->r1000);
+	if (!err)
+		err = reusable(c, 10000, &c->r10000);
+	return err;
+}
+
+static void teardown(struct cmdbuf_bench *c)
+{
+	accel_command_buffer_release(c->r100);
+	accel_command_buffer_release(c->r1000);
+	accel_command_buffer_release(c->r10000);
+	for (int t = 0; t < 2; t++)
+		for (int s = 0; s < SLOTS; s++)
+			accel_buffer_release(c->bufs[t][s]);
+	accel_executable_release(c->exe);
+	bench_close(&c->d);
+}
+
+int bench_cmdbuf(const struct opts *o)
+{
+	struct cmdbuf_bench c = { 0 };
+	double *v = calloc(4 * (size_t)o->rounds, sizeof(double)), m[4];
+	int first = 1;
+
+	if (!v || setup(&c))
+		die("setting up");
+	for (int r = 0; r < o->rounds; r++) {
+		v[0 * o->rounds + r] = one_shot_ns(&c);
+		v[1 * o->rounds + r] = submit_ns(&c, c.r1000);
+		v[2 * o->rounds + r] = submit_ns(&c, c.r100);
+		v[3 * o->rounds + r] = submit_ns(&c, c.r10000);
+	}
+	for (int i = 0; i < 4; i++)
+		m[i] = median(v + i * o->rounds, o->rounds);
+	if (o->json)
+		printf("{\"bench\": \"cmdbuf\", \"slots\": %d, "
+		       "\"one_shot_record_submit_1000_ns\": %.0f, "
+		       "\"reusable_submit_1000_ns\": %.0f, \"reusable_submit_100_ns\": %.0f, "
+		       "\"reusable_submit_10000_ns\": %.0f, \"metrics\": {",
+		       SLOTS, m[0], m[1], m[2], m[3]);
+	else
+		printf("# cmdbuf: 1000 dispatches: ONE_SHOT record+submit %.1f us, "
+		       "REUSABLE submit %.2f us; REUSABLE submit of 100 / 10000 "
+		       "dispatches: %.2f / %.2f us (%d slots)\n",
+		       m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, m[3] / 1e3, SLOTS);
+	metric(o, "cmdbuf.reuse_speedup_1000", m[0] / m[1], &first);
+	metric(o, "cmdbuf.submit_cost_10000_vs_100", m[3] / m[2], &first);
+	if (o->json)
+		printf("}}\n");
+	teardown(&c);
+	free(v);
+	return 0;
+}

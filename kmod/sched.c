@@ -90,6 +90,7 @@ enum accel_job_state {
 	ACCEL_JOB_RUNNABLE,  /* in its queue's runnable list */
 	ACCEL_JOB_RELEASED,  /* with its executor */
 	ACCEL_JOB_TIMEDOUT,  /* failed by its timeout; awaits a late COMPLETE */
+	ACCEL_JOB_FINISHING, /* pipelined, completed before its waits */
 	ACCEL_JOB_DONE,
 };
 
@@ -99,6 +100,8 @@ struct accel_job_dep {
 	struct dma_fence_cb cb;
 	struct dma_fence *fence;
 	struct accel_sched_job *job;
+	struct accel_syncobj *s;  /* until armed: for pipelining */
+	u64 point;
 };
 
 struct accel_job_sig {
@@ -137,6 +140,11 @@ struct accel_event_node {
  * @released_inline: see @issuing.
  * @release_ns: when it was released.
  * @charged:    engine time charged at release, corrected at COMPLETE.
+ * @pipelined:  made runnable before its waits were reached, because each is
+ *              promised by a job of the same file already released to the
+ *              same engine (the executor orders it after them).
+ * @status:     a pipelined job's COMPLETE status, while it waits for its
+ *              waits (FINISHING).
  * @deadline:   when a released job times out.
  * @tlink:      in the engine's in-flight list, by @deadline.
  * @ev_released: its RELEASED event, queued for the executor.
@@ -168,6 +176,8 @@ struct accel_sched_job {
 	struct task_struct *task;
 	bool issuing;
 	bool released_inline;
+	bool pipelined;
+	int status;
 	u64 release_ns;
 	u64 deadline;
 	u64 charged;
@@ -194,6 +204,7 @@ static struct dentry *accel_debugfs;
 
 static void accel_engine_kick(struct work_struct *work);
 static void accel_engine_timeout(struct work_struct *work);
+static struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id);
 static void accel_timeout_add_locked(struct accel_engine *e,
 				     struct accel_sched_job *job);
 
@@ -310,9 +321,11 @@ static void accel_job_free(struct kref *ref)
 	struct accel_sched_job *job = container_of(ref, struct accel_sched_job, ref);
 	u32 i;
 
-	for (i = 0; i < job->nwaits; i++)
+	for (i = 0; i < job->nwaits; i++) {
 		if (job->deps[i].fence)
 			dma_fence_put(job->deps[i].fence);
+		accel_syncobj_put(job->deps[i].s);
+	}
 	for (i = 0; i < job->nsignals; i++)
 		accel_syncobj_put(job->sigs[i].s);
 	if (job->deps != job->deps_inline)
@@ -348,6 +361,8 @@ static void accel_event_push_locked(struct accel_sched_job *job,
 	n->ev = (struct accel_job_event){
 		.user_data = job->user_data, .id = job->id, .type = type,
 		.status = status,
+		.flags = job->pipelined && type == ACCEL_JOB_EVENT_RELEASED ?
+			 ACCEL_JOB_RES_PIPELINED : 0,
 	};
 	kref_get(&job->ref);
 	spin_lock(&afile->events_lock);
@@ -398,7 +413,8 @@ static void accel_job_release_locked(struct accel_sched_job *job)
 	if (job->issuing)
 		job->released_inline = true;
 	else if (job->cmd)
-		accel_job_answer_locked(job, job->id);
+		accel_job_answer_locked(job, job->id |
+					(job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0));
 	else
 		accel_event_push_locked(job, &job->ev_released,
 					ACCEL_JOB_EVENT_RELEASED, 0);
@@ -433,14 +449,22 @@ static void accel_engine_schedule_locked(struct accel_engine *e)
 }
 
 /* The job's waits are all reached: runnable, or failed if one failed. */
+static void accel_job_runnable_locked(struct accel_sched_job *job);
+
 static bool accel_job_ready_locked(struct accel_sched_job *job)
 {
 	struct accel_engine *e = job->engine;
-	struct accel_queue *q = job->queue;
-	struct accel_sched_job *it;
 	int error = atomic_read(&job->error);
 
 	lockdep_assert_held(&e->lock);
+	if (job->state == ACCEL_JOB_FINISHING) {
+		/* Pipelined and completed: its waits are reached now. */
+		job->state = ACCEL_JOB_DONE;
+		if (!error)
+			error = job->status;
+		atomic_set(&job->error, error);
+		return true; /* the caller finishes it */
+	}
 	if (job->state != ACCEL_JOB_PENDING)
 		return false;
 	if (error) {
@@ -449,6 +473,18 @@ static bool accel_job_ready_locked(struct accel_sched_job *job)
 		accel_job_answer_locked(job, error);
 		return true; /* the caller fails its points */
 	}
+	accel_job_runnable_locked(job);
+	return false;
+}
+
+/* Into its queue's runnable list, in submission order. */
+static void accel_job_runnable_locked(struct accel_sched_job *job)
+{
+	struct accel_engine *e = job->engine;
+	struct accel_queue *q = job->queue;
+	struct accel_sched_job *it;
+
+	lockdep_assert_held(&e->lock);
 	job->state = ACCEL_JOB_RUNNABLE;
 	ACCEL_JOB_TRACE(runnable, job);
 	/* Submission order among the runnable: usually an append. */
@@ -460,7 +496,6 @@ static bool accel_job_ready_locked(struct accel_sched_job *job)
 		q->vruntime = max(q->vruntime, e->min_vruntime[q->priority]);
 		accel_rq_add_locked(e, q);
 	}
-	return false;
 }
 
 /* Drop the job from its file: the id table's reference and the count. */
@@ -511,8 +546,15 @@ static void accel_engine_kick(struct work_struct *work)
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
 	list_for_each_entry_safe(job, tmp, &failed, qlink) {
+		int error = atomic_read(&job->error);
+
 		list_del_init(&job->qlink);
-		accel_job_failed(job, atomic_read(&job->error));
+		if (error) {
+			accel_job_failed(job, error);
+		} else { /* a pipelined job, finished */
+			accel_job_signal(job, 0);
+			accel_job_unlink(job);
+		}
 	}
 	llist_for_each_entry_safe(job, tmp, list, ready)
 		accel_job_put(job);
@@ -657,6 +699,7 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 	case ACCEL_JOB_TIMEDOUT:
 		break;
 	case ACCEL_JOB_PENDING:
+	case ACCEL_JOB_FINISHING:
 		break;
 	case ACCEL_JOB_DONE:
 		spin_unlock_irq(&e->lock);
@@ -668,7 +711,8 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
 
-	if (was == ACCEL_JOB_PENDING)
+	if (was == ACCEL_JOB_PENDING || was == ACCEL_JOB_FINISHING ||
+	    job->pipelined)
 		for (i = 0; i < job->nwaits; i++)
 			dma_fence_remove_callback(job->deps[i].fence,
 						  &job->deps[i].cb);
@@ -746,6 +790,8 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	job->state = ACCEL_JOB_PENDING;
 	INIT_LIST_HEAD(&job->qlink);
 	INIT_LIST_HEAD(&job->tlink);
+	for (i = 0; i < ACCEL_JOB_INLINE; i++)
+		INIT_LIST_HEAD(&job->deps_inline[i].cb.node);
 	job->deps = job->deps_inline;
 	job->sigs = job->sigs_inline;
 	if (args->nwaits > ACCEL_JOB_INLINE) {
@@ -755,6 +801,8 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 			ret = -ENOMEM;
 			goto err_job;
 		}
+		for (i = 0; i < args->nwaits; i++)
+			INIT_LIST_HEAD(&job->deps[i].cb.node);
 	}
 	if (args->nsignals > ACCEL_JOB_INLINE) {
 		job->sigs = kcalloc(args->nsignals, sizeof(*job->sigs), GFP_KERNEL);
@@ -797,12 +845,14 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 			goto err_job;
 		}
 		f = accel_syncobj_point_fence(s, pts[i].point, ACCEL_POINT_REACHED);
-		accel_syncobj_put(s);
 		if (IS_ERR(f)) {
+			accel_syncobj_put(s);
 			ret = PTR_ERR(f);
 			goto err_job;
 		}
 		job->deps[job->nwaits].fence = f;
+		job->deps[job->nwaits].s = s;
+		job->deps[job->nwaits].point = pts[i].point;
 		job->deps[job->nwaits++].job = job;
 	}
 	ret = xa_alloc(&afile->jobs, &slot, job,
@@ -821,6 +871,69 @@ err_count:
 	return ERR_PTR(ret);
 }
 
+static void accel_job_drop_dep_syncobjs(struct accel_sched_job *job)
+{
+	u32 i;
+
+	for (i = 0; i < job->nwaits; i++) {
+		accel_syncobj_put(job->deps[i].s);
+		job->deps[i].s = NULL;
+	}
+}
+
+/*
+ * Pipelining: a job whose waits not yet reached are all promised by jobs of
+ * the same file already released to the same engine is runnable at once;
+ * its release says so (ACCEL_JOB_RES_PIPELINED) and its executor orders it
+ * after those jobs on the device. This saves two host round trips per
+ * dependency edge. Its waits stay armed: if one fails, the job's points fail
+ * with that error whatever its COMPLETE says; if it completes before them,
+ * its points are reached only once its waits are (FINISHING).
+ */
+static void accel_job_try_pipeline(struct accel_sched_job *job)
+{
+	struct accel_sched_job *pred[ACCEL_JOB_MAX_POINTS];
+	struct accel_engine *e = job->engine;
+	u32 i, n = 0;
+	bool ok = true;
+
+	for (i = 0; i < job->nwaits && ok; i++) {
+		struct accel_job_dep *d = &job->deps[i];
+		u64 point;
+		u32 id;
+
+		if (dma_fence_is_signaled(d->fence))
+			continue;
+		if (!accel_syncobj_get_promiser(d->s, job->afile, &id, &point) ||
+		    point < d->point || id == job->id) {
+			ok = false;
+			break;
+		}
+		pred[n] = accel_job_lookup(job->afile, id);
+		if (!pred[n])
+			ok = false;
+		else
+			n++;
+	}
+	accel_job_drop_dep_syncobjs(job);
+	if (ok && n) {
+		spin_lock_irq(&e->lock);
+		for (i = 0; i < n; i++)
+			if (pred[i]->engine != e ||
+			    pred[i]->state != ACCEL_JOB_RELEASED)
+				ok = false;
+		if (ok && job->state == ACCEL_JOB_PENDING &&
+		    !atomic_read(&job->error)) {
+			job->pipelined = true;
+			accel_job_runnable_locked(job);
+			accel_engine_schedule_locked(e);
+		}
+		spin_unlock_irq(&e->lock);
+	}
+	for (i = 0; i < n; i++)
+		accel_job_put(pred[i]);
+}
+
 /*
  * The point of no return: promise the signals, arm the waits. Cannot fail.
  * Returns with the job released, runnable, pending or (a wait failed
@@ -832,8 +945,11 @@ static void accel_job_arm(struct accel_sched_job *job)
 	bool failed = false;
 	u32 i;
 
-	for (i = 0; i < job->nsignals; i++)
+	for (i = 0; i < job->nsignals; i++) {
 		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point);
+		accel_syncobj_set_promiser(job->sigs[i].s, job->afile, job->id,
+					   job->sigs[i].point);
+	}
 	ACCEL_JOB_TRACE(submit, job);
 
 	atomic_set(&job->deps_left, job->nwaits + 1);
@@ -846,8 +962,11 @@ static void accel_job_arm(struct accel_sched_job *job)
 			atomic_dec(&job->deps_left);
 		}
 	}
-	if (!atomic_dec_and_test(&job->deps_left))
+	if (!atomic_dec_and_test(&job->deps_left)) {
+		accel_job_try_pipeline(job);
 		return; /* a fence callback takes it from here */
+	}
+	accel_job_drop_dep_syncobjs(job);
 
 	spin_lock_irq(&e->lock);
 	failed = accel_job_ready_locked(job);
@@ -1047,6 +1166,11 @@ static int accel_job_do_complete(struct accel_file *afile,
 		return -EINVAL; /* not released: nothing to complete */
 	}
 	job->state = ACCEL_JOB_DONE;
+	if (job->pipelined && atomic_read(&job->deps_left)) {
+		/* Completed before its waits: finish when they are reached. */
+		job->state = ACCEL_JOB_FINISHING;
+		job->status = args->status;
+	}
 	e->in_flight--;
 	if (args->status)
 		e->nr_failed++;
@@ -1063,8 +1187,11 @@ static int accel_job_do_complete(struct accel_file *afile,
 
 	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
 			   args->status, dt);
-	accel_job_signal(job, args->status);
-	accel_job_unlink(job);
+	if (job->state == ACCEL_JOB_DONE) {
+		/* A pipelined job's failed wait overrides its status. */
+		accel_job_signal(job, atomic_read(&job->error) ?: args->status);
+		accel_job_unlink(job);
+	}
 	accel_job_put(job);
 	return 0;
 }
@@ -1156,7 +1283,9 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 	spin_lock_irq(&job->engine->lock);
 	job->issuing = false;
 	if (job->released_inline || job->state == ACCEL_JOB_DONE) {
-		ret = job->released_inline ? (int)job->id : atomic_read(&job->error);
+		ret = job->released_inline ?
+			(int)(job->id | (job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0)) :
+			atomic_read(&job->error);
 		spin_unlock_irq(&job->engine->lock);
 		accel_job_put(job);
 		return ret ?: -ECANCELED;

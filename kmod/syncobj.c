@@ -247,6 +247,50 @@ int accel_syncobj_reach(struct accel_syncobj *s, u64 point)
 }
 
 /**
+ * accel_syncobj_set_promiser() - record who promised @point.
+ * @s:     the syncobj.
+ * @owner: an opaque owner (the scheduler passes the job's file).
+ * @id:    the owner's id for the promise (its job id).
+ * @point: the promised point.
+ *
+ * Only the latest promise is kept. Context: any context.
+ */
+void accel_syncobj_set_promiser(struct accel_syncobj *s, const void *owner,
+				u32 id, u64 point)
+{
+	spin_lock(&s->lock);
+	if (point >= s->promiser.point || !s->promiser.owner) {
+		s->promiser.owner = owner;
+		s->promiser.id = id;
+		s->promiser.point = point;
+	}
+	spin_unlock(&s->lock);
+}
+
+/**
+ * accel_syncobj_get_promiser() - the latest promise, if @owner made it.
+ * @s:     the syncobj.
+ * @owner: the owner asking.
+ * @id:    out: its id for the promise.
+ * @point: out: the promised point.
+ *
+ * Context: any context.
+ * Return: true if @owner made the latest promise.
+ */
+bool accel_syncobj_get_promiser(struct accel_syncobj *s, const void *owner,
+				u32 *id, u64 *point)
+{
+	bool mine;
+
+	spin_lock(&s->lock);
+	mine = s->promiser.owner == owner && !s->error;
+	*id = s->promiser.id;
+	*point = s->promiser.point;
+	spin_unlock(&s->lock);
+	return mine;
+}
+
+/**
  * accel_syncobj_promise() - mark @point submitted: something will reach it.
  * @s:     the syncobj.
  * @point: the point.

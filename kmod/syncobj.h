@@ -33,6 +33,9 @@ enum accel_point_kind {
  * @pending:   per &enum accel_point_kind, the point fences not yet signalled,
  *             by point; each holds one reference owned by the tree.
  * @context:   the first of two dma_fence contexts (one per kind).
+ * @promiser:  who made the latest promise (an opaque owner, a job id and
+ *             its point), for the scheduler's pipelining; never
+ *             dereferenced here.
  *
  * Waiting is always through a point fence (a &struct dma_fence whose seqno
  * is the point): accel_syncobj_point_fence() finds or makes it, and every
@@ -46,6 +49,11 @@ struct accel_syncobj {
 	int error;
 	struct rb_root pending[ACCEL_POINT_KINDS];
 	u64 context;
+	struct {
+		const void *owner;
+		u32 id;
+		u64 point;
+	} promiser;
 };
 
 struct accel_syncobj *accel_syncobj_create(u64 initial);
@@ -66,6 +74,10 @@ static inline void accel_syncobj_put(struct accel_syncobj *s)
 int accel_syncobj_signal(struct accel_syncobj *s, u64 value);
 int accel_syncobj_promise(struct accel_syncobj *s, u64 point);
 int accel_syncobj_reach(struct accel_syncobj *s, u64 point);
+void accel_syncobj_set_promiser(struct accel_syncobj *s, const void *owner,
+				u32 id, u64 point);
+bool accel_syncobj_get_promiser(struct accel_syncobj *s, const void *owner,
+				u32 *id, u64 *point);
 int accel_syncobj_fail(struct accel_syncobj *s, int error);
 void accel_syncobj_query(struct accel_syncobj *s, u64 *value, u64 *submitted,
 			 int *error);

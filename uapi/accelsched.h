@@ -474,6 +474,13 @@ struct accel_uring_submit {
 	__u64 reserved;
 };
 
+/*
+ * ACCEL_JOB_RES_PIPELINED - the job was released before its waits were
+ * reached, because each is promised by a job of the same file already
+ * released to the same engine: the executor must order it after those on
+ * the device. Its points are still reached only after its waits are, and
+ * fail if a wait fails.
+ */
 #define ACCEL_JOB_RES_PIPELINED (1 << 30)
 #define ACCEL_JOB_RES_ID_MASK (ACCEL_JOB_RES_PIPELINED - 1)
 

@@ -826,4 +826,89 @@ TEST(uring_submit_pending_at_sigkill)
 	ASSERT_TRUE(err == -EOWNERDEAD || err == -ECANCELED);
 }
 
+/*
+ * Pipelining: a job whose waits are promised by a job of the same file
+ * already released to the same engine is released at once, flagged; its
+ * points are reached only after its waits are, whatever order the executor
+ * completes them in.
+ */
+TEST(pipelined_release_and_ordering)
+{
+	int fd = accel_test_open(), a, b;
+	struct accel_job_event ev;
+	uint32_t q, x, y;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("pipe"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	a = submit(fd, q, NOPTS, PTS(P(x, 1)), 'a', 0);
+	ev = next_release(fd, 1000);
+	ASSERT_EQ('a', ev.user_data);
+	ASSERT_EQ(0, ev.flags);
+	b = submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 'b', 0);
+	ev = next_release(fd, 1000); /* before x:1 is reached */
+	ASSERT_EQ('b', ev.user_data);
+	ASSERT_EQ(ACCEL_JOB_RES_PIPELINED, ev.flags);
+	ASSERT_EQ(0, so_value(fd, x));
+	/* Completed out of order: y waits for x. */
+	ASSERT_EQ(0, complete(fd, b, 0, 0));
+	ASSERT_EQ(-ETIME, so_wait1(fd, y, 1, 0, in_ms(50)));
+	ASSERT_EQ(0, complete(fd, a, 0, 0));
+	ASSERT_EQ(0, so_wait1(fd, y, 1, 0, in_ms(5000)));
+	ASSERT_EQ(1, so_value(fd, x));
+}
+
+TEST(pipelined_job_inherits_a_failure)
+{
+	int fd = accel_test_open(), a, b, err;
+	struct accel_job_event ev;
+	uint32_t q, x, y;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("pipef"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	a = submit(fd, q, NOPTS, PTS(P(x, 1)), 'a', 0);
+	next_release(fd, 1000);
+	b = submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 'b', 0);
+	ev = next_release(fd, 1000);
+	ASSERT_EQ(ACCEL_JOB_RES_PIPELINED, ev.flags);
+	ASSERT_EQ(0, complete(fd, a, -EIO, 0));
+	ASSERT_EQ(0, complete(fd, b, 0, 0)); /* it "ran", but its input failed */
+	ASSERT_EQ(-EIO, so_wait1(fd, y, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
+	ASSERT_EQ(-EIO, err);
+}
+
+/* Not pipelined: the promiser is on another engine, or not released. */
+TEST(no_pipelining_across_engines_or_before_release)
+{
+	int fd = accel_test_open(), a, c;
+	struct accel_job_event ev;
+	uint32_t q1, q2, x, y, z;
+
+	ASSERT_GE(fd, 0);
+	q1 = queue_new(fd, engine_name("np1"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	q2 = queue_new(fd, engine_name("np2"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	z = so_new(fd, 0);
+	a = submit(fd, q1, NOPTS, PTS(P(x, 1)), 'a', 0);
+	next_release(fd, 1000);
+	ASSERT_GT(submit(fd, q2, PTS(P(x, 1)), PTS(P(y, 1)), 'b', 0), 0);
+	expect_no_event(fd); /* another engine: it waits */
+	/* Same engine, promiser not yet released (q1 has one credit, in use). */
+	c = submit(fd, q1, NOPTS, PTS(P(z, 1)), 'c', 0);
+	ASSERT_GT(submit(fd, q1, PTS(P(z, 1)), NOPTS, 'd', 0), 0);
+	expect_no_event(fd);
+	ASSERT_EQ(0, complete(fd, a, 0, 0));
+	for (int i = 0; i < 2; i++) {
+		ev = next_release(fd, 1000);
+		ASSERT_TRUE(ev.user_data == 'b' || ev.user_data == 'c');
+		ASSERT_EQ(0, ev.flags);
+	}
+	(void)c;
+}
+
 TEST_HARNESS_MAIN

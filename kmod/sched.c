@@ -722,29 +722,26 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 		accel_job_failed(job, error);
 }
 
-/* Copy and check one job's points; look their syncobjs up. */
-static int accel_job_points(struct accel_file *afile, u64 uptr, u32 n,
-			    struct accel_point *pts)
+/*
+ * Read point @i of a job's user array. One small copy each: a whole array
+ * on the stack would be zeroed on every submission by kernels built with
+ * INIT_STACK_ALL_ZERO (Debian's are).
+ */
+static int accel_job_point(u64 uptr, u32 i, struct accel_point *pt)
 {
-	u32 i;
-
-	if (!n)
-		return 0;
 	if (!IS_ALIGNED(uptr, sizeof(u64)))
 		return -EINVAL;
-	if (copy_from_user(pts, u64_to_user_ptr(uptr), n * sizeof(*pts)))
+	if (copy_from_user(pt, u64_to_user_ptr(uptr) + i * sizeof(*pt),
+			   sizeof(*pt)))
 		return -EFAULT;
-	for (i = 0; i < n; i++)
-		if (pts[i].flags)
-			return -EINVAL;
-	return 0;
+	return pt->flags ? -EINVAL : 0;
 }
 
 /* The fallible half of a submission: a job ready to arm, or an error. */
 static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 					const struct accel_job *args)
 {
-	struct accel_point pts[ACCEL_JOB_MAX_POINTS];
+	struct accel_point pt;
 	struct accel_queue *q;
 	struct accel_sched_job *job;
 	u64 timeout_ns;
@@ -813,38 +810,40 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		}
 	}
 
-	ret = accel_job_points(afile, args->signals, args->nsignals, pts);
-	if (ret)
-		goto err_job;
 	for (i = 0; i < args->nsignals; i++) {
-		struct accel_syncobj *s = accel_syncobj_lookup(afile, pts[i].handle);
+		struct accel_syncobj *s;
 		u64 value, submitted;
 		int error;
 
+		ret = accel_job_point(args->signals, i, &pt);
+		if (ret)
+			goto err_job;
+		s = accel_syncobj_lookup(afile, pt.handle);
 		if (!s) {
 			ret = -ENOENT;
 			goto err_job;
 		}
 		job->sigs[job->nsignals].s = s;
-		job->sigs[job->nsignals++].point = pts[i].point;
+		job->sigs[job->nsignals++].point = pt.point;
 		accel_syncobj_query(s, &value, &submitted, &error);
-		if (pts[i].point <= value) {
+		if (pt.point <= value) {
 			ret = -EINVAL;
 			goto err_job;
 		}
 	}
-	ret = accel_job_points(afile, args->waits, args->nwaits, pts);
-	if (ret)
-		goto err_job;
 	for (i = 0; i < args->nwaits; i++) {
-		struct accel_syncobj *s = accel_syncobj_lookup(afile, pts[i].handle);
+		struct accel_syncobj *s;
 		struct dma_fence *f;
 
+		ret = accel_job_point(args->waits, i, &pt);
+		if (ret)
+			goto err_job;
+		s = accel_syncobj_lookup(afile, pt.handle);
 		if (!s) {
 			ret = -ENOENT;
 			goto err_job;
 		}
-		f = accel_syncobj_point_fence(s, pts[i].point, ACCEL_POINT_REACHED);
+		f = accel_syncobj_point_fence(s, pt.point, ACCEL_POINT_REACHED);
 		if (IS_ERR(f)) {
 			accel_syncobj_put(s);
 			ret = PTR_ERR(f);
@@ -852,7 +851,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		}
 		job->deps[job->nwaits].fence = f;
 		job->deps[job->nwaits].s = s;
-		job->deps[job->nwaits].point = pts[i].point;
+		job->deps[job->nwaits].point = pt.point;
 		job->deps[job->nwaits++].job = job;
 	}
 	ret = xa_alloc(&afile->jobs, &slot, job,

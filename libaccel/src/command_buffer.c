@@ -332,6 +332,8 @@ static void cb_destroy(accel_command_buffer_t *cb)
 	v = &cb->retained_executables;
 	for (size_t i = 0; i < ACCEL_VEC_COUNT(v, accel_executable_t *); i++)
 		accel_executable_release(ACCEL_VEC_AT(v, accel_executable_t *, i));
+	if (cb->device->ops->command_buffer_destroy)
+		cb->device->ops->command_buffer_destroy(cb->device, cb);
 	accel_vec_free(&cb->retained_buffers);
 	accel_vec_free(&cb->retained_executables);
 	accel_plan_free(&cb->plan);
@@ -367,6 +369,15 @@ ACCEL_EXPORT int accel_command_buffer_end(accel_command_buffer_t *cb)
 		return err;
 	if (accel_plan_finish(&cb->plan))
 		return accel_fail(ENOMEM, "accel_command_buffer_end: out of memory");
+	if (cb->device->ops->command_buffer_end) {
+		err = cb->device->ops->command_buffer_end(cb->device, cb);
+		if (err) {
+			free(cb->plan.used_slots); /* as it was: not ended */
+			cb->plan.used_slots = NULL;
+			cb->plan.used_count = 0;
+			return err;
+		}
+	}
 	cb->state = ACCEL_CB_EXECUTABLE;
 	return 0;
 }

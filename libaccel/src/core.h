@@ -38,10 +38,18 @@ struct accel_driver {
 	int (*device_open)(const struct accel_driver *drv, const char *device,
 			   accel_scheduler_t *s, accel_device_t **out);
 	const char *unavailable;
+	/*
+	 * Optional: whether the driver can run here (its vendor library
+	 * loads). NULL when it can, else why not (a static string). Called
+	 * by accel_driver_info() and before device_open; cheap after the
+	 * first call.
+	 */
+	const char *(*probe)(const struct accel_driver *drv);
 };
 
 /* The registry (driver.c) and the drivers it lists. */
 extern const struct accel_driver accel_driver_cpu;
+extern const struct accel_driver accel_driver_vulkan;
 
 struct accel_cb_exec;
 
@@ -59,6 +67,17 @@ struct accel_device_ops {
 	 * x->failed_command and x->msg set.
 	 */
 	int (*execute)(accel_device_t *d, struct accel_cb_exec *x);
+	/*
+	 * Optional: translate an ended command buffer for the device, once
+	 * (vulkan records its VkCommandBuffer here); may set cb->driver.
+	 * Called by accel_command_buffer_end() after the plan is final.
+	 * 0, or -errno with the message set (the command buffer then stays
+	 * recording, as if end had not been called).
+	 */
+	int (*command_buffer_end)(accel_device_t *d, accel_command_buffer_t *cb);
+	/* Optional: free what command_buffer_end() made; at destroy. */
+	void (*command_buffer_destroy)(accel_device_t *d,
+				       accel_command_buffer_t *cb);
 };
 
 struct accel_allocator {
@@ -150,6 +169,7 @@ enum accel_cb_state {
  * @plan:      the recorded commands and the binding plan (plan.h).
  * @retained:  direct buffers and executables it uses (references).
  * @submitted: set by the first submission (ONE_SHOT check).
+ * @driver:    the driver's translation (device ops command_buffer_end).
  */
 struct accel_command_buffer {
 	struct accel_ref ref;
@@ -161,6 +181,7 @@ struct accel_command_buffer {
 	struct accel_vec retained_buffers;   /* accel_buffer_t * */
 	struct accel_vec retained_executables; /* accel_executable_t * */
 	atomic_bool submitted;
+	void *driver;
 };
 
 /*

@@ -4,7 +4,10 @@
  *
  * The registry is a static table: every driver this libaccel knows, with
  * the reason when it is not available, so that "vulkan://0" fails saying
- * "driver not available" rather than "unknown URI".
+ * "driver not available" rather than "unknown URI". A driver is not
+ * available when it was not built in (device_open is NULL, @unavailable
+ * says why) or when its probe says its vendor library cannot be loaded
+ * here (vulkan without libvulkan.so.1).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,12 +15,6 @@
 
 #include "core.h"
 #include "error.h"
-
-static const struct accel_driver driver_vulkan = {
-	.name = "vulkan",
-	.uri_example = "vulkan://0",
-	.unavailable = "the vulkan driver is not built into this libaccel yet (it comes in a later release)",
-};
 
 static const struct accel_driver driver_cuda = {
 	.name = "cuda",
@@ -33,10 +30,18 @@ static const struct accel_driver driver_hip = {
 
 static const struct accel_driver *const registry[] = {
 	&accel_driver_cpu,
-	&driver_vulkan,
+	&accel_driver_vulkan,
 	&driver_cuda,
 	&driver_hip,
 };
+
+/* NULL when @drv can open devices here, else why not. */
+static const char *unavailable_reason(const struct accel_driver *drv)
+{
+	if (!drv->device_open)
+		return drv->unavailable;
+	return drv->probe ? drv->probe(drv) : NULL;
+}
 
 ACCEL_EXPORT uint32_t accel_driver_count(void)
 {
@@ -56,8 +61,10 @@ ACCEL_EXPORT int accel_driver_info(uint32_t index, accel_driver_info_t *info)
 	drv = registry[index];
 	info->name = drv->name;
 	info->uri_example = drv->uri_example;
-	info->available = drv->device_open != NULL;
-	info->reason = drv->device_open ? "" : drv->unavailable;
+	info->reason = unavailable_reason(drv);
+	info->available = info->reason == NULL;
+	if (!info->reason)
+		info->reason = "";
 	return 0;
 }
 
@@ -74,13 +81,14 @@ static int open_with(const struct accel_driver *drv, const char *uri,
 		     const char *device, accel_scheduler_t *s,
 		     accel_device_t **out)
 {
+	const char *why = unavailable_reason(drv);
 	accel_scheduler_t *own = NULL;
 	int err;
 
-	if (!drv->device_open)
+	if (why)
 		return accel_fail(ENODEV,
 			"accel_device_open: \"%.64s\": driver not available: %s",
-			uri, drv->unavailable);
+			uri, why);
 	if (!s) {
 		err = accel_scheduler_open(NULL, &own);
 		if (err)

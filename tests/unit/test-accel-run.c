@@ -191,7 +191,7 @@ START_TEST(test_run_library_errors)
 	ck_assert_int_eq(status, RUN_ERROR);
 	ASSERT_CONTAINS("error", err, "t.acc:1: executable: accel_executable_load: /nonexistent/k.so: no such file");
 
-	status = run_text("device vulkan://0\nbuffer a size=4\n", report, sizeof(report),
+	status = run_text("device cuda://0\nbuffer a size=4\n", report, sizeof(report),
 			  err, sizeof(err));
 	ck_assert_int_eq(status, RUN_ERROR);
 	ASSERT_CONTAINS("error", err, "driver not available");

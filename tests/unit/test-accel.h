@@ -2,11 +2,30 @@
 /*
  * Helpers of the suites that run work on the cpu device: opening it,
  * buffers, reading them back, the test executable.
+ *
+ * The device runs on the embedded scheduler, unless the environment says
+ * ACCEL_SCHEDULER=kernel (the suites then run against the module, in the
+ * VM); ACCEL_TEST_NO_URING=1 forbids io_uring to the test (a seccomp
+ * filter, as a container's profile would), so that the kernel scheduler's
+ * ioctl path runs. Statically linked variants (-DACCEL_TEST_STATIC_KERNELS)
+ * link the test kernels in rather than dlopen() them.
  */
 #ifndef ACCEL_TEST_ACCEL_H
 #define ACCEL_TEST_ACCEL_H
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <accel/cpu_executable.h>
+
 #include "test-util.h"
+
+#ifdef ACCEL_TEST_STATIC_KERNELS
+extern const struct accel_cpu_executable accel_cpu_executable_v1;
+#endif
 
 #define ALL_USAGE ACCEL_BUFFER_USAGE_ALL
 #define HOST_TYPE (ACCEL_MEMORY_TYPE_HOST_LOCAL | ACCEL_MEMORY_TYPE_HOST_VISIBLE | \
@@ -16,11 +35,74 @@
 static accel_device_t *dev;
 static accel_scheduler_t *sched;
 
+/* Makes io_uring_setup fail with ENOSYS in this (forked) test process. */
+static inline void test_deny_io_uring(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
+
+	ck_assert_msg(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+		      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0,
+		      "cannot install the seccomp filter: %s", strerror(errno));
+}
+
+/* True when the suite runs against the module (ACCEL_SCHEDULER=kernel). */
+static inline bool test_kernel_mode(void)
+{
+	const char *kind = getenv(ACCEL_SCHEDULER_ENV);
+
+	return kind && strcmp(kind, "kernel") == 0;
+}
+
+/*
+ * The device under test: ACCEL_TEST_DEVICE, default "cpu://". meson runs
+ * the device-agnostic suites (queue, command-buffer, the replay part of
+ * cpu) once more on vulkan://0, ACCEL_TEST_KERNELS then naming the vulkan
+ * build of the same kernels (same entry points, same names, same order).
+ */
+static inline const char *test_device_uri(void)
+{
+	const char *uri = getenv("ACCEL_TEST_DEVICE");
+
+	return uri && *uri ? uri : "cpu://";
+}
+
+static inline bool test_device_is_cpu(void)
+{
+	return strncmp(test_device_uri(), "cpu:", 4) == 0;
+}
+
+/* In main(): exits 77 (meson's SKIP), saying why, if the device is absent. */
+static inline void test_require_device(void)
+{
+	accel_device_t *d = NULL;
+	int err;
+
+	if (test_device_is_cpu())
+		return;
+	err = accel_device_open(test_device_uri(), NULL, &d);
+	if (err == -ENODEV) {
+		printf("SKIP: %s: %s\n", test_device_uri(), accel_error_message());
+		exit(77);
+	}
+	accel_device_release(d);
+}
+
 static inline void device_setup(void)
 {
+	bool kernel = test_kernel_mode();
+	const char *no_uring = getenv("ACCEL_TEST_NO_URING");
+
+	if (kernel && no_uring && strcmp(no_uring, "1") == 0)
+		test_deny_io_uring();
 	test_clear_env();
-	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
-	ck_assert_int_eq(accel_device_open("cpu://", NULL, &dev), 0);
+	setenv(ACCEL_SCHEDULER_ENV, kernel ? "kernel" : "embedded", 1);
+	ASSERT_OK(accel_device_open(test_device_uri(), NULL, &dev));
 	sched = accel_device_scheduler(dev);
 }
 
@@ -50,17 +132,21 @@ static inline void *map(accel_buffer_t *b)
 
 	ASSERT_OK(accel_buffer_map(b, ACCEL_MAP_READ | ACCEL_MAP_WRITE, 0,
 				   ACCEL_WHOLE_BUFFER, &p));
-	ASSERT_OK(accel_buffer_unmap(b)); /* cpu memory stays addressable */
+	ASSERT_OK(accel_buffer_unmap(b)); /* host-visible memory stays mapped */
 	return p;
 }
 
 static inline accel_executable_t *kernels(void)
 {
 	accel_executable_t *e = NULL;
+#ifdef ACCEL_TEST_STATIC_KERNELS
+	ASSERT_OK(accel_cpu_executable_create(dev, &accel_cpu_executable_v1, &e));
+#else
 	const char *path = getenv("ACCEL_TEST_KERNELS");
 
 	ck_assert_msg(path, "ACCEL_TEST_KERNELS is not set (run through meson test)");
 	ASSERT_OK(accel_executable_load(dev, path, &e));
+#endif
 	return e;
 }
 

@@ -293,11 +293,15 @@ START_TEST(test_other_device)
 	uint32_t wg[3] = { 1, 1, 1 }, c = 0;
 	accel_buffer_ref_t b[1] = { accel_buffer_ref_direct(buf, 0, 64) };
 
-	ASSERT_OK(accel_device_open("cpu://", sched, &other));
+	char want[128];
+
+	ASSERT_OK(accel_device_open(test_device_uri(), sched, &other));
 	ASSERT_OK(accel_allocator_allocate_buffer(accel_device_allocator(other), &p, 64, &ob));
 	ASSERT_OK(accel_executable_load(other, getenv("ACCEL_TEST_KERNELS"), &oe));
+	snprintf(want, sizeof(want), "target: the buffer belongs to device %s, but the command buffer to %s",
+		 accel_device_uri(dev), accel_device_uri(dev));
 	REJECT(accel_command_buffer_fill(cb, accel_buffer_ref_direct(ob, 0, 4), &pat4, 4),
-	       EXDEV, "target: the buffer belongs to device cpu://0, but the command buffer to cpu://0");
+	       EXDEV, want);
 	REJECT(accel_command_buffer_dispatch(cb, oe, 0, wg, &c, 1, b, 1),
 	       EXDEV, "the executable was loaded for device");
 	accel_executable_release(oe);
@@ -406,11 +410,14 @@ START_TEST(test_table_other_device)
 	accel_binding_t b[4] = { { NULL, 0, 0 }, { buf, 0, 64 }, { NULL, 0, 0 }, { NULL, 0, 64 } };
 	accel_binding_table_t t = { 4, b };
 
-	ASSERT_OK(accel_device_open("cpu://", sched, &other));
+	char want[128];
+
+	ASSERT_OK(accel_device_open(test_device_uri(), sched, &other));
 	ASSERT_OK(accel_allocator_allocate_buffer(accel_device_allocator(other), &p, 64, &ob));
 	b[3].buffer = ob;
 	record_slots();
-	reject_table(&t, EXDEV, "slot 3 holds a buffer of device cpu://0");
+	snprintf(want, sizeof(want), "slot 3 holds a buffer of device %s", accel_device_uri(dev));
+	reject_table(&t, EXDEV, want);
 	accel_buffer_release(ob);
 	accel_device_release(other);
 }
@@ -491,5 +498,6 @@ static Suite *cb_suite(void)
 
 int main(void)
 {
+	test_require_device();
 	return test_run_suite(cb_suite());
 }

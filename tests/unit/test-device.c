@@ -15,11 +15,13 @@ START_TEST(test_registry_lists_drivers)
 	for (uint32_t i = 0; i < 4; i++) {
 		ASSERT_OK(accel_driver_info(i, &info));
 		ck_assert_str_eq(info.name, names[i]);
-		ck_assert(info.available == (i == 0));
-		if (i)
-			ASSERT_CONTAINS("reason", info.reason, "not built into this libaccel");
-		else
+		if (i == 0 || (i == 1 && info.available)) /* vulkan: where libvulkan loads */
 			ck_assert_str_eq(info.reason, "");
+		else if (i == 1)
+			ck_assert_msg(info.reason[0], "vulkan is not available but says no reason");
+		else
+			ASSERT_CONTAINS("reason", info.reason, "not built into this libaccel");
+		ck_assert(info.available == (i == 0 || (i == 1 && info.available)));
 	}
 	ASSERT_ERRNO(accel_driver_info(4, &info), ERANGE);
 	ASSERT_MESSAGE_CONTAINS("index 4 is not below accel_driver_count() (4)");
@@ -59,9 +61,9 @@ END_TEST
 
 START_TEST(test_open_unavailable)
 {
-	const char *uris[] = { "vulkan://0", "cuda://0", "hip://0" };
+	const char *uris[] = { "cuda://0", "hip://0" };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		accel_device_t *d = TEST_NOT_NULL;
 
 		ASSERT_ERRNO(accel_device_open(uris[i], NULL, &d), ENODEV);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Check suite "queue": submissions executed end to end on the cpu device.
+ * Check suite "queue": submissions executed end to end on the test device
+ * (cpu:// or ACCEL_TEST_DEVICE, see test-accel.h).
  * Transfers and dispatches (direct and through binding tables), reuse with
  * several tables in flight, no hidden command limits, failure propagation,
  * the failing command's index, wait-before-signal without head-of-line
@@ -529,7 +530,13 @@ START_TEST(test_failed_command_index)
 	ASSERT_MESSAGE_CONTAINS("(1, 65536, 1)");
 	sem_value(s, &error);
 	ck_assert_int_eq(error, -ERANGE);
-	ASSERT_CONTAINS("failure", accel_semaphore_failure_message(s), "submission #1 on a queue of cpu://0: command 2");
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "submission #1 on a queue of %s: command 2",
+			 accel_device_uri(dev));
+		ASSERT_CONTAINS("failure", accel_semaphore_failure_message(s), want);
+	}
 	ck_assert_uint_eq(po[1], 7); /* command 0 ran */
 	ck_assert_uint_eq(po[0], 0); /* command 2 did not */
 	ck_assert_uint_eq(po[2], 0); /* command 3 did not */
@@ -590,12 +597,18 @@ START_TEST(test_execute_errors)
 		ASSERT_ERRNO(accel_queue_barrier(queue, &w, &sig, 0), EXDEV);
 		ASSERT_MESSAGE_CONTAINS("waits entry 0: the semaphore belongs to another scheduler than the queue's device");
 	}
-	ASSERT_OK(accel_device_open("cpu://", NULL, &d2));
+	ASSERT_OK(accel_device_open(test_device_uri(), NULL, &d2));
 	ASSERT_OK(accel_command_buffer_create(d2, 0, 0, &cb));
 	ASSERT_OK(accel_command_buffer_begin(cb));
 	ASSERT_OK(accel_command_buffer_end(cb));
 	ASSERT_ERRNO(accel_queue_execute(queue, NULL, &sig, cb, NULL, 0), EXDEV);
-	ASSERT_MESSAGE_CONTAINS("the command buffer is for device cpu://0, but the queue for cpu://0");
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "the command buffer is for device %s, but the queue for %s",
+			 accel_device_uri(dev), accel_device_uri(dev));
+		ASSERT_MESSAGE_CONTAINS(want);
+	}
 	ASSERT_ERRNO(accel_queue_create(dev, 1, &q), EINVAL);
 	ASSERT_MESSAGE_CONTAINS("accel_queue_create: flags 0x1");
 	/* Nothing was submitted: s was never promised. */
@@ -719,5 +732,6 @@ static Suite *queue_suite(void)
 
 int main(void)
 {
+	test_require_device();
 	return test_run_suite(queue_suite());
 }

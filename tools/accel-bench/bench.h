@@ -43,4 +43,7 @@ int bench_cpu(const struct opts *o);
 int bench_cmdbuf(const struct opts *o);
 int bench_sem(const struct opts *o);
 
+/* vulkan.c: libaccel on vulkan://0 against raw Vulkan (dynamic builds only). */
+int bench_vulkan(const struct opts *o);
+
 #endif

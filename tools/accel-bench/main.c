@@ -41,6 +41,7 @@ static const struct bench benches[] = {
 	{ "cpu", "cpu:// fill/copy/saxpy vs memset/memcpy/C loop, same threads", 0, bench_cpu },
 	{ "cmdbuf", "reusable command buffers: submit cost vs re-recording, vs size", 0, bench_cmdbuf },
 	{ "sem", "embedded semaphore signal -> wake round trip vs raw futex", 0, bench_sem },
+	{ "vulkan", "vulkan:// reusable submit with a new table vs raw Vulkan resubmit", 0, bench_vulkan },
 };
 
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))

@@ -9,8 +9,11 @@
  *
  * The registry lists every driver this libaccel knows, available or not,
  * with the reason when it is not (accel_driver_info()). This release builds
- * only the ``cpu`` driver: opening ``vulkan://``, ``cuda://`` or ``hip://``
- * fails with ``-ENODEV`` and a message saying "driver not available".
+ * the ``cpu`` and ``vulkan`` drivers (vulkan where the Vulkan loader,
+ * libvulkan.so.1, loads at run time): opening a driver that is not
+ * available (``cuda://``, ``hip://``, ``vulkan://`` without libvulkan)
+ * fails with ``-ENODEV`` and a message saying "driver not available: "
+ * and why.
  *
  * Every device submits its work through one scheduler (accel/scheduler.h):
  * the one given to accel_device_open(), or a default one it opens itself

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+//
+// Built-in: fill. params: the target ref; word: the pattern replicated to
+// 4 bytes (the target's offset is a multiple of the pattern length, so
+// byte j of every aligned word takes pattern byte j % length).
+#version 460
+#define ACCEL_BINDINGS 0
+#include "accel.glsl"
+#include "transfer.glsl"
+
+layout(local_size_x = 64) in;
+
+void accel_main()
+{
+	accel_ref r = accel_one_ref(accel_push.params).r;
+	uint64_t a = accel_ref_address(r), end = a + accel_ref_length(r);
+	uint64_t first = a & ~3UL, words = (((end + 3UL) & ~3UL) - first) / 4UL;
+
+	uint steps = steps_for(words);
+
+	if (((a | end) & 3UL) == 0UL) { /* whole words: plain stores */
+		for (uint k = 0u; k < steps; k++) {
+			uint64_t i = invocation() + uint64_t(k) * invocations();
+
+			if (i >= words)
+				break;
+			accel_u32s(first + 4UL * i).v[0] = accel_push.word;
+		}
+		return;
+	}
+	for (uint k = 0u; k < steps; k++) {
+		uint64_t i = invocation() + uint64_t(k) * invocations();
+		uint64_t w = first + 4UL * i;
+
+		if (i >= words)
+			break;
+		uint mask = w >= a && w + 4UL <= end ? 0xffffffffu : byte_mask(w, a, end);
+
+		store_masked(w, accel_push.word, mask);
+	}
+}

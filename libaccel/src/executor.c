@@ -4,9 +4,12 @@
  * waits are done, in the order they became ready, and completes them.
  *
  * Completing a job signals its signal points, or fails them with the job's
- * status: the status of the first failed wait (the job is then not run) or
- * of its execute callback. Errors are never dropped: a signal that cannot
- * move the timeline forward fails that semaphore with -EINVAL.
+ * status: the status of the first failed wait (the job is then not run),
+ * the scheduler's reason to cancel it, or its execute callback's. Errors
+ * are never dropped: a signal that cannot move the timeline forward fails
+ * that semaphore with -EINVAL. A scheduler kind with ->job_complete (the
+ * kernel one) completes the job itself; the executor then only runs it and
+ * measures how long the work took (the device time the module charges).
  *
  * Lifetime: the queue owns the executor; each job holds a queue reference,
  * so the executor is destroyed only when no job is left. The last job's
@@ -29,7 +32,18 @@ struct accel_sched_executor {
 	bool stop;
 	bool detached;
 	pthread_t thread;
+	void *data;
 };
+
+void accel_executor_set_data(struct accel_sched_executor *ex, void *data)
+{
+	ex->data = data;
+}
+
+void *accel_executor_data(const struct accel_sched_executor *ex)
+{
+	return ex->data;
+}
 
 void accel_executor_push(struct accel_sched_executor *ex,
 			 struct accel_sched_job *job)
@@ -74,6 +88,15 @@ static void wait_failed_message(struct accel_sched_job *job, int err,
 		     accel_semaphore_failure_message(job->waits[i].sem));
 }
 
+static int job_execute(struct accel_sched_job *job, char *msg, size_t len)
+{
+	int64_t start = accel_now_ns();
+	int err = job->execute(job, msg, len);
+
+	job->device_ns = (uint64_t)(accel_now_ns() - start);
+	return err;
+}
+
 void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job)
 {
 	char msg[ACCEL_FAILURE_MAX] = "";
@@ -81,14 +104,22 @@ void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job)
 
 	if (err)
 		wait_failed_message(job, err, msg, sizeof(msg));
+	else if ((err = atomic_load(&job->cancel_error)))
+		accel_strfmt(msg, sizeof(msg), "%s was not run: the scheduler cancelled it with %s",
+			     job->label, accel_errno_name(-err));
 	else if (job->execute)
-		err = job->execute(job, msg, sizeof(msg));
+		err = job_execute(job, msg, sizeof(msg));
+	if (s->ops->job_complete) {
+		s->ops->job_complete(s, job, err, msg);
+		goto out;
+	}
 	for (uint32_t i = 0; i < job->signal_count; i++) {
 		if (err)
 			s->ops->sem_fail(job->signals[i].sem, err, msg);
 		else
 			job_signal(s, job, &job->signals[i]);
 	}
+out:
 	free(job->priv);
 	job->priv = NULL;
 	job->destroy(job);

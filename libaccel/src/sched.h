@@ -18,15 +18,18 @@
  *   in process and sleeps on a futex; the kernel kind backs each semaphore
  *   by a kernel timeline syncobj.
  * - executors: the thread that runs released jobs for one queue (the
- *   "executor" of DESIGN.md section 4). Both kinds use the in-process one
- *   (executor.c) for now; the kernel kind will reap its releases from the
- *   ring instead once the module schedules jobs.
+ *   "executor" of DESIGN.md section 4). Both kinds run jobs on the
+ *   in-process executor thread (executor.c); the embedded kind pushes a job
+ *   there once its waits are reached, the kernel kind once the module
+ *   released it (its reaper thread reads the releases from the ring or the
+ *   device's events).
  * - jobs: job_submit() takes a job {waits, signals, execute callback,
  *   executor}, promises its signal points, and once every wait point is
  *   reached hands it to its executor, which runs the callback and completes
- *   it (accel_sched_job_complete()): the signals are signalled, or failed
- *   with the job's status. A job whose wait fails is not run; its signals
- *   fail with that error.
+ *   it (accel_sched_job_run()): the signals are signalled, or failed with
+ *   the job's status, in process (embedded) or by the module (kernel:
+ *   ->job_complete). A job whose wait fails is not run; its signals fail
+ *   with that error.
  */
 #ifndef ACCEL_SRC_SCHED_H
 #define ACCEL_SRC_SCHED_H
@@ -105,6 +108,9 @@ struct accel_sched_executor;
  * @pending:      waits not yet reached, plus one while submitting.
  * @wait_error:   0, or the error of the first wait that failed.
  * @wait_index:   its index in @waits.
+ * @cancel_error: 0, or why the scheduler will not run it although no wait
+ *                failed (kernel: the module refused or timed it out).
+ * @device_ns:    how long @execute ran (the device time reported).
  * @next:         link in the executor's ready list.
  * @priv:         the scheduler kind's state (embedded: its timepoints).
  */
@@ -121,6 +127,8 @@ struct accel_sched_job {
 	atomic_uint pending;
 	atomic_int wait_error;
 	atomic_uint wait_index;
+	atomic_int cancel_error;
+	uint64_t device_ns;
 	struct accel_sched_job *next;
 	void *priv;
 };
@@ -162,6 +170,15 @@ struct accel_scheduler_ops {
 	 * which calls ->destroy once it completed.
 	 */
 	int (*job_submit)(accel_scheduler_t *s, struct accel_sched_job *job);
+
+	/*
+	 * job_complete() - optional: finish @job on the executor thread once
+	 * it ran (or was not run: @status and @msg then say why). NULL: the
+	 * executor signals the signals, or fails them with @status and @msg,
+	 * itself. The kernel kind sends COMPLETE to the module instead.
+	 */
+	void (*job_complete)(accel_scheduler_t *s, struct accel_sched_job *job,
+			     int status, const char *msg);
 };
 
 struct accel_scheduler {
@@ -229,11 +246,14 @@ void accel_executor_thread_destroy(struct accel_sched_executor *ex);
 /* Queues a job whose waits are all reached (or one failed). Never fails. */
 void accel_executor_push(struct accel_sched_executor *ex,
 			 struct accel_sched_job *job);
+/* The scheduler kind's own data for the executor (kernel: its queue). */
+void accel_executor_set_data(struct accel_sched_executor *ex, void *data);
+void *accel_executor_data(const struct accel_sched_executor *ex);
 
 /*
- * accel_sched_job_run() - run @job (unless a wait failed) and complete it:
- * signal its signals, or fail them with its status; then ->destroy it.
- * Called on the executor thread.
+ * accel_sched_job_run() - run @job (unless a wait failed or it was
+ * cancelled) and complete it: ->job_complete, or signal its signals / fail
+ * them with its status; then ->destroy it. Called on the executor thread.
  */
 void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job);
 

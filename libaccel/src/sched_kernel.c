@@ -15,14 +15,25 @@
  * use as a fallback reason (AUTO) or an error message (KERNEL). Then the
  * io_uring fast path is set up (uring.c); its failure only costs speed, so
  * it is recorded, not returned.
+ *
+ * Semaphores are the module's timeline syncobjs, and queue submissions
+ * are the module's jobs (see "Jobs" below): the module orders them, picks
+ * which to release within each engine's credits, and propagates failures;
+ * this process only runs what it is given and reports back.
+ *
+ * Thread-safety: thread-safe. A scheduler is one open file of the device,
+ * shared by every device and queue opened on it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -35,12 +46,34 @@
 #include "uapi_check.h"
 #include "uring.h"
 
+/* A link in the list of jobs in flight (the first member of a job). */
+struct job_link {
+	struct job_link *prev, *next;
+};
+
+/*
+ * struct accel_sched_kernel - the kernel scheduler: one open device file.
+ * The job fields are described with the jobs, below.
+ */
 struct accel_sched_kernel {
 	accel_scheduler_t base;
 	int fd;
 	struct accel_info info;
 	bool uring;
 	struct io_uring ring;
+
+	pthread_mutex_t jobs_lock;
+	struct job_link jobs;
+	pthread_mutex_t sq_lock;
+	pthread_mutex_t stage_lock;
+	pthread_cond_t stage_cond;
+	struct kernel_job *stage_head, **stage_tail;
+	uint64_t stage_open, stage_done;
+	bool flushing;
+	bool reaping;
+	pthread_t reaper;
+	int efd;
+	atomic_bool stop;
 };
 
 /* Enough for a PATH_MAX path plus " (from options->device_path)". */
@@ -251,14 +284,42 @@ static int device_probe(const struct accel_sched_config *cfg,
 	return fd;
 }
 
+static void reaper_stop(struct accel_sched_kernel *k);
+
+/* No job is left: each held the scheduler through its queue's device. */
 static void kernel_destroy(accel_scheduler_t *s)
 {
 	struct accel_sched_kernel *k = (struct accel_sched_kernel *)s;
 
+	reaper_stop(k);
 	if (k->uring)
 		io_uring_queue_exit(&k->ring);
+	if (k->efd >= 0)
+		close(k->efd);
 	close(k->fd);
+	pthread_cond_destroy(&k->stage_cond);
+	pthread_mutex_destroy(&k->stage_lock);
+	pthread_mutex_destroy(&k->sq_lock);
+	pthread_mutex_destroy(&k->jobs_lock);
 	free(k);
+}
+
+static void kernel_jobs_init(struct accel_sched_kernel *k)
+{
+	pthread_mutexattr_t attr;
+
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&k->jobs_lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	k->jobs.next = k->jobs.prev = &k->jobs;
+	pthread_mutex_init(&k->sq_lock, NULL);
+	pthread_mutex_init(&k->stage_lock, NULL);
+	pthread_cond_init(&k->stage_cond, NULL);
+	k->stage_tail = &k->stage_head;
+	k->stage_open = 1;
+	k->efd = -1;
+	atomic_init(&k->stop, false);
 }
 
 static void kernel_query(const accel_scheduler_t *s,
@@ -390,6 +451,9 @@ static int kernel_sem_fail(accel_semaphore_t *sem, int error, const char *messag
 	return 0;
 }
 
+static void resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem,
+			    int error, int depth);
+
 static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 			   const struct accel_sched_point *p, uint32_t flags,
 			   int64_t deadline, uint32_t *index)
@@ -425,6 +489,7 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 		kernel_sem_query(p[args.index].sem, &v, &error);
 		if (error == err) {
 			*index = args.index;
+			resolve_failure(k, p[args.index].sem, err, 0);
 			return err;
 		}
 	}
@@ -433,57 +498,946 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 }
 
 /*
- * Jobs, TEMPORARY: the module has no job scheduler yet, so jobs run through
- * the in-process machinery, with the semaphores in the kernel. A job whose
- * waits are all reached goes to its executor at once; otherwise a helper
- * thread blocks in ACCEL_IOCTL_SYNCOBJ_WAIT (ALL) for it, so no job holds
- * back another. The kernel does not learn the job's promises, so
- * ACCEL_SEMAPHORE_WAIT_SUBMITTED waits on its signal points wait until they are
- * reached. Replaced by SUBMIT/COMPLETE uring_cmds when the module
- * schedules jobs.
+ * Jobs: the module's job scheduler (DESIGN.md section 4).
+ *
+ * Queues. Each accel queue is a kernel queue (ACCEL_IOCTL_QUEUE_CREATE) on
+ * the engine named after its device ("cpu" for cpu://, "vulkan:0" for
+ * vulkan://0), priority normal, weight 1. The first queue to name an
+ * engine gives it KERNEL_ENGINE_CREDITS credits; when another process made
+ * it with another limit, the queue takes that one.
+ *
+ * Submission. The semaphores are syncobjs already, so a submission's waits
+ * and signals are their handles and values in one struct accel_job whose
+ * user_data is the job's record (struct kernel_job). With io_uring it is
+ * one ACCEL_URING_CMD_JOB_SUBMIT SQE (filled by hand: liburing 2.3 has no
+ * helper). Submitters that come while another thread is in
+ * io_uring_enter() leave their SQE to that thread (flat combining), so
+ * concurrent submissions share one system call; each returns once its SQE
+ * went in, that is once its signal points are promised. Without io_uring
+ * it is one ACCEL_IOCTL_JOB_SUBMIT.
+ *
+ * Release. One reaper thread per scheduler (per open device file) learns
+ * what the module decided: the SUBMIT's CQE (res = the released job's id,
+ * or the error it failed or was refused with) and the device's events,
+ * read with ACCEL_IOCTL_JOB_FETCH when the fd polls readable (through an
+ * IORING_OP_POLL_ADD on the ring, or poll(2)): RELEASED for jobs submitted
+ * by ioctl, TIMEDOUT for any. It hands each released job to its queue's
+ * executor thread (executor.c), which runs the work on the device and
+ * sends ACCEL_IOCTL_JOB_COMPLETE with the status and the time the work
+ * took. COMPLETE is an ioctl so that it has happened before the job's
+ * references go (the last one may destroy the kernel queue).
+ *
+ * Failures are the module's: a job whose wait failed is never released and
+ * its signals fail there with that error. Its SUBMIT's CQE says so; an
+ * ioctl submission gets no event for it, so each of its waits has a
+ * one-shot ACCEL_IOCTL_SYNCOBJ_EVENTFD on the reaper's eventfd, and a wake
+ * (or one second passing) makes the reaper look for ioctl jobs whose waits
+ * are all settled with one failed. Either way the job goes to its executor
+ * as not run, which writes the message and drops the submission's
+ * references. The module fails points before the library can say why, so
+ * a host wait that meets a failed semaphore without a message asks this
+ * process's jobs in flight which one promised it and writes that job's
+ * explanation first (resolve_failure()); messages thus read as in the
+ * embedded scheduler.
+ *
+ * A submission the module refuses is failed by the library itself (its
+ * points were never promised). A refusal with -EINVAL because a signal
+ * point is not above its semaphore's value is retried once without those
+ * points, which fail with -EINVAL at completion as in the embedded
+ * scheduler; any other refusal fails every signal with its error. A
+ * completing job's signal that a host signal passed meanwhile fails with
+ * -EINVAL as well (the module would skip it; errors are never dropped).
+ * TIMEDOUT: the module failed the job's points with -ETIMEDOUT already; a
+ * job not started yet is dropped, a running one completes late (refused).
+ *
+ * Lifetime: a job holds its queue, the queue its device, the device the
+ * scheduler; so a kernel queue is destroyed only once its jobs are done,
+ * and the reaper, joined by kernel_destroy(), outlives every job. A
+ * process that dies leaves the rest to the module (-EOWNERDEAD).
+ *
+ * Locking: jobs_lock (recursive: resolve_failure() nests) protects the
+ * list of jobs in flight and their released/id/timedout/settled fields;
+ * sq_lock the ring's submission side (the reaper alone reads the CQ);
+ * stage_lock the flat-combining stage. Order: jobs_lock, then sq_lock.
  */
-static void *kernel_job_waiter(void *arg)
+
+/* Credits of an engine this library creates: released jobs in flight. */
+#define KERNEL_ENGINE_CREDITS 4
+/* user_data of the ring's own requests (records are 16-byte aligned). */
+#define TAG_STOP 1
+#define TAG_POLL 2
+#define FETCH_MAX 64
+/* How deep resolve_failure() follows a chain of failed jobs. */
+#define RESOLVE_DEPTH 16
+/* The ioctl reaper's look at its jobs when nothing woke it, in ms. */
+#define SCAN_PERIOD_MS 1000
+
+/*
+ * struct kernel_job - a job in the module (struct accel_sched_job.priv).
+ * @link:       in the scheduler's jobs in flight (jobs_lock).
+ * @stage_next:  in the flat-combining stage (stage_lock).
+ * @result:      where the flusher writes the submission's result.
+ * @id:          the module's id, once released.
+ * @submitted:   an ioctl submission the module took (jobs_lock).
+ * @released:    the module released it (jobs_lock).
+ * @timedout:    the module timed it out (jobs_lock).
+ * @settled:     the ioctl reaper found a failed wait (jobs_lock).
+ * @retried:     submitted again without signals already passed.
+ * @why:         why the module refused it.
+ * @pts:         the waits, then the signals, as the module reads them.
+ */
+struct kernel_job {
+	struct job_link link;
+	struct kernel_job *stage_next;
+	struct accel_sched_job *job;
+	int *result;
+	struct accel_job kj;
+	uint32_t id;
+	bool submitted;
+	bool released;
+	bool timedout;
+	bool settled;
+	bool retried;
+	char why[ACCEL_FAILURE_MAX / 2];
+	struct accel_point pts[];
+};
+
+/* The kernel queue behind an executor (accel_executor_data()). */
+struct kernel_queue {
+	struct accel_sched_kernel *k;
+	uint32_t handle;
+	char engine[ACCEL_ENGINE_NAME_LEN];
+};
+
+static struct accel_sched_kernel *to_kernel(accel_scheduler_t *s)
 {
-	struct accel_sched_job *job = arg;
-	accel_scheduler_t *s = job->waits[0].sem->scheduler;
-	uint32_t index = 0;
+	return (struct accel_sched_kernel *)s;
+}
+
+static void link_locked(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	r->link.next = &k->jobs;
+	r->link.prev = k->jobs.prev;
+	k->jobs.prev->next = &r->link;
+	k->jobs.prev = &r->link;
+}
+
+static void unlink_locked(struct kernel_job *r)
+{
+	r->link.prev->next = r->link.next;
+	r->link.next->prev = r->link.prev;
+	r->link.prev = r->link.next = NULL;
+}
+
+#define for_each_job(r, k)                                                   \
+	for (struct job_link *l_ = (k)->jobs.next;                            \
+	     l_ != &(k)->jobs && ((r) = (struct kernel_job *)l_, 1);          \
+	     l_ = l_->next)
+
+static void jobs_link(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	pthread_mutex_lock(&k->jobs_lock);
+	link_locked(k, r);
+	pthread_mutex_unlock(&k->jobs_lock);
+}
+
+static void jobs_unlink(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	pthread_mutex_lock(&k->jobs_lock);
+	unlink_locked(r);
+	pthread_mutex_unlock(&k->jobs_lock);
+}
+
+/* ---- failure messages ------------------------------------------------- */
+
+/*
+ * The first wait of @job whose syncobj failed (with @want, or with any
+ * error when @want is 0), or UINT32_MAX; *@error gets its error and
+ * *@settled whether every wait is reached or failed.
+ */
+static uint32_t failed_wait(struct accel_sched_job *job, int want,
+			    int *error, bool *settled)
+{
+	uint32_t found = UINT32_MAX;
+	uint64_t v;
+	int e;
+
+	if (settled)
+		*settled = true;
+	for (uint32_t i = 0; i < job->wait_count; i++) {
+		kernel_sem_query(job->waits[i].sem, &v, &e);
+		if (e && found == UINT32_MAX && (!want || e == want)) {
+			found = i;
+			if (error)
+				*error = e;
+		} else if (!e && v < job->waits[i].value && settled) {
+			*settled = false;
+		}
+	}
+	return found;
+}
+
+/* Writes @msg as @sem's failure message, unless it failed for another reason. */
+static void note_failure(accel_semaphore_t *sem, int error, const char *msg)
+{
+	uint64_t v;
+	int e;
+
+	kernel_sem_query(sem, &v, &e);
+	if (!e || e == error)
+		accel_semaphore_set_failure(sem, msg);
+}
+
+/* Notes @msg, then fails @sem with @error (the first failure wins). */
+static void fail_signal(accel_semaphore_t *sem, int error, const char *msg)
+{
+	struct accel_syncobj_fail args = { .handle = to_ksem(sem)->handle,
+					   .error = error };
+
+	note_failure(sem, error, msg);
+	kioctl(to_ksem(sem)->fd, ACCEL_IOCTL_SYNCOBJ_FAIL, &args);
+}
+
+static bool job_signals(const struct accel_sched_job *job,
+			const accel_semaphore_t *sem)
+{
+	for (uint32_t i = 0; i < job->signal_count; i++)
+		if (job->signals[i].sem == sem)
+			return true;
+	return false;
+}
+
+static void timeout_message(const struct accel_sched_job *job, char *msg,
+			    size_t len)
+{
+	accel_strfmt(msg, len,
+		"%s timed out: the kernel scheduler failed it with ETIMEDOUT because it did not complete within its job timeout (the accelsched module parameter job_timeout_ms)",
+		job->label);
+}
+
+static void resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem,
+			    int error, int depth);
+
+/* Why @r's points failed with @error, as the embedded scheduler says it. */
+static void describe_job(struct accel_sched_kernel *k, struct kernel_job *r,
+			 int error, char *msg, size_t len, int depth)
+{
+	struct accel_sched_job *job = r->job;
+	uint32_t i = failed_wait(job, error, NULL, NULL);
+
+	if (i < job->wait_count) {
+		resolve_failure(k, job->waits[i].sem, error, depth + 1);
+		accel_strfmt(msg, len,
+			     "%s was not run: its wait %u (value %" PRIu64 ") failed with %s: %s",
+			     job->label, i, job->waits[i].value,
+			     accel_errno_name(-error),
+			     accel_semaphore_failure_message(job->waits[i].sem));
+	} else if (error == -ETIMEDOUT && r->released) {
+		timeout_message(job, msg, len);
+	} else if (r->why[0]) {
+		accel_strfmt(msg, len, "%s", r->why);
+	} else {
+		accel_strfmt(msg, len, "%s failed in the kernel scheduler with %s",
+			     job->label, accel_errno_name(-error));
+	}
+}
+
+/*
+ * resolve_failure() - give @sem, failed with @error by the module, the
+ * message of the job of this process that promised it, if it has none.
+ */
+static void resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem,
+			    int error, int depth)
+{
+	char msg[ACCEL_FAILURE_MAX];
+	struct kernel_job *r;
+
+	if (depth > RESOLVE_DEPTH || accel_semaphore_failure_message(sem)[0])
+		return;
+	pthread_mutex_lock(&k->jobs_lock);
+	for_each_job(r, k) {
+		if (!job_signals(r->job, sem))
+			continue;
+		describe_job(k, r, error, msg, sizeof(msg), depth);
+		for (uint32_t i = 0; i < r->job->signal_count; i++)
+			note_failure(r->job->signals[i].sem, error, msg);
+		break;
+	}
+	pthread_mutex_unlock(&k->jobs_lock);
+}
+
+/* ---- submission ------------------------------------------------------- */
+
+static struct kernel_job *kernel_job_new(struct accel_sched_job *job,
+					 uint32_t queue)
+{
+	uint32_t nw = job->wait_count, ns = job->signal_count;
+	struct kernel_job *r = calloc(1, sizeof(*r) + (nw + ns) * sizeof(r->pts[0]));
+
+	if (!r)
+		return NULL;
+	for (uint32_t i = 0; i < nw + ns; i++) {
+		const struct accel_sched_point *p =
+			i < nw ? &job->waits[i] : &job->signals[i - nw];
+
+		r->pts[i].handle = to_ksem(p->sem)->handle;
+		r->pts[i].point = p->value;
+	}
+	r->job = job;
+	r->kj.user_data = (uint64_t)(uintptr_t)r;
+	r->kj.waits = (uint64_t)(uintptr_t)r->pts;
+	r->kj.signals = (uint64_t)(uintptr_t)(r->pts + nw);
+	r->kj.nwaits = nw;
+	r->kj.nsignals = ns;
+	r->kj.queue = queue;
+	return r;
+}
+
+/*
+ * Drops from @r's kernel signals the points their semaphore has passed
+ * already (the module refuses them; they fail with -EINVAL at completion).
+ * True if it dropped any. Only before the first retry: the kernel's list
+ * then still matches job->signals.
+ */
+static bool drop_passed_signals(struct kernel_job *r)
+{
+	struct accel_point *sig = r->pts + r->job->wait_count;
+	uint32_t n = 0;
+	uint64_t v;
+	int e;
+
+	for (uint32_t i = 0; i < r->kj.nsignals; i++) {
+		kernel_sem_query(r->job->signals[i].sem, &v, &e);
+		if (!e && v >= sig[i].point)
+			continue;
+		sig[n++] = sig[i];
+	}
+	if (n == r->kj.nsignals)
+		return false;
+	r->kj.nsignals = n;
+	return true;
+}
+
+static const char *refusal_hint(int err)
+{
+	switch (err) {
+	case ENOSPC:
+		return " (the module's per-file limit of jobs submitted and not completed, parameter max_jobs)";
+	case ENOENT:
+		return " (a semaphore or the queue is unknown to the module)";
+	case ENOMEM:
+		return " (the kernel is out of memory)";
+	}
+	return "";
+}
+
+static void refusal_message(struct kernel_job *r, int err)
+{
+	accel_strfmt(r->why, sizeof(r->why),
+		     "%s was not run: the kernel scheduler refused it with %s%s",
+		     r->job->label, accel_errno_name(-err), refusal_hint(-err));
+}
+
+static void prep_submit(struct io_uring_sqe *sqe, int fd, struct kernel_job *r)
+{
+	struct accel_uring_submit p = { .job = (uint64_t)(uintptr_t)&r->kj };
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT;
+	memset(sqe->cmd, 0, 16);
+	memcpy(sqe->cmd, &p, sizeof(p));
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)r);
+}
+
+/*
+ * Under sq_lock: hand the SQ to the kernel. Transient failures (a full
+ * completion queue, a signal) are retried; the reaper drains the CQ.
+ */
+static int ring_flush_locked(struct accel_sched_kernel *k)
+{
+	int ret;
+
+	for (;;) {
+		ret = io_uring_submit(&k->ring);
+		if (ret >= 0 || (ret != -EINTR && ret != -EAGAIN && ret != -EBUSY))
+			return ret;
+		if (ret != -EINTR)
+			usleep(1000);
+	}
+}
+
+static struct io_uring_sqe *get_sqe_locked(struct accel_sched_kernel *k)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&k->ring);
+
+	if (!sqe && ring_flush_locked(k) >= 0)
+		sqe = io_uring_get_sqe(&k->ring);
+	return sqe;
+}
+
+/*
+ * Submits a staged list: one SQE each, then one io_uring_enter(). Each
+ * result is written before its SQE can go in: after that the record may
+ * be released, run and freed at any time.
+ */
+static void flush_batch(struct accel_sched_kernel *k, struct kernel_job *list)
+{
+	struct kernel_job *r, *next;
+
+	pthread_mutex_lock(&k->sq_lock);
+	for (r = list; r; r = next) {
+		struct io_uring_sqe *sqe = get_sqe_locked(k);
+		int *result = r->result;
+
+		next = r->stage_next;
+		if (!sqe) {
+			*result = -EBUSY;
+			continue;
+		}
+		*result = 0;
+		prep_submit(sqe, k->fd, r);
+	}
+	ring_flush_locked(k);
+	pthread_mutex_unlock(&k->sq_lock);
+}
+
+/*
+ * Stages @r and returns once its SQE went in: the first thread to stage
+ * flushes, for itself and for whoever staged meanwhile (flat combining).
+ */
+static void stage_submit(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	uint64_t batch;
+
+	pthread_mutex_lock(&k->stage_lock);
+	r->stage_next = NULL;
+	*k->stage_tail = r;
+	k->stage_tail = &r->stage_next;
+	batch = k->stage_open;
+	if (k->flushing) {
+		while (k->stage_done < batch)
+			pthread_cond_wait(&k->stage_cond, &k->stage_lock);
+		pthread_mutex_unlock(&k->stage_lock);
+		return;
+	}
+	k->flushing = true;
+	while (k->stage_head) {
+		struct kernel_job *list = k->stage_head;
+		uint64_t b = k->stage_open++;
+
+		k->stage_head = NULL;
+		k->stage_tail = &k->stage_head;
+		pthread_mutex_unlock(&k->stage_lock);
+		flush_batch(k, list);
+		pthread_mutex_lock(&k->stage_lock);
+		k->stage_done = b;
+		pthread_cond_broadcast(&k->stage_cond);
+	}
+	k->flushing = false;
+	pthread_mutex_unlock(&k->stage_lock);
+}
+
+static int submit_uring(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	int result = -EBUSY;
+
+	r->result = &result;
+	jobs_link(k, r);
+	stage_submit(k, r);
+	if (result)
+		jobs_unlink(k, r); /* its SQE never went in */
+	return result;
+}
+
+/* The reaper submits a refused job again (no stage: it must not wait). */
+static int resubmit_uring(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	struct io_uring_sqe *sqe;
+	int ret = -EBUSY;
+
+	pthread_mutex_lock(&k->sq_lock);
+	sqe = get_sqe_locked(k);
+	if (sqe) {
+		prep_submit(sqe, k->fd, r);
+		ret = ring_flush_locked(k);
+	}
+	pthread_mutex_unlock(&k->sq_lock);
+	return ret < 0 ? ret : 0;
+}
+
+/* One-shot wakes of the reaper when a wait of an ioctl job settles. */
+static void watch_waits(struct accel_sched_kernel *k, const struct kernel_job *r)
+{
+	for (uint32_t i = 0; i < r->kj.nwaits; i++) {
+		struct accel_syncobj_eventfd a = {
+			.handle = r->pts[i].handle,
+			.point = r->pts[i].point,
+			.fd = k->efd,
+		};
+
+		kioctl(k->fd, ACCEL_IOCTL_SYNCOBJ_EVENTFD, &a); /* else the scan period */
+	}
+}
+
+static int submit_ioctl_locked(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	struct accel_job_submit a = { .jobs = (uint64_t)(uintptr_t)&r->kj, .count = 1 };
+	int err = kioctl(k->fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+
+	if (err == -EINVAL && !r->retried) {
+		r->retried = true;
+		if (drop_passed_signals(r)) {
+			a.submitted = 0;
+			err = kioctl(k->fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+		}
+	}
+	return err;
+}
+
+/*
+ * Under jobs_lock, so that the reaper sees the job only once the module
+ * took it (its RELEASED event may come before the ioctl returns).
+ */
+static int submit_ioctl(struct accel_sched_kernel *k, struct kernel_job *r)
+{
 	int err;
 
-	err = kernel_sem_wait(s, job->wait_count, job->waits, ACCEL_SEMAPHORE_WAIT_ALL,
-			      ACCEL_DEADLINE_INFINITE, &index);
-	if (err) {
-		atomic_store(&job->wait_error, err);
-		atomic_store(&job->wait_index, index < job->wait_count ? index : 0);
-	}
-	accel_executor_push(job->executor, job);
-	return NULL;
+	watch_waits(k, r);
+	pthread_mutex_lock(&k->jobs_lock);
+	link_locked(k, r);
+	err = submit_ioctl_locked(k, r);
+	if (err)
+		unlink_locked(r);
+	else
+		r->submitted = true;
+	pthread_mutex_unlock(&k->jobs_lock);
+	return err;
+}
+
+static int check_points(const struct accel_sched_job *job)
+{
+	const char *what = job->wait_count > ACCEL_JOB_MAX_POINTS ? "waits" : "signals";
+	uint32_t n = job->wait_count > ACCEL_JOB_MAX_POINTS ? job->wait_count : job->signal_count;
+
+	if (n <= ACCEL_JOB_MAX_POINTS)
+		return 0;
+	return accel_fail(E2BIG,
+		"accel_queue_execute: %s has %u entries, but the kernel scheduler takes at most ACCEL_JOB_MAX_POINTS (%u) per submission; split it (a barrier can gather points) or use ACCEL_SCHEDULER=embedded",
+		what, n, ACCEL_JOB_MAX_POINTS);
 }
 
 static int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 {
-	pthread_attr_t attr;
-	pthread_t thread;
-	uint32_t index;
-	int err;
+	struct accel_sched_kernel *k = to_kernel(s);
+	struct kernel_queue *q = accel_executor_data(job->executor);
+	struct kernel_job *r;
+	int err = check_points(job);
 
+	if (err)
+		return err;
+	r = kernel_job_new(job, q->handle);
+	if (!r)
+		return accel_fail(ENOMEM, "accel_queue_execute: out of memory for the kernel job");
 	atomic_init(&job->pending, 0);
 	atomic_init(&job->wait_error, 0);
 	atomic_init(&job->wait_index, 0);
-	job->priv = NULL;
-	if (!job->wait_count ||
-	    kernel_sem_wait(s, job->wait_count, job->waits, ACCEL_SEMAPHORE_WAIT_ALL, 0, &index) == 0) {
-		accel_executor_push(job->executor, job);
+	atomic_init(&job->cancel_error, 0);
+	job->device_ns = 0;
+	job->priv = r;
+	/* From here on, a success hands @job to the reaper: touch nothing. */
+	err = k->uring ? submit_uring(k, r) : submit_ioctl(k, r);
+	if (!err)
 		return 0;
+	job->priv = NULL;
+	free(r);
+	return accel_fail(-err,
+		"accel_queue_execute: the kernel scheduler refused the submission: %s failed with %s%s",
+		k->uring ? "io_uring_enter (ACCEL_URING_CMD_JOB_SUBMIT)" : "ACCEL_IOCTL_JOB_SUBMIT",
+		accel_errno_name(-err), refusal_hint(-err));
+}
+
+/* ---- the reaper ------------------------------------------------------- */
+
+static void release(struct accel_sched_kernel *k, struct kernel_job *r, uint32_t id)
+{
+	pthread_mutex_lock(&k->jobs_lock);
+	r->id = id & ACCEL_JOB_RES_ID_MASK;
+	r->released = true;
+	pthread_mutex_unlock(&k->jobs_lock);
+	accel_executor_push(r->job->executor, r->job);
+}
+
+/* @r will never be released: its executor completes it as not run. */
+static void not_run(struct accel_sched_kernel *k, struct kernel_job *r,
+		    int err, uint32_t wait)
+{
+	struct accel_sched_job *job = r->job;
+
+	if (wait < job->wait_count) {
+		resolve_failure(k, job->waits[wait].sem, err, 0);
+		atomic_store(&job->wait_index, wait);
+		atomic_store(&job->wait_error, err);
+	} else {
+		refusal_message(r, err);
+		atomic_store(&job->cancel_error, err);
 	}
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&thread, &attr, kernel_job_waiter, job);
-	pthread_attr_destroy(&attr);
+	accel_executor_push(job->executor, job);
+}
+
+static void on_submit_cqe(struct accel_sched_kernel *k, struct kernel_job *r,
+			  int res)
+{
+	if (res >= 0) {
+		release(k, r, (uint32_t)res);
+		return;
+	}
+	if (res == -EINVAL && !r->retried) {
+		r->retried = true;
+		if (drop_passed_signals(r) && resubmit_uring(k, r) == 0)
+			return;
+	}
+	not_run(k, r, res, failed_wait(r->job, res, NULL, NULL));
+}
+
+static void on_timedout(struct accel_sched_kernel *k, uint32_t id)
+{
+	struct kernel_job *r;
+
+	pthread_mutex_lock(&k->jobs_lock);
+	for_each_job(r, k) {
+		if (!r->released || r->id != id)
+			continue;
+		r->timedout = true;
+		/* Not started yet: it is dropped. */
+		atomic_store(&r->job->cancel_error, -ETIMEDOUT);
+		break;
+	}
+	pthread_mutex_unlock(&k->jobs_lock);
+}
+
+static void fetch_events(struct accel_sched_kernel *k)
+{
+	struct accel_job_event ev[FETCH_MAX];
+	struct accel_job_fetch f;
+
+	do {
+		f = (struct accel_job_fetch){ .events = (uint64_t)(uintptr_t)ev,
+					      .max = FETCH_MAX };
+		if (kioctl(k->fd, ACCEL_IOCTL_JOB_FETCH, &f))
+			return;
+		for (uint32_t i = 0; i < f.count; i++) {
+			if (ev[i].type == ACCEL_JOB_EVENT_RELEASED)
+				release(k, (struct kernel_job *)(uintptr_t)ev[i].user_data,
+					ev[i].id);
+			else if (ev[i].type == ACCEL_JOB_EVENT_TIMEDOUT)
+				on_timedout(k, ev[i].id);
+		}
+	} while (f.count == FETCH_MAX);
+}
+
+/* ioctl jobs whose waits all settled with one failed: the module dropped them. */
+static void scan_failed(struct accel_sched_kernel *k)
+{
+	struct kernel_job *failed = NULL, *r;
+	int err = 0;
+
+	pthread_mutex_lock(&k->jobs_lock);
+	for_each_job(r, k) {
+		bool settled;
+		uint32_t i;
+
+		if (!r->submitted || r->released || r->settled)
+			continue;
+		i = failed_wait(r->job, 0, &err, &settled);
+		if (!settled || i >= r->job->wait_count)
+			continue;
+		r->settled = true;
+		r->id = i;              /* never released: reuse as the wait index */
+		r->result = NULL;
+		atomic_store(&r->job->wait_error, err);
+		r->stage_next = failed;
+		failed = r;
+	}
+	pthread_mutex_unlock(&k->jobs_lock);
+	while (failed) {
+		r = failed;
+		failed = r->stage_next;
+		not_run(k, r, atomic_load(&r->job->wait_error), r->id);
+	}
+}
+
+static void arm_poll(struct accel_sched_kernel *k)
+{
+	struct io_uring_sqe *sqe;
+
+	pthread_mutex_lock(&k->sq_lock);
+	sqe = get_sqe_locked(k);
+	if (sqe) {
+		io_uring_prep_poll_add(sqe, k->fd, POLLIN);
+		io_uring_sqe_set_data64(sqe, TAG_POLL);
+		ring_flush_locked(k);
+	}
+	pthread_mutex_unlock(&k->sq_lock);
+}
+
+static void *reaper_uring(void *arg)
+{
+	struct accel_sched_kernel *k = arg;
+
+	arm_poll(k);
+	for (;;) {
+		struct io_uring_cqe *cqe;
+		uint64_t ud;
+		int res, ret = io_uring_wait_cqe(&k->ring, &cqe);
+
+		if (ret < 0) {
+			if (ret != -EINTR)
+				usleep(1000);
+			continue;
+		}
+		ud = io_uring_cqe_get_data64(cqe);
+		res = cqe->res;
+		io_uring_cqe_seen(&k->ring, cqe);
+		if (ud == TAG_STOP)
+			break;
+		if (ud == TAG_POLL) {
+			fetch_events(k);
+			arm_poll(k);
+		} else if (ud > TAG_POLL) {
+			on_submit_cqe(k, (struct kernel_job *)(uintptr_t)ud, res);
+		}
+	}
+	return NULL;
+}
+
+static void *reaper_ioctl(void *arg)
+{
+	struct accel_sched_kernel *k = arg;
+	struct pollfd p[2] = { { .fd = k->fd, .events = POLLIN },
+			       { .fd = k->efd, .events = POLLIN } };
+	uint64_t v;
+
+	while (!atomic_load(&k->stop)) {
+		int n = poll(p, 2, SCAN_PERIOD_MS);
+
+		if (n < 0)
+			continue;
+		if (p[0].revents & POLLIN)
+			fetch_events(k);
+		if (n == 0 || (p[1].revents & POLLIN)) {
+			if (read(k->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				usleep(1000);
+			scan_failed(k);
+		}
+	}
+	return NULL;
+}
+
+/* Under jobs_lock: start the reaper with the first queue. */
+static int reaper_start_locked(struct accel_sched_kernel *k)
+{
+	int err;
+
+	if (k->reaping)
+		return 0;
+	if (!k->uring && k->efd < 0) {
+		k->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (k->efd < 0)
+			return accel_fail(errno,
+				"accel_queue_create: eventfd() for the kernel scheduler's reaper failed: %s",
+				accel_errno_name(errno));
+	}
+	err = pthread_create(&k->reaper, NULL, k->uring ? reaper_uring : reaper_ioctl, k);
 	if (err)
 		return accel_fail(EAGAIN,
-			"accel_queue_execute: cannot start the thread that waits for this submission's points (%s)",
+			"accel_queue_create: cannot start the kernel scheduler's reaper thread: %s (check RLIMIT_NPROC and the memory limit)",
 			accel_errno_name(err));
+	pthread_setname_np(k->reaper, "accel-reap");
+	k->reaping = true;
 	return 0;
+}
+
+static void reaper_stop(struct accel_sched_kernel *k)
+{
+	uint64_t one = 1;
+
+	if (!k->reaping)
+		return;
+	atomic_store(&k->stop, true);
+	if (k->uring) {
+		struct io_uring_sqe *sqe;
+
+		pthread_mutex_lock(&k->sq_lock);
+		while (!(sqe = get_sqe_locked(k)))
+			usleep(1000);
+		io_uring_prep_nop(sqe);
+		io_uring_sqe_set_data64(sqe, TAG_STOP);
+		ring_flush_locked(k);
+		pthread_mutex_unlock(&k->sq_lock);
+	} else if (write(k->efd, &one, sizeof(one)) < 0) {
+		/* a full counter wakes it as well */
+	}
+	pthread_join(k->reaper, NULL);
+	k->reaping = false;
+}
+
+/* ---- completion (executor thread) ------------------------------------- */
+
+/* Success: a signal a host signal passed fails with -EINVAL, as embedded. */
+static void check_signals(struct accel_sched_job *job)
+{
+	char msg[ACCEL_FAILURE_MAX];
+	uint64_t v;
+	int e;
+
+	for (uint32_t i = 0; i < job->signal_count; i++) {
+		const struct accel_sched_point *p = &job->signals[i];
+
+		kernel_sem_query(p->sem, &v, &e);
+		if (e || v < p->value)
+			continue;
+		accel_strfmt(msg, sizeof(msg),
+			     "%s completed, but could not signal %" PRIu64 ": the semaphore is already at %" PRIu64 " (a timeline never moves back)",
+			     job->label, p->value, v);
+		fail_signal(p->sem, -EINVAL, msg);
+	}
+}
+
+static void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
+				int status, const char *msg)
+{
+	struct accel_sched_kernel *k = to_kernel(s);
+	struct kernel_job *r = job->priv;
+	char buf[ACCEL_FAILURE_MAX];
+	bool released, timedout;
+
+	pthread_mutex_lock(&k->jobs_lock);
+	released = r->released;
+	timedout = r->timedout;
+	pthread_mutex_unlock(&k->jobs_lock);
+	if (timedout) {
+		status = -ETIMEDOUT;
+		timeout_message(job, buf, sizeof(buf));
+		msg = buf;
+	} else if (!released && r->why[0]) {
+		msg = r->why;
+	}
+	if (status)
+		for (uint32_t i = 0; i < job->signal_count; i++)
+			fail_signal(job->signals[i].sem, status, msg);
+	else
+		check_signals(job);
+	if (released) {
+		struct accel_job_complete c = { .id = r->id, .status = status,
+						.device_ns = job->device_ns };
+
+		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, &c); /* late: -ETIMEDOUT */
+	}
+	jobs_unlink(k, r);
+}
+
+/* ---- queues ----------------------------------------------------------- */
+
+/* "cpu://0" -> "cpu", "vulkan://1?x=y" -> "vulkan:1": [a-z0-9:._-]. */
+static void engine_name(const char *uri, char *out, size_t len)
+{
+	const char *sep = strstr(uri, "://");
+	size_t dlen;
+
+	if (!sep) {
+		accel_strfmt(out, len, "%s", uri);
+	} else if (sep - uri == 3 && strncmp(uri, "cpu", 3) == 0) {
+		accel_strfmt(out, len, "cpu");
+	} else {
+		dlen = strcspn(sep + 3, "?");
+		accel_strfmt(out, len, "%.*s:%.*s", (int)(sep - uri), uri,
+			     dlen ? (int)dlen : 1, dlen ? sep + 3 : "0");
+	}
+	for (char *c = out; *c; c++) {
+		*c = (char)tolower((unsigned char)*c);
+		if (!isalnum((unsigned char)*c) && !strchr(":._-", *c))
+			*c = '_';
+	}
+	if (!out[0])
+		accel_strfmt(out, len, "unnamed");
+}
+
+static int queue_create(struct accel_sched_kernel *k, const char *name,
+			struct kernel_queue *q)
+{
+	struct accel_queue_create a = {
+		.priority = ACCEL_PRIORITY_NORMAL,
+		.weight = ACCEL_WEIGHT_MIN,
+		.credits = KERNEL_ENGINE_CREDITS,
+	};
+	int err;
+
+	engine_name(name, a.engine, sizeof(a.engine));
+	memcpy(q->engine, a.engine, sizeof(q->engine));
+	err = kioctl(k->fd, ACCEL_IOCTL_QUEUE_CREATE, &a);
+	if (err == -EEXIST) { /* another limit: take the engine's */
+		a.credits = 0;
+		err = kioctl(k->fd, ACCEL_IOCTL_QUEUE_CREATE, &a);
+	}
+	if (err)
+		return accel_fail(-err,
+			"accel_queue_create: ACCEL_IOCTL_QUEUE_CREATE on engine \"%s\" for %s failed with %s%s",
+			a.engine, name, accel_errno_name(-err),
+			err == -EMFILE ? " (the module's per-file queue limit, parameter max_queues)" : "");
+	q->handle = a.handle;
+	return 0;
+}
+
+static void queue_destroy(struct accel_sched_kernel *k, struct kernel_queue *q)
+{
+	struct accel_queue_destroy a = { .handle = q->handle };
+
+	kioctl(k->fd, ACCEL_IOCTL_QUEUE_DESTROY, &a);
+	free(q);
+}
+
+static int kernel_executor_create(accel_scheduler_t *s, const char *name,
+				  struct accel_sched_executor **out)
+{
+	struct accel_sched_kernel *k = to_kernel(s);
+	struct kernel_queue *q;
+	int err;
+
+	if (!(k->info.features & ACCEL_FEATURE_SCHED))
+		return accel_fail(EOPNOTSUPP,
+			"accel_queue_create: the accelsched module (ABI %u.%u) has no job scheduler (ACCEL_FEATURE_SCHED, ABI 1.2); upgrade the module or use ACCEL_SCHEDULER=embedded",
+			k->info.abi_major, k->info.abi_minor);
+	pthread_mutex_lock(&k->jobs_lock);
+	err = reaper_start_locked(k);
+	pthread_mutex_unlock(&k->jobs_lock);
+	if (err)
+		return err;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return accel_fail(ENOMEM, "accel_queue_create: out of memory");
+	q->k = k;
+	err = queue_create(k, name, q);
+	if (err) {
+		free(q);
+		return err;
+	}
+	err = accel_executor_thread_create(s, name, out);
+	if (err) {
+		queue_destroy(k, q);
+		return err;
+	}
+	accel_executor_set_data(*out, q);
+	return 0;
+}
+
+/* Called when the queue's last job is done: nothing is left to cancel. */
+static void kernel_executor_destroy(struct accel_sched_executor *ex)
+{
+	/* The executor may be this very thread: read it before it goes. */
+	struct kernel_queue *q = accel_executor_data(ex);
+
+	accel_executor_thread_destroy(ex);
+	queue_destroy(q->k, q);
 }
 
 static const struct accel_scheduler_ops kernel_ops = {
@@ -495,9 +1449,10 @@ static const struct accel_scheduler_ops kernel_ops = {
 	.sem_signal = kernel_sem_signal,
 	.sem_fail = kernel_sem_fail,
 	.sem_wait = kernel_sem_wait,
-	.executor_create = accel_executor_thread_create,
-	.executor_destroy = accel_executor_thread_destroy,
+	.executor_create = kernel_executor_create,
+	.executor_destroy = kernel_executor_destroy,
 	.job_submit = kernel_job_submit,
+	.job_complete = kernel_job_complete,
 };
 
 static void kernel_describe(const struct accel_sched_config *cfg,
@@ -539,6 +1494,7 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 		return -ENOMEM;
 	}
 	accel_scheduler_init(&k->base, ACCEL_SCHEDULER_KERNEL, &kernel_ops);
+	kernel_jobs_init(k);
 	k->fd = fd;
 	k->info = info;
 	k->uring = accel_uring_setup(&k->ring, fd, info.features, uring_why,

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Entries of the ring each kernel scheduler sets up. */
-#define ACCEL_URING_ENTRIES 8
+/* Entries of the ring each kernel scheduler sets up (its SUBMIT batches). */
+#define ACCEL_URING_ENTRIES 64
 /* How long the NOP probe waits for its completion, in milliseconds. */
 #define ACCEL_URING_PROBE_TIMEOUT_MS 2000
 

@@ -139,7 +139,7 @@ START_TEST(test_uring_explain_other)
 	char why[512];
 
 	accel_uring_explain_init(EINVAL, why, sizeof(why));
-	ASSERT_CONTAINS("why", why, "io_uring_queue_init(8) failed with EINVAL");
+	ASSERT_CONTAINS("why", why, "io_uring_queue_init(64) failed with EINVAL");
 }
 END_TEST
 
@@ -433,13 +433,13 @@ static void check_uring_denied(int err, const char *needle)
 
 START_TEST(test_kernel_uring_denied_eperm)
 {
-	check_uring_denied(EPERM, "io_uring_queue_init(8) failed with EPERM");
+	check_uring_denied(EPERM, "io_uring_queue_init(64) failed with EPERM");
 }
 END_TEST
 
 START_TEST(test_kernel_uring_denied_enosys)
 {
-	check_uring_denied(ENOSYS, "io_uring_queue_init(8) failed with ENOSYS");
+	check_uring_denied(ENOSYS, "io_uring_queue_init(64) failed with ENOSYS");
 }
 END_TEST
 

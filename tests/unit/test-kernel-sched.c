@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Check suite "kernel-sched": libaccel on the module's job scheduler.
+ *
+ * Queue submissions must become kernel jobs: the module accounts their
+ * engine time to the device file (fdinfo), knows their promises, and
+ * propagates their failures from queue to queue; the io_uring path and the
+ * ioctl path (io_uring forbidden by seccomp) must behave alike, and a job
+ * the module times out must fail with a message that says so.
+ *
+ * Runs where /dev/accelsched answers (the VM, through scripts/check.sh);
+ * elsewhere every test prints "SKIP:" and passes. The kernels are linked
+ * in (accel_cpu_executable_create()), so the static variant needs no
+ * dlopen().
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <time.h>
+
+#include <accelsched.h>
+
+#include "test-accel.h"
+
+#define WAIT_LONG accel_deadline_after(30 * SECOND)
+#define TIMEOUT_PARAM "/sys/module/accelsched/parameters/job_timeout_ms"
+
+/* bindings: out (u32[]); constants: value. Every workgroup fills 64. */
+static void k_fill(const struct accel_cpu_dispatch *d)
+{
+	uint32_t *out = d->bindings[0];
+	uint64_t n = d->binding_lengths[0] / 4, b = (uint64_t)d->workgroup_id[0] * 64;
+
+	for (uint64_t i = b; i < b + 64 && i < n; i++)
+		out[i] = d->constants[0];
+}
+
+/* constants: milliseconds to sleep (once, in workgroup 0). */
+static void k_sleep(const struct accel_cpu_dispatch *d)
+{
+	struct timespec ts = { d->constants[0] / 1000,
+			       (long)(d->constants[0] % 1000) * 1000000L };
+
+	if (!d->workgroup_id[0])
+		nanosleep(&ts, NULL);
+}
+
+static const struct accel_cpu_entry k_entries[] = {
+	{ "fill", 1, 1, { 64, 1, 1 }, k_fill },
+	{ "sleep", 0, 1, { 1, 1, 1 }, k_sleep },
+};
+
+static const struct accel_cpu_executable k_table = {
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, k_entries,
+};
+
+static accel_executable_t *exe;
+static accel_queue_t *queue;
+
+/* Skips unless the module answers; sets up the device (io_uring or not). */
+static bool kernel_setup(bool deny_uring)
+{
+	accel_scheduler_options_t o;
+	accel_scheduler_t *s;
+
+	test_clear_env();
+	if (deny_uring)
+		test_deny_io_uring();
+	accel_scheduler_options_init(&o);
+	o.kind = ACCEL_SCHEDULER_KERNEL;
+	if (accel_scheduler_open(&o, &s)) {
+		printf("SKIP: no kernel scheduler here: %s\n", accel_error_message());
+		return false;
+	}
+	ASSERT_OK(accel_device_open("cpu://", s, &dev));
+	accel_scheduler_release(s);
+	sched = accel_device_scheduler(dev);
+	ASSERT_OK(accel_cpu_executable_create(dev, &k_table, &exe));
+	ASSERT_OK(accel_queue_create(dev, 0, &queue));
+	return true;
+}
+
+static void kernel_teardown(void)
+{
+	accel_queue_release(queue);
+	queue = NULL;
+	accel_executable_release(exe);
+	exe = NULL;
+	device_teardown();
+}
+
+static bool uses_uring(void)
+{
+	accel_scheduler_info_t info;
+
+	ASSERT_OK(accel_scheduler_query(sched, &info));
+	return info.uring;
+}
+
+/* The engine time fdinfo accounts to the device file(s) of this process. */
+static uint64_t fdinfo_engine_ns(const char *engine)
+{
+	char key[64], path[300], target[64], line[256];
+	uint64_t total = 0;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int found = 0;
+
+	ck_assert_ptr_nonnull(d);
+	snprintf(key, sizeof(key), "drm-engine-%s:", engine);
+	while ((e = readdir(d))) {
+		ssize_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strcmp(target, "/dev/" ACCEL_DEVICE_NAME) != 0)
+			continue;
+		found++;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		f = fopen(path, "re");
+		ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long ns;
+
+			if (strncmp(line, key, strlen(key)) == 0 &&
+			    sscanf(line + strlen(key), "%llu", &ns) == 1)
+				total += ns;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	ck_assert_msg(found > 0, "no fd of this process is /dev/%s", ACCEL_DEVICE_NAME);
+	return total;
+}
+
+static accel_command_buffer_t *fill_cb(accel_buffer_t *b, uint32_t n, uint32_t v)
+{
+	accel_command_buffer_t *cb = NULL;
+	accel_buffer_ref_t r[1] = { accel_buffer_ref_direct(b, 0, ACCEL_WHOLE_BUFFER) };
+	uint32_t wg[3] = { (n + 63) / 64, 1, 1 };
+
+	ASSERT_OK(accel_command_buffer_create(dev, ACCEL_COMMAND_BUFFER_REUSABLE, 0, &cb));
+	ASSERT_OK(accel_command_buffer_begin(cb));
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, 0, wg, &v, 1, r, 1));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	return cb;
+}
+
+static void check_u32(const uint32_t *p, uint32_t n, uint32_t v, const char *what)
+{
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(p[i] == v, "%s[%u] is 0x%x, expected 0x%x", what, i, p[i], v);
+}
+
+/* ---- the work goes through the module ------------------------------------ */
+
+static void jobs_are_kernel_jobs(bool deny_uring)
+{
+	enum { N = 1 << 20 };
+	accel_buffer_t *b;
+	accel_command_buffer_t *cb;
+	accel_semaphore_t *gate, *s;
+	uint64_t before, after;
+
+	if (!kernel_setup(deny_uring))
+		return;
+	ck_assert_int_eq(uses_uring(), !deny_uring);
+	b = buffer_new(N * 4);
+	cb = fill_cb(b, N, 0x600d);
+	gate = sem_new(0);
+	s = sem_new(0);
+	{
+		POINT(w, gate, 1);
+		POINT(sig, s, 1);
+
+		memset(map(b), 0, N * 4);
+		before = fdinfo_engine_ns("cpu");
+		ASSERT_OK(accel_queue_execute(queue, &w, &sig, cb, NULL, 0));
+		/* The module holds the promise: wait-for-submitted answers now. */
+		ASSERT_OK(accel_semaphore_wait(s, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0));
+		ASSERT_ERRNO(accel_semaphore_wait(s, 1, 0, 0), ETIME);
+		ASSERT_OK(accel_semaphore_signal(gate, 1));
+		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+	}
+	check_u32(map(b), N, 0x600d, "buffer");
+	after = fdinfo_engine_ns("cpu");
+	ck_assert_msg(after > before,
+		      "fdinfo drm-engine-cpu did not grow (%" PRIu64 " then %" PRIu64 " ns): the work did not run as a kernel job",
+		      before, after);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+	kernel_teardown();
+}
+
+START_TEST(test_jobs_are_kernel_jobs_uring)
+{
+	jobs_are_kernel_jobs(false);
+}
+END_TEST
+
+START_TEST(test_jobs_are_kernel_jobs_ioctl)
+{
+	jobs_are_kernel_jobs(true);
+}
+END_TEST
+
+/* ---- failures travel from queue to queue, in the module ------------------ */
+
+static void failure_across_queues(bool deny_uring)
+{
+	enum { N = 256 };
+	accel_queue_t *q2;
+	accel_buffer_t *b1, *b2, *b3;
+	accel_command_buffer_t *c1, *c2, *c3;
+	accel_semaphore_t *gate, *s1, *s2, *s3;
+	const char *m;
+	int error;
+
+	if (!kernel_setup(deny_uring))
+		return;
+	ASSERT_OK(accel_queue_create(dev, 0, &q2));
+	b1 = buffer_new(N * 4);
+	b2 = buffer_new(N * 4);
+	b3 = buffer_new(N * 4);
+	memset(map(b1), 0, N * 4);
+	memset(map(b2), 0, N * 4);
+	memset(map(b3), 0, N * 4);
+	c1 = fill_cb(b1, N, 1);
+	c2 = fill_cb(b2, N, 2);
+	c3 = fill_cb(b3, N, 3);
+	gate = sem_new(0);
+	s1 = sem_new(0);
+	s2 = sem_new(0);
+	s3 = sem_new(0);
+	{
+		POINT(wg, gate, 1);
+		POINT(p1, s1, 1);
+		POINT(p2, s2, 1);
+		POINT(p3, s3, 1);
+
+		/* queue: gate -> s1; q2: s1 -> s2; queue: independent -> s3. */
+		ASSERT_OK(accel_queue_execute(queue, &wg, &p1, c1, NULL, 0));
+		ASSERT_OK(accel_queue_execute(q2, &p1, &p2, c2, NULL, 0));
+		ASSERT_OK(accel_queue_execute(queue, NULL, &p3, c3, NULL, 0));
+		ASSERT_OK(accel_semaphore_wait(s3, 1, 0, WAIT_LONG));
+		ASSERT_OK(accel_semaphore_fail(gate, -EPIPE));
+		ASSERT_ERRNO(accel_semaphore_wait(s2, 1, 0, WAIT_LONG), EPIPE);
+		ASSERT_MESSAGE_CONTAINS("submission #1 on a queue of cpu://0 was not run: its wait 0 (value 1) failed with EPIPE: submission #1 on a queue of cpu://0 was not run: its wait 0 (value 1) failed with EPIPE: failed by accel_semaphore_fail(EPIPE) from the host");
+		ASSERT_ERRNO(accel_semaphore_wait(s1, 1, 0, WAIT_LONG), EPIPE);
+	}
+	sem_value(s1, &error);
+	ck_assert_int_eq(error, -EPIPE);
+	sem_value(s2, &error);
+	ck_assert_int_eq(error, -EPIPE);
+	m = accel_semaphore_failure_message(s2);
+	ASSERT_CONTAINS("s2 failure", m, "was not run: its wait 0 (value 1) failed with EPIPE: ");
+	ASSERT_CONTAINS("s2 failure", m, "from the host");
+	check_u32(map(b1), N, 0, "b1"); /* neither ran */
+	check_u32(map(b2), N, 0, "b2");
+	check_u32(map(b3), N, 3, "b3"); /* the independent one did */
+	/* Both queues still work. */
+	{
+		accel_semaphore_t *s4 = sem_new(0);
+		POINT(p4, s4, 1);
+		POINT(p5, s4, 2);
+
+		ASSERT_OK(accel_queue_execute(q2, NULL, &p4, c2, NULL, 0));
+		ASSERT_OK(accel_queue_execute(queue, &p4, &p5, c1, NULL, 0));
+		ASSERT_OK(accel_semaphore_wait(s4, 2, 0, WAIT_LONG));
+		check_u32(map(b1), N, 1, "b1");
+		check_u32(map(b2), N, 2, "b2");
+		accel_semaphore_release(s4);
+	}
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s1);
+	accel_semaphore_release(s2);
+	accel_semaphore_release(s3);
+	accel_command_buffer_release(c1);
+	accel_command_buffer_release(c2);
+	accel_command_buffer_release(c3);
+	accel_buffer_release(b1);
+	accel_buffer_release(b2);
+	accel_buffer_release(b3);
+	accel_queue_release(q2);
+	kernel_teardown();
+}
+
+START_TEST(test_failure_across_queues_uring)
+{
+	failure_across_queues(false);
+}
+END_TEST
+
+START_TEST(test_failure_across_queues_ioctl)
+{
+	failure_across_queues(true);
+}
+END_TEST
+
+/* ---- the module's timeout ------------------------------------------------- */
+
+static int write_param(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n == (ssize_t)strlen(value) ? 0 : -EIO;
+}
+
+static int read_param(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* A job past the module's timeout fails with ETIMEDOUT and says so. */
+START_TEST(test_job_timeout)
+{
+	accel_command_buffer_t *cb = NULL;
+	accel_semaphore_t *s, *t;
+	uint32_t ms = 1500, one[3] = { 1, 1, 1 };
+	char old[32];
+
+	if (!kernel_setup(false))
+		return;
+	if (read_param(TIMEOUT_PARAM, old, sizeof(old)) ||
+	    write_param(TIMEOUT_PARAM, "200")) {
+		kernel_teardown();
+		TEST_SKIP("cannot set %s (not root?)", TIMEOUT_PARAM);
+	}
+	s = sem_new(0);
+	t = sem_new(0);
+	ASSERT_OK(accel_command_buffer_create(dev, ACCEL_COMMAND_BUFFER_REUSABLE, 0, &cb));
+	ASSERT_OK(accel_command_buffer_begin(cb));
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, 1, one, &ms, 1, NULL, 0));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	{
+		POINT(ps, s, 1);
+		POINT(pt, t, 1);
+
+		ASSERT_OK(accel_queue_execute(queue, NULL, &ps, cb, NULL, 0));
+		ASSERT_ERRNO(accel_semaphore_wait(s, 1, 0, WAIT_LONG), ETIMEDOUT);
+		ASSERT_MESSAGE_CONTAINS("submission #1 on a queue of cpu://0 timed out");
+		ck_assert_int_eq(write_param(TIMEOUT_PARAM, old), 0);
+		/* The late COMPLETE is refused quietly; the queue goes on. */
+		ASSERT_OK(accel_queue_barrier(queue, NULL, &pt, 0));
+		ASSERT_OK(accel_semaphore_wait(t, 1, 0, WAIT_LONG));
+	}
+	accel_semaphore_release(s);
+	accel_semaphore_release(t);
+	accel_command_buffer_release(cb);
+	kernel_teardown();
+}
+END_TEST
+
+static Suite *kernel_sched_suite(void)
+{
+	Suite *suite = suite_create("kernel-sched");
+	TCase *tc = tcase_create("kernel");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_jobs_are_kernel_jobs_uring);
+	tcase_add_test(tc, test_jobs_are_kernel_jobs_ioctl);
+	tcase_add_test(tc, test_failure_across_queues_uring);
+	tcase_add_test(tc, test_failure_across_queues_ioctl);
+	tcase_add_test(tc, test_job_timeout);
+	suite_add_tcase(suite, tc);
+	return suite;
+}
+
+int main(void)
+{
+	return test_run_suite(kernel_sched_suite());
+}

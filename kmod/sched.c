@@ -1397,6 +1397,12 @@ void accel_sched_file_release(struct accel_file *afile)
 	xa_unlock(&afile->queues);
 	accel_cancel_jobs(afile, NULL, -EOWNERDEAD);
 	mutex_unlock(&afile->sched_mutex);
+	/*
+	 * A kick may be finishing a job it took before we cancelled (a failed
+	 * wait, a pipelined job whose waits were just reached): it unlinks
+	 * the job from this file after dropping the engine lock. Wait for it.
+	 */
+	flush_workqueue(accel_wq);
 
 	spin_lock_irq(&afile->events_lock);
 	list_for_each_entry_safe(n, tmp, &afile->events, link) {

@@ -902,48 +902,21 @@ static void flush_batch(struct accel_sched_kernel *k, struct kernel_job *list)
 }
 
 /*
- * Stages @r and returns once its SQE went in: the first thread to stage
- * flushes, for itself and for whoever staged meanwhile (flat combining).
+ * Each thread enters its own SQE. io_uring binds a request to the task
+ * that issued it, and a task's exit cancels (6.12) or waits for (6.1) its
+ * requests still in flight: a SUBMIT issued on another thread's behalf
+ * (flat combining, stage_submit) would fail that thread's job when the
+ * issuer exits first. Entering from the long-lived reaper would keep the
+ * batching; until then, no combining.
  */
-static void stage_submit(struct accel_sched_kernel *k, struct kernel_job *r)
-{
-	uint64_t batch;
-
-	pthread_mutex_lock(&k->stage_lock);
-	r->stage_next = NULL;
-	*k->stage_tail = r;
-	k->stage_tail = &r->stage_next;
-	batch = k->stage_open;
-	if (k->flushing) {
-		while (k->stage_done < batch)
-			pthread_cond_wait(&k->stage_cond, &k->stage_lock);
-		pthread_mutex_unlock(&k->stage_lock);
-		return;
-	}
-	k->flushing = true;
-	while (k->stage_head) {
-		struct kernel_job *list = k->stage_head;
-		uint64_t b = k->stage_open++;
-
-		k->stage_head = NULL;
-		k->stage_tail = &k->stage_head;
-		pthread_mutex_unlock(&k->stage_lock);
-		flush_batch(k, list);
-		pthread_mutex_lock(&k->stage_lock);
-		k->stage_done = b;
-		pthread_cond_broadcast(&k->stage_cond);
-	}
-	k->flushing = false;
-	pthread_mutex_unlock(&k->stage_lock);
-}
-
 static int submit_uring(struct accel_sched_kernel *k, struct kernel_job *r)
 {
 	int result = -EBUSY;
 
 	r->result = &result;
 	jobs_link(k, r);
-	stage_submit(k, r);
+	r->stage_next = NULL;
+	flush_batch(k, r);
 	if (result)
 		jobs_unlink(k, r); /* its SQE never went in */
 	return result;

@@ -10,11 +10,13 @@
  * unexplained ENOSYS, EPERM or ENOMEM.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include <accelsched.h>
+#include <accel/scheduler.h>
 
 #include "error.h"
 #include "uring.h"
@@ -163,6 +165,12 @@ int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
 		accel_strfmt(why, why_len,
 			     "the module does not announce ACCEL_FEATURE_URING_CMD");
 		return -EOPNOTSUPP;
+	}
+	const char *env = secure_getenv(ACCEL_URING_ENV);
+
+	if (env && strcmp(env, "0") == 0) {
+		accel_strfmt(why, why_len, "turned off by %s=0", ACCEL_URING_ENV);
+		return -ECANCELED;
 	}
 	ret = io_uring_queue_init(ACCEL_URING_ENTRIES, ring, 0);
 	if (ret < 0) {

@@ -43,6 +43,11 @@ extern "C" {
 
 /** ACCEL_SCHEDULER_ENV - variable that overrides accel_scheduler_options.kind. */
 #define ACCEL_SCHEDULER_ENV "ACCEL_SCHEDULER"
+/**
+ * ACCEL_URING_ENV - "0" keeps the kernel scheduler off io_uring: every
+ * command then goes through ioctls (the reason says so).
+ */
+#define ACCEL_URING_ENV "ACCEL_URING"
 /** ACCEL_DEVICE_ENV - variable that overrides accel_scheduler_options.device_path. */
 #define ACCEL_DEVICE_ENV "ACCEL_DEVICE"
 /** ACCEL_SCHEDULER_DEFAULT_DEVICE - the device node the module creates. */

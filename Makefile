@@ -9,7 +9,7 @@
 #   make check           every test suite, the VM ones on every pinned kernel;
 #                        ends with "N passed, N failed, N skipped"
 #   make bench           every benchmark; prints METRIC lines
-#   make vmtest          the kernel suites only (KERNELS="deb6.1 deb6.12")
+#   make vmtest          the kernel suites only (KERNELS="deb6.1 deb6.12 debug6.12")
 #   make unit            the userspace suites only
 #   make install         libaccel, headers, tools, the udev rule
 #   make modules_install install the module for KDIR's kernel

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Fetch the VM kernels named in tests/qemu/kernels.conf from Debian's archive
-# with `apt-get download` and unpack them with `dpkg -x` into a cache folder:
+# Make the VM kernels named in tests/qemu/kernels.conf ready, and say where
+# they are. A kernel of kind "debian" is fetched from Debian's archive with
+# `apt-get download` and unpacked with `dpkg -x` into a cache folder:
 #
 #   $ACCEL_CACHE/kernels/<abi>/          (default ~/.cache/accelsched)
 #       boot/vmlinuz-<abi>               the kernel the VM boots
@@ -10,12 +11,26 @@
 #       usr/src/linux-headers-<abi>/     what the module builds against
 #       .complete                        written last: the unpack is whole
 #
-# Nothing is installed on the host. A kernel already unpacked is skipped, so
-# a second run costs nothing. Prints "<name> <abi> <root>" per kernel.
+# A kernel of kind "source" is built by scripts/build-debug-kernel.sh into
+# the same cache (about 6 minutes, once; see that script).
+#
+# Nothing is installed on the host. A kernel already there is not fetched or
+# built again, so a second run costs nothing.
+#
+#   fetch-kernels.sh [--no-build] [NAME...]
+#
+# NAMEs limit the work to those kernels (default: all). --no-build leaves out
+# the kernels that would have to be built. Prints one line per kernel:
+#
+#   <name> <id> <root> <kdir>
+#
+# <id> names the kernel in the cache, <root> holds boot/ and lib/modules/,
+# <kdir> is the build tree that out-of-tree modules build against.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 conf=${ACCEL_KERNELS_CONF:-$here/../tests/qemu/kernels.conf}
+confdir=$(cd "$(dirname "$conf")" && pwd)
 cache=${ACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/accelsched}
 mkdir -p "$cache/kernels"
 
@@ -56,7 +71,7 @@ fetch_one() {
 	name=$1 abi=$2
 	root=$cache/kernels/$abi
 	if [ -f "$root/.complete" ]; then
-		echo "$name $abi $root"
+		echo "$name $abi $root $root/usr/src/linux-headers-$abi"
 		return
 	fi
 	echo "fetch-kernels.sh: fetching $name ($abi) into $root" >&2
@@ -96,11 +111,51 @@ fetch_one() {
 	vmlinuz=$(ls "$root"/boot/vmlinuz-* 2>/dev/null | head -n1)
 	[ -n "$vmlinuz" ] || die "no kernel image unpacked under $root/boot"
 	touch "$root/.complete"
-	echo "$name $abi $root"
+	echo "$name $abi $root $hdr"
 }
 
-grep -v -E '^[[:space:]]*(#|$)' "$conf" | while read -r name suite abi; do
-	[ -n "$abi" ] || die "$conf: a line needs '<name> <suite> <abi>'"
-	abi=$(resolve_abi "$abi")
-	fetch_one "$name" "$abi"
+# build_one NAME PACKAGE FRAGMENT: a kernel of kind "source".
+build_one() {
+	root=$("$here/build-debug-kernel.sh" --source "$2" --config "$confdir/$3") ||
+		die "building $1 failed (see above)"
+	root=$(echo "$root" | tail -n1)
+	[ -d "$root/build" ] || die "build-debug-kernel.sh gave no kernel tree at $root/build"
+	echo "$1 $(basename "$root") $root $root/build"
+}
+
+build=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-build) build=0; shift ;;
+	-h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option '$1' (try --help)" ;;
+	*) break ;;
+	esac
+done
+for want in "$@"; do
+	awk -v n="$want" '$1 == n { f = 1 } END { exit !f }' "$conf" ||
+		die "no kernel '$want' in $conf"
+done
+
+grep -v -E '^[[:space:]]*(#|$)' "$conf" | while read -r name kind origin spec rest; do
+	[ -n "$spec" ] && [ -z "$rest" ] ||
+		die "$conf: '$name ...': a line is '<name> <kind> <origin> <spec>'"
+	if [ $# -gt 0 ]; then
+		case " $* " in *" $name "*) ;; *) continue ;; esac
+	fi
+	case "$kind" in
+	debian)
+		# The pin, when it is already unpacked, costs no apt query.
+		[ -f "$cache/kernels/$spec/.complete" ] || spec=$(resolve_abi "$spec")
+		fetch_one "$name" "$spec"
+		;;
+	source)
+		if [ "$build" = 0 ]; then
+			echo "fetch-kernels.sh: $name is built from $origin on first use (scripts/build-debug-kernel.sh); not now (--no-build)" >&2
+			continue
+		fi
+		build_one "$name" "$origin" "$spec"
+		;;
+	*) die "$conf: kernel $name: unknown kind '$kind' (debian or source)" ;;
+	esac
 done

@@ -4,7 +4,8 @@
 # Install everything accelsched needs on a Debian bookworm machine, from
 # Debian's own archive: the toolchain, the userspace build and test
 # dependencies, QEMU, and the kernels the VM tests boot (unpacked into a
-# cache folder, never installed as the host's kernel).
+# cache folder, never installed as the host's kernel), and the source of the
+# debug kernel, which `make check` builds into the same cache on first use.
 #
 # Idempotent: a second run checks and returns in a second or two.
 #
@@ -65,6 +66,14 @@ qemu-system-x86
 xz-utils
 "
 
+# What only the VM tests need: Debian's kernel source, from which
+# scripts/build-debug-kernel.sh builds the debug kernel (a tarball in
+# /usr/src; nothing is built or installed as a kernel).
+VM_PACKAGES="
+linux-source-6.12
+"
+[ "$want_vm" = 1 ] && PACKAGES="$PACKAGES $VM_PACKAGES"
+
 missing=
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -99,5 +108,7 @@ else
 fi
 
 if [ "$want_vm" = 1 ]; then
-	"$here/fetch-kernels.sh"
+	# The Debian kernels now; the debug kernel is built by its first user
+	# (make check), so that `setup.sh && make demo` does not wait for it.
+	"$here/fetch-kernels.sh" --no-build
 fi

@@ -23,7 +23,7 @@ SPLATS = [
     r"sleeping function called from invalid context", r"hung task",
     r"blocked for more than", r"refcount_t:", r"general protection fault",
     r"list_(add|del) corruption", r"unreferenced object", r"Kernel panic",
-    r"Call Trace:",
+    r"Call Trace:", r"suspected memory leak", r"ODEBUG:",
 ]
 SPLAT_RE = re.compile("|".join(SPLATS))
 RESULT_RE = re.compile(r"^(?P<indent> *)(?P<not>not )?ok (?P<num>\d+)(?: (?P<name>[^#]*))?(?:#\s*(?P<directive>.*))?$")

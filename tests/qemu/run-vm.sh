@@ -11,7 +11,8 @@
 #
 # Options:
 #   --kernel NAME     a name from tests/qemu/kernels.conf (or a path to an
-#                     unpacked kernel root holding boot/vmlinuz-*)
+#                     unpacked kernel root holding boot/vmlinuz-*); a kernel
+#                     built from source is built first if the cache lacks it
 #   --module PATH     the accelsched.ko to insmod (and rmmod at the end)
 #   --test PATH       a statically linked KTAP test program (repeatable)
 #   --test-args ARGS  arguments for every --test program (e.g. '-t uring_nop')
@@ -19,27 +20,31 @@
 #                     output is relayed and its exit status is a result
 #   --file PATH       copy PATH into the VM's /bin (repeatable)
 #   --kmod NAME       load this module of the kernel's own first, with its
-#                     dependencies (repeatable; e.g. vgem)
+#                     dependencies (repeatable; e.g. vgem); one built into
+#                     the kernel (modules.builtin) is left out, saying so
 #   --append ARGS     extra kernel command line
-#   --timeout SEC     kill the VM after SEC seconds (default 600)
+#   --timeout SEC     kill the VM after SEC seconds (default 600; on a debug
+#                     kernel, one with KASAN, lockdep or kmemleak, 1200)
 #   --out DIR         logs and the initramfs go there (default: a temp dir)
 #   --counts FILE     write "passed failed skipped" of the leaf tests to FILE
 #
 # The run fails on any failed or missing test, on a BUG/WARNING/Oops/KASAN/
-# lockdep/refcount line in the kernel log, on a VM that does not finish, or
-# on a timeout; the kernel log is then printed so that CI output alone tells
-# what happened. Exit status: 0 pass, 1 fail, 2 usage or set-up error.
+# UBSAN/lockdep/hung-task/refcount line in the kernel log, on a kmemleak
+# report (kernels with kmemleak scan at the end of the run), on a VM that
+# does not finish, or on a timeout; the kernel log is then printed so that CI
+# output alone tells what happened. On a debug kernel every test's own
+# timeout is multiplied by 3 (ACCEL_TEST_TIMEOUT_SCALE in the VM).
+# Exit status: 0 pass, 1 fail, 2 usage or set-up error.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-cache=${ACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/accelsched}
 
-kernel= module= tests= runs= files= kmods= append= timeout=600 out= counts=
+kernel= module= tests= runs= files= kmods= append= timeout= out= counts=
 test_args=
 nl='
 '
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 die() { echo "run-vm.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -67,17 +72,26 @@ if [ -d "$kernel" ]; then
 	kname=$(basename "$kroot")
 else
 	kname=$kernel
-	abi=$(awk -v n="$kernel" '$1 == n { print $3 }' "$here/kernels.conf")
-	[ -n "$abi" ] || die "no kernel '$kernel' in tests/qemu/kernels.conf"
-	kroot=$cache/kernels/$abi
-	if [ ! -f "$kroot/.complete" ]; then
-		# The pin may have been replaced by a newer ABI of its series.
-		kroot=$("$top/scripts/fetch-kernels.sh" | awk -v n="$kernel" '$1 == n { print $3 }')
-	fi
+	awk -v n="$kernel" '$1 == n { f = 1 } END { exit !f }' "$here/kernels.conf" ||
+		die "no kernel '$kernel' in tests/qemu/kernels.conf"
+	# Fetched or built on first use; the cache answers at once after that.
+	line=$("$top/scripts/fetch-kernels.sh" "$kernel") ||
+		die "cannot make kernel '$kernel' ready (see above)"
+	kroot=$(echo "$line" | awk '{ print $3 }')
 fi
 vmlinuz=$(ls "$kroot"/boot/vmlinuz-* 2>/dev/null | head -n1 || true)
 [ -n "$vmlinuz" ] || die "no boot/vmlinuz-* under $kroot; run scripts/setup.sh"
 kver=$(basename "$vmlinuz" | sed 's/^vmlinuz-//')
+
+# A debug kernel is several times slower under TCG: give it more time.
+debug=0
+if grep -qsE '^CONFIG_(KASAN|PROVE_LOCKING|DEBUG_KMEMLEAK)=y' "$kroot/boot/config-$kver"; then
+	debug=1
+fi
+if [ -z "$timeout" ]; then
+	timeout=600
+	[ "$debug" = 1 ] && timeout=1200
+fi
 
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing; run scripts/setup.sh"
 busybox=$(command -v busybox || true)
@@ -99,6 +113,7 @@ cp "$busybox" "$root/bin/busybox"
 # Kernel modules of the image, with their dependencies, in load order.
 moddir=$kroot/lib/modules/$kver
 load_order=
+: >"$root/etc/notes"
 add_kmod() { # add_kmod RELPATH (as in modules.dep)
 	case " $load_order " in *" $1 "*) return ;; esac
 	deps=$(awk -F: -v m="$1" '$1 == m { print $2 }' "$moddir/modules.dep")
@@ -106,6 +121,13 @@ add_kmod() { # add_kmod RELPATH (as in modules.dep)
 	load_order="$load_order $1"
 }
 for m in $kmods; do
+	# Built in: nothing to load (modules.builtin names '-' and '_' alike).
+	mre=$(echo "$m" | sed 's/[-_]/[-_]/g')
+	if grep -qsE "(^|/)$mre\.ko\$" "$moddir/modules.builtin"; then
+		echo "$m is built into $kver: not loaded as a module" >>"$root/etc/notes"
+		continue
+	fi
+	[ -f "$moddir/modules.dep" ] || die "kernel $kver has no module '$m' (no modules.dep)"
 	rel=$(awk -F: '{ print $1 }' "$moddir/modules.dep" |
 		grep -E "/$m\.ko(\.xz|\.zst|\.gz)?\$" | head -n1 || true)
 	[ -n "$rel" ] || die "kernel $kver has no module '$m'"
@@ -151,6 +173,10 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 
 # ttyS0: the kernel console (every kernel message); ttyS1: the tests' KTAP.
+# A task blocked for 20 s is reported as hung (a sysctl: kernels without
+# the detector ignore it); accel_timeout_scale reaches the VM's /init.
+scale=1
+[ "$debug" = 1 ] && scale=3
 rm -f "$out/console.log" "$out/ktap.log"
 set +e
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
@@ -158,7 +184,7 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 	-nodefaults -display none -no-reboot -monitor none \
 	-serial "file:$out/console.log" -serial "file:$out/ktap.log" \
 	-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0,115200 panic=-1 oops=panic loglevel=7 printk.devkmsg=on hung_task_timeout_secs=20 $append" \
+	-append "console=ttyS0,115200 panic=-1 oops=panic loglevel=7 printk.devkmsg=on sysctl.kernel.hung_task_timeout_secs=20 accel_timeout_scale=$scale $append" \
 	>"$out/qemu.log" 2>&1
 qrc=$?
 set -e

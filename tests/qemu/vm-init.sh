@@ -3,9 +3,9 @@
 #
 # /init of the test VM (see run-vm.sh). Prints one KTAP document on ttyS1:
 # a result per step (load the image's modules, insmod, each test program with
-# its own KTAP nested four spaces in, each command, rmmod), then a marker
-# line the host looks for to know the VM finished. Kernel messages go to the
-# console on ttyS0.
+# its own KTAP nested four spaces in, each command, a kmemleak check, rmmod,
+# a second kmemleak check), then a marker line the host looks for to know
+# the VM finished. Kernel messages go to the console on ttyS0.
 /bin/busybox --install -s /bin
 export PATH=/bin:/tests
 mount -t proc proc /proc
@@ -19,18 +19,35 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 exec >/dev/ttyS1 2>&1 </dev/null
 echo "accelsched-vm: init started" >/dev/kmsg
 
+# run-vm.sh's accel_timeout_scale=N (debug kernels): the tests' timeouts.
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	accel_timeout_scale=*) export ACCEL_TEST_TIMEOUT_SCALE=${arg#*=} ;;
+	esac
+done
+
+# Kernels with kmemleak are scanned at the end of the run (two steps when
+# the module is loaded: before rmmod, and after it).
+kmemleak=/sys/kernel/debug/kmemleak
+nleak=0
+[ -e "$kmemleak" ] && nleak=1
+
 tests=$(cat /etc/tests)
 ntests=$(grep -c . /etc/tests)
 nruns=$(grep -c . /etc/runs)
 nkmods=$(ls /lib/kmods | grep -c .)
 nmod=0
 [ -f /lib/accelsched.ko ] && nmod=2
-plan=$((nkmods + nmod + ntests + nruns))
+[ "$nleak" = 1 ] && [ "$nmod" = 2 ] && nleak=2
+plan=$((nkmods + nmod + ntests + nruns + nleak))
 n=0
 
 echo "KTAP version 1"
 echo "1..$plan"
 echo "# kernel $(uname -r), $(nproc) CPUs"
+while IFS= read -r note; do
+	echo "# $note"
+done </etc/notes
 
 result() { # result RC NAME
 	n=$((n + 1))
@@ -74,12 +91,52 @@ while IFS= read -r cmd; do
 	step "run: $cmd" sh -c "$cmd"
 done </etc/runs
 
+# kmemleak_check WHEN SCANS: scan SCANS times for unreferenced objects;
+# fail, listing them, if the last scan reports any.
+#
+# A scan reports a new object only if it is at least 5 s old and its
+# contents are what the previous scan saw (its checksum): a leak made since
+# the last scan needs two scans, the second one at least 5 s after the
+# first started (7 here: under TCG jiffies lag the wall clock). So two
+# scans before rmmod; one after it (what the module's exit should have
+# freed was checksummed by then).
+#
+# Any report at all fails, not only one whose backtrace names accelsched:
+# the baseline (boot, busybox, the tests without the module's bugs) is
+# clean, and a leak the module causes can sit entirely in the kernel's own
+# code (an io_uring request, a dma_fence or a file the module forgot to
+# put). The scans before rmmod print the module's frames by name; after it
+# they are bare addresses. A leak is reported once: "clear" hides it from
+# the next scan.
+kmemleak_check() {
+	i=0
+	while [ "$i" -lt "$2" ]; do
+		[ "$i" -gt 0 ] && [ "$left" -gt 0 ] && sleep "$left"
+		t0=$(date +%s)
+		echo scan >"$kmemleak" || { echo "# kmemleak: the scan failed"; return 1; }
+		left=$((t0 + 7 - $(date +%s)))
+		i=$((i + 1))
+	done
+	cat "$kmemleak" >/tmp/kmemleak
+	if [ ! -s /tmp/kmemleak ]; then
+		echo "# kmemleak: no unreferenced object ($1)"
+		return 0
+	fi
+	echo "# kmemleak: $(grep -c 'unreferenced object' /tmp/kmemleak) unreferenced object(s) $1:"
+	sed 's/^/# /' /tmp/kmemleak
+	echo clear >"$kmemleak"
+	return 1
+}
+
+[ "$nleak" != 0 ] && step kmemleak kmemleak_check "after the tests" 2
+
 rmmod_accel() {
 	rmmod accelsched || return 1
 	[ ! -e /dev/accelsched ] || { echo "# /dev/accelsched still exists"; return 1; }
 	! grep -q '^accelsched ' /proc/modules
 }
 [ "$nmod" = 2 ] && step rmmod-accelsched rmmod_accel
+[ "$nleak" = 2 ] && step kmemleak-after-rmmod kmemleak_check "after rmmod" 1
 
 echo "accelsched-vm: done" >/dev/kmsg
 echo "# accelsched-vm: done"

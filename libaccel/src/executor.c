@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "error.h"
+#include <accel/semaphore.h>
+
 #include "sched.h"
 
 struct accel_sched_executor {
@@ -97,10 +99,36 @@ static int job_execute(struct accel_sched_job *job, char *msg, size_t len)
 	return err;
 }
 
+/*
+ * A pipelined job (released before its waits were reached, because each is
+ * promised by a job of this process already released) runs only once its
+ * waits are reached: its predecessors may run on other executors. Returns
+ * 0, or the failed wait's error with its index recorded.
+ */
+static int pipelined_wait(accel_scheduler_t *s, struct accel_sched_job *job)
+{
+	uint32_t index = 0;
+	int err;
+
+	if (!atomic_load(&job->pipelined) || !job->wait_count)
+		return 0;
+	err = s->ops->sem_wait(s, job->wait_count, job->waits,
+			       ACCEL_SEMAPHORE_WAIT_ALL, INT64_MAX, &index);
+	if (err && err != -ETIME) {
+		atomic_store(&job->wait_index, index);
+		atomic_store(&job->wait_error, err);
+	}
+	return err;
+}
+
 void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job)
 {
 	char msg[ACCEL_FAILURE_MAX] = "";
 	int err = atomic_load(&job->wait_error);
+
+	if (!err)
+		pipelined_wait(s, job);
+	err = atomic_load(&job->wait_error);
 
 	if (err)
 		wait_failed_message(job, err, msg, sizeof(msg));

@@ -128,6 +128,11 @@ struct accel_sched_job {
 	atomic_int wait_error;
 	atomic_uint wait_index;
 	atomic_int cancel_error;
+	/*
+	 * Released before its waits were reached (the kernel's pipelining):
+	 * the executor waits for them before running it.
+	 */
+	atomic_bool pipelined;
 	uint64_t device_ns;
 	struct accel_sched_job *next;
 	void *priv;

@@ -415,6 +415,7 @@ static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 	atomic_init(&job->wait_error, 0);
 	atomic_init(&job->wait_index, 0);
 	atomic_init(&job->cancel_error, 0);
+	atomic_init(&job->pipelined, false);
 	for (uint32_t i = 0; i < job->signal_count; i++)
 		emb_sem_promise(job->signals[i].sem, job->signals[i].value);
 	for (uint32_t i = 0; i < job->wait_count; i++) {

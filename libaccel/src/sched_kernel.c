@@ -1015,6 +1015,7 @@ static int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 	atomic_init(&job->wait_error, 0);
 	atomic_init(&job->wait_index, 0);
 	atomic_init(&job->cancel_error, 0);
+	atomic_init(&job->pipelined, false);
 	job->device_ns = 0;
 	job->priv = r;
 	/* From here on, a success hands @job to the reaper: touch nothing. */
@@ -1037,6 +1038,8 @@ static void release(struct accel_sched_kernel *k, struct kernel_job *r, uint32_t
 	r->id = id & ACCEL_JOB_RES_ID_MASK;
 	r->released = true;
 	pthread_mutex_unlock(&k->jobs_lock);
+	/* Pipelined: the executor orders it after its waits (executor.c). */
+	atomic_store(&r->job->pipelined, (id & ACCEL_JOB_RES_PIPELINED) != 0);
 	accel_executor_push(r->job->executor, r->job);
 }
 
@@ -1101,7 +1104,7 @@ static void fetch_events(struct accel_sched_kernel *k)
 		for (uint32_t i = 0; i < f.count; i++) {
 			if (ev[i].type == ACCEL_JOB_EVENT_RELEASED)
 				release(k, (struct kernel_job *)(uintptr_t)ev[i].user_data,
-					ev[i].id);
+					ev[i].id | (ev[i].flags & ACCEL_JOB_RES_PIPELINED));
 			else if (ev[i].type == ACCEL_JOB_EVENT_TIMEDOUT)
 				on_timedout(k, ev[i].id);
 		}

@@ -65,11 +65,6 @@ struct accel_sched_kernel {
 	pthread_mutex_t jobs_lock;
 	struct job_link jobs;
 	pthread_mutex_t sq_lock;
-	pthread_mutex_t stage_lock;
-	pthread_cond_t stage_cond;
-	struct kernel_job *stage_head, **stage_tail;
-	uint64_t stage_open, stage_done;
-	bool flushing;
 	bool reaping;
 	pthread_t reaper;
 	int efd;
@@ -297,8 +292,6 @@ static void kernel_destroy(accel_scheduler_t *s)
 	if (k->efd >= 0)
 		close(k->efd);
 	close(k->fd);
-	pthread_cond_destroy(&k->stage_cond);
-	pthread_mutex_destroy(&k->stage_lock);
 	pthread_mutex_destroy(&k->sq_lock);
 	pthread_mutex_destroy(&k->jobs_lock);
 	free(k);
@@ -314,10 +307,6 @@ static void kernel_jobs_init(struct accel_sched_kernel *k)
 	pthread_mutexattr_destroy(&attr);
 	k->jobs.next = k->jobs.prev = &k->jobs;
 	pthread_mutex_init(&k->sq_lock, NULL);
-	pthread_mutex_init(&k->stage_lock, NULL);
-	pthread_cond_init(&k->stage_cond, NULL);
-	k->stage_tail = &k->stage_head;
-	k->stage_open = 1;
 	k->efd = -1;
 	atomic_init(&k->stop, false);
 }
@@ -557,8 +546,8 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
  *
  * Locking: jobs_lock (recursive: resolve_failure() nests) protects the
  * list of jobs in flight and their released/id/timedout/settled fields;
- * sq_lock the ring's submission side (the reaper alone reads the CQ);
- * stage_lock the flat-combining stage. Order: jobs_lock, then sq_lock.
+ * sq_lock the ring's submission side (the reaper alone reads the CQ).
+ * Order: jobs_lock, then sq_lock.
  */
 
 /* Credits of an engine this library creates: released jobs in flight. */
@@ -575,8 +564,7 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 /*
  * struct kernel_job - a job in the module (struct accel_sched_job.priv).
  * @link:       in the scheduler's jobs in flight (jobs_lock).
- * @stage_next:  in the flat-combining stage (stage_lock).
- * @result:      where the flusher writes the submission's result.
+ * @next:        in a local list (the ioctl reaper's failed jobs).
  * @id:          the module's id, once released.
  * @submitted:   an ioctl submission the module took (jobs_lock).
  * @released:    the module released it (jobs_lock).
@@ -588,9 +576,8 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
  */
 struct kernel_job {
 	struct job_link link;
-	struct kernel_job *stage_next;
+	struct kernel_job *next;
 	struct accel_sched_job *job;
-	int *result;
 	struct accel_job kj;
 	uint32_t id;
 	bool submitted;
@@ -876,66 +863,40 @@ static struct io_uring_sqe *get_sqe_locked(struct accel_sched_kernel *k)
 }
 
 /*
- * Submits a staged list: one SQE each, then one io_uring_enter(). Each
- * result is written before its SQE can go in: after that the record may
- * be released, run and freed at any time.
- */
-static void flush_batch(struct accel_sched_kernel *k, struct kernel_job *list)
-{
-	struct kernel_job *r, *next;
-
-	pthread_mutex_lock(&k->sq_lock);
-	for (r = list; r; r = next) {
-		struct io_uring_sqe *sqe = get_sqe_locked(k);
-		int *result = r->result;
-
-		next = r->stage_next;
-		if (!sqe) {
-			*result = -EBUSY;
-			continue;
-		}
-		*result = 0;
-		prep_submit(sqe, k->fd, r);
-	}
-	ring_flush_locked(k);
-	pthread_mutex_unlock(&k->sq_lock);
-}
-
-/*
- * Each thread enters its own SQE. io_uring binds a request to the task
+ * Puts @r's SUBMIT in the ring and enters it. Once its SQE is in the ring
+ * it counts as submitted (a later enter takes it if this one failed), and
+ * the record may be released, run and freed at any time: the caller must
+ * not touch it after a 0. Returns -EBUSY when the ring has no free SQE.
+ *
+ * Each thread enters its own SQE: io_uring binds a request to the task
  * that issued it, and a task's exit cancels (6.12) or waits for (6.1) its
- * requests still in flight: a SUBMIT issued on another thread's behalf
- * (flat combining, stage_submit) would fail that thread's job when the
- * issuer exits first. Entering from the long-lived reaper would keep the
- * batching; until then, no combining.
+ * requests in flight, so a SUBMIT entered on another thread's behalf
+ * would fail that thread's job when the issuer exits first. Entering from
+ * the long-lived reaper would allow batching across threads.
  */
-static int submit_uring(struct accel_sched_kernel *k, struct kernel_job *r)
-{
-	int result = -EBUSY;
-
-	r->result = &result;
-	jobs_link(k, r);
-	r->stage_next = NULL;
-	flush_batch(k, r);
-	if (result)
-		jobs_unlink(k, r); /* its SQE never went in */
-	return result;
-}
-
-/* The reaper submits a refused job again (no stage: it must not wait). */
-static int resubmit_uring(struct accel_sched_kernel *k, struct kernel_job *r)
+static int enter_submit(struct accel_sched_kernel *k, struct kernel_job *r)
 {
 	struct io_uring_sqe *sqe;
-	int ret = -EBUSY;
 
 	pthread_mutex_lock(&k->sq_lock);
 	sqe = get_sqe_locked(k);
 	if (sqe) {
 		prep_submit(sqe, k->fd, r);
-		ret = ring_flush_locked(k);
+		ring_flush_locked(k);
 	}
 	pthread_mutex_unlock(&k->sq_lock);
-	return ret < 0 ? ret : 0;
+	return sqe ? 0 : -EBUSY;
+}
+
+static int submit_uring(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	int ret;
+
+	jobs_link(k, r);
+	ret = enter_submit(k, r);
+	if (ret)
+		jobs_unlink(k, r); /* its SQE never went in */
+	return ret;
 }
 
 /* One-shot wakes of the reaper when a wait of an ioctl job settles. */
@@ -1069,7 +1030,7 @@ static void on_submit_cqe(struct accel_sched_kernel *k, struct kernel_job *r,
 	}
 	if (res == -EINVAL && !r->retried) {
 		r->retried = true;
-		if (drop_passed_signals(r) && resubmit_uring(k, r) == 0)
+		if (drop_passed_signals(r) && enter_submit(k, r) == 0)
 			return;
 	}
 	not_run(k, r, res, failed_wait(r->job, res, NULL, NULL));
@@ -1129,15 +1090,14 @@ static void scan_failed(struct accel_sched_kernel *k)
 			continue;
 		r->settled = true;
 		r->id = i;              /* never released: reuse as the wait index */
-		r->result = NULL;
 		atomic_store(&r->job->wait_error, err);
-		r->stage_next = failed;
+		r->next = failed;
 		failed = r;
 	}
 	pthread_mutex_unlock(&k->jobs_lock);
 	while (failed) {
 		r = failed;
-		failed = r->stage_next;
+		failed = r->next;
 		not_run(k, r, atomic_load(&r->job->wait_error), r->id);
 	}
 }

@@ -31,6 +31,8 @@ extern const struct accel_cpu_executable accel_cpu_executable_v1;
 #define HOST_TYPE (ACCEL_MEMORY_TYPE_HOST_LOCAL | ACCEL_MEMORY_TYPE_HOST_VISIBLE | \
 		   ACCEL_MEMORY_TYPE_HOST_COHERENT)
 #define SECOND INT64_C(1000000000)
+/* How long a test waits for work that should finish: generous (TCG, TSan). */
+#define WAIT_LONG accel_deadline_after(30 * SECOND)
 
 static accel_device_t *dev;
 static accel_scheduler_t *sched;
@@ -186,6 +188,30 @@ static inline uint64_t sem_value(accel_semaphore_t *s, int *error)
 	if (error)
 		*error = e;
 	return v;
+}
+
+/* A command buffer of the device under test, begun. */
+static inline accel_command_buffer_t *cb_new(uint32_t mode, uint32_t capacity)
+{
+	accel_command_buffer_t *cb = NULL;
+
+	ASSERT_OK(accel_command_buffer_create(dev, mode, capacity, &cb));
+	ASSERT_OK(accel_command_buffer_begin(cb));
+	return cb;
+}
+
+/* Submits @cb with @table on @q, waits for it, and returns its status. */
+static inline int run_on(accel_queue_t *q, accel_command_buffer_t *cb,
+			 const accel_binding_table_t *table)
+{
+	accel_semaphore_t *s = sem_new(0);
+	POINT(sig, s, 1);
+	int err;
+
+	ASSERT_OK(accel_queue_execute(q, NULL, &sig, cb, table, 0));
+	err = accel_semaphore_wait(s, 1, 0, WAIT_LONG);
+	accel_semaphore_release(s);
+	return err;
 }
 
 #endif /* ACCEL_TEST_ACCEL_H */

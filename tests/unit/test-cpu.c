@@ -64,26 +64,9 @@ static void close_device(void)
 	teardown();
 }
 
-static accel_command_buffer_t *cb_new(uint32_t mode, uint32_t capacity)
-{
-	accel_command_buffer_t *cb = NULL;
-
-	ASSERT_OK(accel_command_buffer_create(dev, mode, capacity, &cb));
-	ASSERT_OK(accel_command_buffer_begin(cb));
-	return cb;
-}
-
-/* Submits @cb with @table and waits for it; returns the wait's result. */
 static int run(accel_command_buffer_t *cb, const accel_binding_table_t *table)
 {
-	accel_semaphore_t *s = sem_new(0);
-	POINT(sig, s, 1);
-	int err;
-
-	ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, table, 0));
-	err = accel_semaphore_wait(s, 1, 0, accel_deadline_after(30 * SECOND));
-	accel_semaphore_release(s);
-	return err;
+	return run_on(queue, cb, table);
 }
 
 /* ---- the pool ---------------------------------------------------------- */

@@ -21,7 +21,6 @@
 
 #include "test-accel.h"
 
-#define WAIT_LONG accel_deadline_after(30 * SECOND)
 #define TIMEOUT_PARAM "/sys/module/accelsched/parameters/job_timeout_ms"
 
 /* bindings: out (u32[]); constants: value. Every workgroup fills 64. */

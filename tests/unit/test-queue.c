@@ -11,7 +11,6 @@
 
 #include "test-accel.h"
 
-#define WAIT_LONG accel_deadline_after(30 * SECOND)
 
 static accel_queue_t *queue;
 static accel_executable_t *exe;
@@ -30,26 +29,9 @@ static void teardown(void)
 	device_teardown();
 }
 
-static accel_command_buffer_t *cb_new(uint32_t mode, uint32_t capacity)
-{
-	accel_command_buffer_t *cb = NULL;
-
-	ASSERT_OK(accel_command_buffer_create(dev, mode, capacity, &cb));
-	ASSERT_OK(accel_command_buffer_begin(cb));
-	return cb;
-}
-
-/* Submits @cb with @table, waits for it, and returns its status. */
 static int run(accel_command_buffer_t *cb, const accel_binding_table_t *table)
 {
-	accel_semaphore_t *s = sem_new(0);
-	POINT(sig, s, 1);
-	int err;
-
-	ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, table, 0));
-	err = accel_semaphore_wait(s, 1, 0, WAIT_LONG);
-	accel_semaphore_release(s);
-	return err;
+	return run_on(queue, cb, table);
 }
 
 static void check_u32(const uint32_t *p, size_t n, uint32_t v, const char *what)

@@ -371,6 +371,14 @@ static void accel_event_push_locked(struct accel_sched_job *job,
 	wake_up_interruptible(&afile->events_wq);
 }
 
+/* The job an event node is embedded in. */
+static struct accel_sched_job *accel_event_job(struct accel_event_node *n)
+{
+	if (n->ev.type == ACCEL_JOB_EVENT_TIMEDOUT)
+		return container_of(n, struct accel_sched_job, ev_timedout);
+	return container_of(n, struct accel_sched_job, ev_released);
+}
+
 static void accel_submit_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct accel_submit_pdu *pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
@@ -1225,16 +1233,15 @@ int accel_ioctl_job_fetch(struct accel_file *afile, void *data)
 		spin_unlock_irq(&afile->events_lock);
 		if (!n)
 			break;
-		if (n->ev.type == ACCEL_JOB_EVENT_TIMEDOUT)
-			job = container_of(n, struct accel_sched_job, ev_timedout);
-		else
-			job = container_of(n, struct accel_sched_job, ev_released);
+		job = accel_event_job(n);
 		if (copy_to_user(&uev[count], &n->ev, sizeof(n->ev))) {
 			/* Put it back, first: nothing is lost. */
 			spin_lock_irq(&afile->events_lock);
 			list_add(&n->link, &afile->events);
 			spin_unlock_irq(&afile->events_lock);
-			return count ? (args->count = count, 0) : -EFAULT;
+			if (!count)
+				return -EFAULT;
+			break;
 		}
 		accel_job_put(job);
 		count++;
@@ -1406,9 +1413,7 @@ void accel_sched_file_release(struct accel_file *afile)
 
 	spin_lock_irq(&afile->events_lock);
 	list_for_each_entry_safe(n, tmp, &afile->events, link) {
-		struct accel_sched_job *job = n->ev.type == ACCEL_JOB_EVENT_TIMEDOUT ?
-			container_of(n, struct accel_sched_job, ev_timedout) :
-			container_of(n, struct accel_sched_job, ev_released);
+		struct accel_sched_job *job = accel_event_job(n);
 
 		list_del_init(&n->link);
 		spin_unlock_irq(&afile->events_lock);

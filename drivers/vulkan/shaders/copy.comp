@@ -12,9 +12,8 @@
 #version 460
 #define ACCEL_BINDINGS 0
 #include "accel.glsl"
+#define ACCEL_TRANSFER_WG 64 /* TRANSFER_WG of vk_command_buffer.c */
 #include "transfer.glsl"
-
-layout(local_size_x = 64) in;
 
 #define COPY_DIRECT 0u
 #define COPY_PASS1 1u

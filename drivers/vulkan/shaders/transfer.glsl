@@ -58,6 +58,13 @@ uint byte_mask(uint64_t w, uint64_t a, uint64_t end)
 	return mask;
 }
 
+#ifdef ACCEL_TRANSFER_WG
+// The grid-stride shaders (fill, copy) declare their workgroup size here,
+// before anything reads it: GLSL gives gl_WorkGroupSize (1, 1, 1) to code
+// that precedes the local_size declaration, which once made the stride 64
+// times too short and every word written 64 times.
+layout(local_size_x = ACCEL_TRANSFER_WG) in;
+
 uint64_t invocation()
 {
 	return uint64_t(gl_GlobalInvocationID.x);
@@ -65,12 +72,19 @@ uint64_t invocation()
 
 uint64_t invocations()
 {
-	return uint64_t(gl_NumWorkGroups.x) * uint64_t(gl_WorkGroupSize.x);
+	return uint64_t(gl_NumWorkGroups.x) * uint64_t(ACCEL_TRANSFER_WG);
 }
 
 // Grid-stride steps for @words words: a 32-bit count, computed once (a
-// 64-bit induction variable costs llvmpipe dearly).
+// 64-bit induction variable costs llvmpipe dearly), with a 32-bit
+// division whenever the count allows (llvmpipe lowers a 64-bit one to a
+// bit-serial loop).
 uint steps_for(uint64_t words)
 {
-	return uint((words + invocations() - 1UL) / invocations());
+	uint n = gl_NumWorkGroups.x * uint(ACCEL_TRANSFER_WG);
+
+	if (words <= uint64_t(0xffffffffu - n))
+		return (uint(words) + n - 1u) / n;
+	return uint((words + uint64_t(n) - 1UL) / uint64_t(n));
 }
+#endif

@@ -168,6 +168,12 @@ IFS=$oldifs
 printf '%s' "$runs" >"$root/etc/runs"
 printf '%s' "$test_args" >"$root/etc/test-args"
 cp "$here/vm-init.sh" "$root/init"
+# A directory laid over the VM's root, for tools the tests do not need
+# (perf and its libraries, to profile the module under TCG).
+if [ -n "${ACCEL_VM_OVERLAY:-}" ]; then
+	[ -d "$ACCEL_VM_OVERLAY" ] || die "ACCEL_VM_OVERLAY=$ACCEL_VM_OVERLAY is not a directory"
+	cp -a "$ACCEL_VM_OVERLAY/." "$root/"
+fi
 chmod +x "$root/init"
 
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"

@@ -49,6 +49,9 @@ struct accel_engine {
 	struct rb_root_cached rq[3];
 	u64 min_vruntime[3];
 	struct llist_head ready;
+	struct llist_head pool;
+	spinlock_t pool_lock;
+	atomic_t pool_count;
 	struct work_struct kick;
 	struct list_head released;
 	struct delayed_work timeout_work;

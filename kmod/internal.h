@@ -72,6 +72,8 @@ struct accel_file {
 	 */
 	struct xarray queues;
 	struct xarray jobs;
+	u32 job_free;	/* the first free slot of jobs (0: none) */
+	u32 job_slots;	/* slots ever used: 1..job_slots */
 	u32 next_job_id;
 	atomic_t nr_jobs;
 	atomic64_t job_seq;

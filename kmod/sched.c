@@ -74,13 +74,11 @@ MODULE_PARM_DESC(job_timeout_ms, "Timeout of a released job that asks for none (
 /*
  * A job id is a slot of the file's job table (the low ACCEL_JOB_SLOT_BITS,
  * reused at once, so the table stays small and allocates nothing in steady
- * state: slot ACCEL_JOB_SLOT_RESERVED is held so that even an empty table
- * keeps its first node) and a generation (the bits above), so a stale id
- * from an earlier job in the same slot never names a new one.
+ * state) and a generation (the bits above), so a stale id from an earlier
+ * job in the same slot never names a new one.
  */
 #define ACCEL_JOB_SLOT_BITS 16
 #define ACCEL_JOB_SLOT_MASK ((1U << ACCEL_JOB_SLOT_BITS) - 1)
-#define ACCEL_JOB_SLOT_RESERVED 1
 
 /* The weight that makes vruntime equal engine time. */
 #define ACCEL_WEIGHT_UNIT 1024ULL
@@ -551,13 +549,62 @@ static void accel_job_runnable_locked(struct accel_sched_job *job)
 	}
 }
 
+/*
+ * The job table: slot -> job. A free slot holds a value entry, the next
+ * free slot (0 ends the list), so a slot is reused at once, the table's
+ * nodes stay allocated and neither taking nor freeing a slot searches or
+ * allocates; only a slot never used before extends the table.
+ */
+static int accel_job_slot_get(struct accel_file *afile,
+			      struct accel_sched_job *job)
+{
+	u32 slot;
+	int ret;
+
+	xa_lock(&afile->jobs);
+	slot = afile->job_free;
+	if (slot) {
+		afile->job_free = xa_to_value(xa_load(&afile->jobs, slot));
+		/* Replaces an entry in place: allocates nothing, cannot fail. */
+		__xa_store(&afile->jobs, slot, job, GFP_ATOMIC);
+	} else {
+		if (afile->job_slots >= ACCEL_JOB_SLOT_MASK) {
+			xa_unlock(&afile->jobs);
+			return -ENOSPC;
+		}
+		/*
+		 * Taken before the store, which may drop the lock to allocate.
+		 * If it fails, the slot stays a hole (NULL), never handed out.
+		 */
+		slot = ++afile->job_slots;
+		ret = xa_err(__xa_store(&afile->jobs, slot, job, GFP_KERNEL));
+		if (ret) {
+			xa_unlock(&afile->jobs);
+			return ret;
+		}
+	}
+	job->id = ((++afile->next_job_id << ACCEL_JOB_SLOT_BITS) | slot) &
+		  ACCEL_JOB_RES_ID_MASK;
+	xa_unlock(&afile->jobs);
+	return 0;
+}
+
 /* Drop the job from its file: the id table's reference and the count. */
 static void accel_job_unlink(struct accel_sched_job *job)
 {
 	struct accel_file *afile = job->afile;
+	u32 slot = job->id & ACCEL_JOB_SLOT_MASK;
+	bool mine;
 
-	if (xa_cmpxchg(&afile->jobs, job->id & ACCEL_JOB_SLOT_MASK, job, NULL,
-		       GFP_KERNEL) == job) {
+	xa_lock(&afile->jobs);
+	mine = xa_load(&afile->jobs, slot) == job;
+	if (mine) {
+		__xa_store(&afile->jobs, slot, xa_mk_value(afile->job_free),
+			   GFP_ATOMIC);
+		afile->job_free = slot;
+	}
+	xa_unlock(&afile->jobs);
+	if (mine) {
 		atomic_dec(&afile->nr_jobs);
 		accel_job_put(job);
 	}
@@ -798,7 +845,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	struct accel_queue *q;
 	struct accel_sched_job *job;
 	u64 timeout_ns;
-	u32 i, slot;
+	u32 i;
 	int ret;
 
 	if (args->flags || args->pad)
@@ -911,12 +958,9 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		job->deps[job->nwaits].point = pt.point;
 		job->deps[job->nwaits++].job = job;
 	}
-	ret = xa_alloc(&afile->jobs, &slot, job,
-		       XA_LIMIT(1, ACCEL_JOB_SLOT_MASK), GFP_KERNEL);
+	ret = accel_job_slot_get(afile, job);
 	if (ret < 0)
 		goto err_job;
-	job->id = ((++afile->next_job_id << ACCEL_JOB_SLOT_BITS) | slot) &
-		  ACCEL_JOB_RES_ID_MASK;
 	job->seq = atomic64_inc_return(&afile->job_seq);
 	return job;
 
@@ -1040,6 +1084,8 @@ static struct accel_sched_job *accel_job_lookup_slot(struct accel_file *afile,
 
 	xa_lock(&afile->jobs);
 	job = xa_load(&afile->jobs, slot);
+	if (xa_is_value(job))
+		job = NULL; /* a free slot */
 	if (job)
 		kref_get(&job->ref);
 	xa_unlock(&afile->jobs);
@@ -1053,7 +1099,7 @@ static struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id
 
 	xa_lock(&afile->jobs);
 	job = xa_load(&afile->jobs, id & ACCEL_JOB_SLOT_MASK);
-	if (job && job->id == id)
+	if (job && !xa_is_value(job) && job->id == id)
 		kref_get(&job->ref);
 	else
 		job = NULL;
@@ -1427,14 +1473,9 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 void accel_sched_file_init(struct accel_file *afile)
 {
 	xa_init_flags(&afile->queues, XA_FLAGS_ALLOC1);
-	xa_init_flags(&afile->jobs, XA_FLAGS_ALLOC1);
-	/*
-	 * Slot 1 stays reserved, never a job: it keeps the table's first node
-	 * alive while the file has no job in flight. Without it the xarray
-	 * freed that node (through RCU) each time its last job completed and
-	 * allocated it again at the next submission.
-	 */
-	xa_reserve(&afile->jobs, ACCEL_JOB_SLOT_RESERVED, GFP_KERNEL);
+	xa_init(&afile->jobs);
+	afile->job_free = 0;
+	afile->job_slots = 0;
 	spin_lock_init(&afile->events_lock);
 	INIT_LIST_HEAD(&afile->events);
 	init_waitqueue_head(&afile->events_wq);
@@ -1483,8 +1524,13 @@ void accel_sched_file_release(struct accel_file *afile)
 		accel_queue_free(q);
 	}
 	xa_destroy(&afile->queues);
-	xa_release(&afile->jobs, ACCEL_JOB_SLOT_RESERVED);
-	WARN_ON(!xa_empty(&afile->jobs));
+	{
+		struct accel_sched_job *job;
+		unsigned long slot;
+
+		xa_for_each(&afile->jobs, slot, job)
+			WARN_ON(!xa_is_value(job)); /* a job left linked */
+	}
 	xa_destroy(&afile->jobs);
 }
 

@@ -35,6 +35,10 @@ else
 fi
 
 # Everything the builds, the tests and the VM need. Keep sorted.
+# libamdhip64-5 is ROCm's HIP runtime: the hip driver's tests load it to
+# check its symbol table and its no-device path (no AMD GPU is needed).
+# The CUDA toolkit (nvcc, for the cuda driver's built-in kernels) is not
+# in Debian main; install it from NVIDIA where the cuda driver is wanted.
 PACKAGES="
 bc
 binutils
@@ -50,6 +54,7 @@ git
 glslc
 gzip
 kmod
+libamdhip64-5
 libdrm-dev
 libelf-dev
 libssl-dev

@@ -50,6 +50,8 @@ struct accel_driver {
 /* The registry (driver.c) and the drivers it lists. */
 extern const struct accel_driver accel_driver_cpu;
 extern const struct accel_driver accel_driver_vulkan;
+extern const struct accel_driver accel_driver_cuda;
+extern const struct accel_driver accel_driver_hip;
 
 struct accel_cb_exec;
 

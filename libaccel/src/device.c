@@ -7,7 +7,7 @@
  * "driver not available" rather than "unknown URI". A driver is not
  * available when it was not built in (device_open is NULL, @unavailable
  * says why) or when its probe says its vendor library cannot be loaded
- * here (vulkan without libvulkan.so.1).
+ * here (vulkan without libvulkan.so.1, cuda without libcuda.so.1).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,23 +16,11 @@
 #include "core.h"
 #include "error.h"
 
-static const struct accel_driver driver_cuda = {
-	.name = "cuda",
-	.uri_example = "cuda://0",
-	.unavailable = "the cuda driver is not built into this libaccel yet (it comes in a later release)",
-};
-
-static const struct accel_driver driver_hip = {
-	.name = "hip",
-	.uri_example = "hip://0",
-	.unavailable = "the hip driver is not built into this libaccel yet (it comes in a later release)",
-};
-
 static const struct accel_driver *const registry[] = {
 	&accel_driver_cpu,
 	&accel_driver_vulkan,
-	&driver_cuda,
-	&driver_hip,
+	&accel_driver_cuda,
+	&accel_driver_hip,
 };
 
 /* NULL when @drv can open devices here, else why not. */

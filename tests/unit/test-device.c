@@ -15,13 +15,14 @@ START_TEST(test_registry_lists_drivers)
 	for (uint32_t i = 0; i < 4; i++) {
 		ASSERT_OK(accel_driver_info(i, &info));
 		ck_assert_str_eq(info.name, names[i]);
-		if (i == 0 || (i == 1 && info.available)) /* vulkan: where libvulkan loads */
+		/* vulkan, cuda, hip: where their vendor library loads */
+		if (i == 0 || info.available)
 			ck_assert_str_eq(info.reason, "");
-		else if (i == 1)
-			ck_assert_msg(info.reason[0], "vulkan is not available but says no reason");
 		else
-			ASSERT_CONTAINS("reason", info.reason, "not built into this libaccel");
-		ck_assert(info.available == (i == 0 || (i == 1 && info.available)));
+			ck_assert_msg(info.reason[0], "%s is not available but says no reason",
+				      names[i]);
+		if (i == 0)
+			ck_assert(info.available); /* cpu runs everywhere */
 	}
 	ASSERT_ERRNO(accel_driver_info(4, &info), ERANGE);
 	ASSERT_MESSAGE_CONTAINS("index 4 is not below accel_driver_count() (4)");
@@ -59,17 +60,23 @@ START_TEST(test_open_with_scheduler)
 }
 END_TEST
 
+/* Where cuda or hip cannot run (test-cuda.c and test-hip.c say more). */
 START_TEST(test_open_unavailable)
 {
 	const char *uris[] = { "cuda://0", "hip://0" };
 
 	for (int i = 0; i < 2; i++) {
+		accel_driver_info_t info;
 		accel_device_t *d = TEST_NOT_NULL;
 
+		ASSERT_OK(accel_driver_info(2 + (uint32_t)i, &info));
+		if (info.available)
+			continue; /* the device may be there: not this test's business */
 		ASSERT_ERRNO(accel_device_open(uris[i], NULL, &d), ENODEV);
 		ck_assert_ptr_null(d);
 		ASSERT_MESSAGE_CONTAINS("driver not available");
 		ASSERT_MESSAGE_CONTAINS(uris[i]);
+		ASSERT_MESSAGE_CONTAINS(info.reason);
 	}
 }
 END_TEST

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cuda and hip devices and their allocator (gpu.h has the model).
+ *
+ * URIs: "cuda://N" / "hip://N" open device N in the driver API's order
+ * ("cuda://" alone is device 0); anything else after "://" is -EINVAL.
+ * Opening initialises the driver API (cuInit / hipInit) and fails with
+ * -ENODEV, saying why, when it cannot run: no device, N beyond the
+ * devices, the CUDA toolkit's stub library in place of the driver's, a
+ * driver too old for the library.
+ *
+ * A device uses its primary context (shared with the CUDA/HIP runtime of
+ * the same process), one stream for the work of every submission and one
+ * for the host functions that complete them.
+ *
+ * Buffers: HOST_VISIBLE (or HOST_COHERENT) buffers are pinned host memory
+ * mapped into the device (cuMemHostAlloc with DEVICEMAP | PORTABLE), so
+ * accel_buffer_map() needs no driver call; the others are device memory
+ * (cuMemAlloc). Sizes are rounded up to 16 bytes, as the built-in kernels
+ * may touch whole 16-byte words of a buffer's last bytes' range.
+ *
+ * Not run here: everything past gpu_device_check() needs a device; the
+ * unit tests run the URI parsing and the no-device paths (test-cuda.c,
+ * test-hip.c), the GPU steps are in Documentation/gpu.rst.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/error.h"
+#include "gpu.h"
+
+#define GPU_BUFFER_ALIGN 16u
+#define GPU_MAX_ORDINAL 1024
+
+int gpu_fail(struct gpu_device *dev, int result, const char *fn,
+	     const char *what)
+{
+	int err = result == dev->be->error_out_of_memory ? ENOMEM : EIO;
+
+	return accel_fail(err, "%s: %s on %s failed: %s (%d)", fn, what,
+			  dev->base.uri, gpu_result_name(dev->be, dev->api, result),
+			  result);
+}
+
+int gpu_enter(struct gpu_device *dev, const char *fn)
+{
+	int r = dev->api->ctx_push(dev->ctx);
+
+	return r ? gpu_fail(dev, r, fn, "making the device's context current") : 0;
+}
+
+void gpu_leave(struct gpu_device *dev)
+{
+	void *ctx;
+
+	dev->api->ctx_pop(&ctx);
+}
+
+/* ---- buffers -------------------------------------------------------------- */
+
+struct gpu_buffer {
+	accel_buffer_t base;
+	uint64_t dptr;
+	void *host;
+};
+
+static void gpu_buffer_destroy(accel_buffer_t *b)
+{
+	struct gpu_buffer *gb = (struct gpu_buffer *)b;
+	struct gpu_device *dev = (struct gpu_device *)b->device;
+
+	if (!gpu_enter(dev, "accel_buffer_release")) {
+		if (gb->host)
+			dev->api->host_free(gb->host);
+		else
+			dev->api->mem_free(gb->dptr);
+		gpu_leave(dev);
+	}
+	accel_buffer_fini(b);
+	free(gb);
+}
+
+static const struct accel_buffer_ops gpu_buffer_ops = {
+	.destroy = gpu_buffer_destroy,
+};
+
+static int buffer_memory(struct gpu_device *dev, struct gpu_buffer *b,
+			 bool host, uint64_t size)
+{
+	static const char fn[] = "accel_allocator_allocate_buffer";
+	const struct gpu_api *api = dev->api;
+	int r;
+
+	if (!host) {
+		r = api->mem_alloc(&b->dptr, size);
+		return r ? gpu_fail(dev, r, fn, "allocating device memory") : 0;
+	}
+	r = api->host_alloc(&b->host, size,
+			    GPU_HOST_ALLOC_PORTABLE | GPU_HOST_ALLOC_DEVICEMAP);
+	if (r) {
+		b->host = NULL;
+		return gpu_fail(dev, r, fn, "allocating mapped host memory");
+	}
+	r = api->host_device_pointer(&b->dptr, b->host, 0);
+	if (r) {
+		api->host_free(b->host);
+		b->host = NULL;
+		return gpu_fail(dev, r, fn, "mapping host memory into the device");
+	}
+	return 0;
+}
+
+static int gpu_buffer_allocate(accel_device_t *d,
+			       const accel_buffer_params_t *params,
+			       uint64_t size, accel_buffer_t **out)
+{
+	struct gpu_device *dev = (struct gpu_device *)d;
+	bool host = params->memory_type & (ACCEL_MEMORY_TYPE_HOST_VISIBLE |
+					   ACCEL_MEMORY_TYPE_HOST_COHERENT);
+	uint64_t rounded = (size + GPU_BUFFER_ALIGN - 1) & ~(uint64_t)(GPU_BUFFER_ALIGN - 1);
+	struct gpu_buffer *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return accel_fail(ENOMEM, "accel_allocator_allocate_buffer: out of memory");
+	err = gpu_enter(dev, "accel_allocator_allocate_buffer");
+	if (!err) {
+		err = buffer_memory(dev, b, host, rounded ? rounded : GPU_BUFFER_ALIGN);
+		gpu_leave(dev);
+	}
+	if (err) {
+		free(b);
+		return err;
+	}
+	accel_buffer_init(&b->base, &gpu_buffer_ops, d, params, size);
+	b->base.address = b->dptr;
+	b->base.host = b->host;
+	*out = &b->base;
+	return 0;
+}
+
+/* ---- the device ------------------------------------------------------------- */
+
+static void event_pool_destroy(struct gpu_device *dev)
+{
+	for (uint32_t i = 0; i < dev->events.count; i++)
+		dev->api->event_destroy(dev->events.free[i]);
+	free(dev->events.free);
+	pthread_mutex_destroy(&dev->events.lock);
+}
+
+static void gpu_device_destroy(accel_device_t *d)
+{
+	struct gpu_device *dev = (struct gpu_device *)d;
+	const struct gpu_api *api = dev->api;
+
+	if (dev->ctx && !gpu_enter(dev, "accel_device_release")) {
+		if (dev->stream)
+			api->stream_synchronize(dev->stream);
+		if (dev->done_stream)
+			api->stream_synchronize(dev->done_stream);
+		gpu_builtins_unload(dev);
+		if (dev->stream)
+			api->stream_destroy(dev->stream);
+		if (dev->done_stream)
+			api->stream_destroy(dev->done_stream);
+		event_pool_destroy(dev);
+		gpu_leave(dev);
+		api->primary_ctx_release(dev->device);
+	} else {
+		pthread_mutex_destroy(&dev->events.lock);
+	}
+	pthread_mutex_destroy(&dev->submit_lock);
+	accel_device_fini(d);
+	free(dev);
+}
+
+static const struct accel_device_ops gpu_device_ops = {
+	.destroy = gpu_device_destroy,
+	.buffer_allocate = gpu_buffer_allocate,
+	.executable_load = gpu_executable_load,
+	.execute = gpu_execute,
+	.command_buffer_end = gpu_command_buffer_end,
+	.command_buffer_destroy = gpu_command_buffer_destroy,
+};
+
+/* "" -> 0, "N" -> N; else -EINVAL. */
+static int parse_uri(const struct gpu_backend *be, const char *device,
+		     long *ordinal)
+{
+	char *end;
+
+	*ordinal = 0;
+	if (!*device)
+		return 0;
+	errno = 0;
+	*ordinal = strtol(device, &end, 10);
+	if (device[0] < '0' || device[0] > '9' || errno || *end ||
+	    *ordinal > GPU_MAX_ORDINAL)
+		return accel_fail(EINVAL,
+			"accel_device_open: \"%s://%.64s\" is not a device index; write %s://0, %s://1, ...",
+			be->name, device, be->name, be->name);
+	return 0;
+}
+
+int gpu_device_check(const struct gpu_backend *be, const struct gpu_api *api,
+		     long ordinal, const char *uri)
+{
+	const char *init = be->symbols[GPU_API_INDEX(init)];
+	int count = 0, r = api->init(0);
+
+	if (r == be->error_stub)
+		return accel_fail(ENODEV,
+			"accel_device_open: \"%s\": the %s library loaded is the CUDA toolkit's stub (%s returned %s), which only lets programs link; %s",
+			uri, be->title, init, gpu_result_name(be, api, r), be->install);
+	if (!r)
+		r = api->device_count(&count);
+	if (r == be->error_no_device || r == be->error_invalid_device ||
+	    (!r && count == 0))
+		return accel_fail(ENODEV,
+			"accel_device_open: \"%s\": no %s device: the %s library loads, but finds no GPU (%s); %s",
+			uri, be->title, be->title,
+			r ? gpu_result_name(be, api, r) : "0 devices", be->no_device_hint);
+	if (r)
+		return accel_fail(ENODEV,
+			"accel_device_open: \"%s\": the %s driver cannot start: %s returned %s (%d); %s",
+			uri, be->title, init, gpu_result_name(be, api, r), r, be->install);
+	if (ordinal >= count)
+		return accel_fail(ENODEV,
+			"accel_device_open: \"%s\": there is no %s device %ld; this machine has %d (%s://0 to %s://%d)",
+			uri, be->title, ordinal, count, be->name, be->name, count - 1);
+	return 0;
+}
+
+/* The context, the streams and the built-ins. */
+static int create_objects(struct gpu_device *dev, long ordinal)
+{
+	static const char fn[] = "accel_device_open";
+	const struct gpu_api *api = dev->api;
+	int r, err;
+
+	r = api->device_get(&dev->device, (int)ordinal);
+	if (!r)
+		r = api->device_name(dev->name, (int)sizeof(dev->name), dev->device);
+	if (r)
+		return gpu_fail(dev, r, fn, "querying the device");
+	r = api->primary_ctx_retain(&dev->ctx, dev->device);
+	if (r) {
+		dev->ctx = NULL;
+		return gpu_fail(dev, r, fn, "retaining the primary context");
+	}
+	err = gpu_enter(dev, fn);
+	if (err)
+		return err;
+	r = api->stream_create(&dev->stream, GPU_STREAM_NON_BLOCKING);
+	if (!r)
+		r = api->stream_create(&dev->done_stream, GPU_STREAM_NON_BLOCKING);
+	err = r ? gpu_fail(dev, r, fn, "creating a stream") : gpu_builtins_load(dev);
+	gpu_leave(dev);
+	return err;
+}
+
+int gpu_device_open(const struct gpu_backend *be,
+		    const struct accel_driver *drv, const char *device,
+		    accel_scheduler_t *s, accel_device_t **out)
+{
+	struct gpu_device *dev;
+	const struct gpu_api *api;
+	const char *why;
+	char uri[32];
+	long ordinal;
+	int err = parse_uri(be, device, &ordinal);
+
+	if (err)
+		return err;
+	snprintf(uri, sizeof(uri), "%s://%ld", be->name, ordinal);
+	api = gpu_loader_get(be, &why);
+	if (!api)
+		return accel_fail(ENODEV, "accel_device_open: \"%s\": %s", uri, why);
+	err = gpu_device_check(be, api, ordinal, uri);
+	if (err)
+		return err;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return accel_fail(ENOMEM, "accel_device_open: out of memory");
+	dev->be = be;
+	dev->api = api;
+	pthread_mutex_init(&dev->submit_lock, NULL);
+	pthread_mutex_init(&dev->events.lock, NULL);
+	accel_device_init(&dev->base, &gpu_device_ops, drv, s, uri);
+	err = create_objects(dev, ordinal);
+	if (err) {
+		char msg[ACCEL_ERROR_MAX];
+
+		accel_strfmt(msg, sizeof(msg), "%s", accel_error_message());
+		gpu_device_destroy(&dev->base);
+		return accel_fail(-err, "%s", msg);
+	}
+	*out = &dev->base;
+	return 0;
+}

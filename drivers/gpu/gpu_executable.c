@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cuda and hip executables: *bundles* (the format is in gpu.h) of one
+ * module image (PTX or a cubin for cuda, a code object for hip) and the
+ * table of its entry points that the core needs: names, binding and
+ * constant counts, workgroup sizes. drivers/gpu/gpupack.py writes them.
+ *
+ * gpu_bundle_parse() checks every field before anything is created (pure:
+ * the unit tests run it); loading then loads the image as one module and
+ * looks every entry point up in it, so a dispatch never fails to find its
+ * kernel. A kernel takes one argument, the device address of its
+ * parameter block (drivers/cuda/accel.cuh).
+ *
+ * The built-in kernels (fill, copy, scatter) are one module compiled into
+ * libaccel (gpu_backend.builtins).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/error.h"
+#include "gpu.h"
+
+#define GPU_BUNDLE_MAX_FILE (UINT64_C(256) << 20)
+
+_Static_assert(sizeof(struct gpu_bundle_entry) == GPU_BUNDLE_ENTRY, "bundle entry layout");
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static const char *format_name(uint32_t format)
+{
+	switch (format) {
+	case GPU_IMAGE_PTX:
+		return "PTX (cuda)";
+	case GPU_IMAGE_CUBIN:
+		return "a cubin (cuda)";
+	case GPU_IMAGE_HSACO:
+		return "an AMD GPU code object (hip)";
+	}
+	return "an unknown format";
+}
+
+static int check_entry(const struct gpu_bundle_entry *e, uint32_t i,
+		       const char *fn, const char *what)
+{
+	if (!memchr(e->name, 0, sizeof(e->name)) || !e->name[0])
+		return accel_fail(ENOEXEC, "%s: %s: entry %u has no name, or one of %d bytes or more",
+				  fn, what, i, ACCEL_EXPORT_NAME_MAX);
+	if (!e->workgroup_size[0] || !e->workgroup_size[1] || !e->workgroup_size[2])
+		return accel_fail(ENOEXEC, "%s: %s: entry '%s' has a zero workgroup size",
+				  fn, what, e->name);
+	if (e->binding_count > ACCEL_DISPATCH_MAX_BINDINGS ||
+	    e->constant_count > ACCEL_DISPATCH_MAX_CONSTANTS)
+		return accel_fail(ENOEXEC,
+			"%s: %s: entry '%s' has %u bindings and %u constants; the most is %u and %u",
+			fn, what, e->name, e->binding_count, e->constant_count,
+			ACCEL_DISPATCH_MAX_BINDINGS, ACCEL_DISPATCH_MAX_CONSTANTS);
+	return 0;
+}
+
+static int check_header(const uint8_t *data, size_t size, uint32_t formats,
+			const char *fn, const char *what, struct gpu_bundle *out)
+{
+	uint32_t offset;
+
+	if (size < GPU_BUNDLE_HEADER || memcmp(data, GPU_BUNDLE_MAGIC, 8) != 0)
+		return accel_fail(ENOEXEC,
+			"%s: %s is not a cuda/hip executable (no \"ACCELGPU\" bundle header; build one with drivers/gpu/gpupack.py)",
+			fn, what);
+	if (rd32(data + 8) != GPU_BUNDLE_VERSION)
+		return accel_fail(ENOEXEC,
+			"%s: %s: bundle version %u, but this libaccel reads version %u; rebuild it with this libaccel's gpupack.py",
+			fn, what, rd32(data + 8), GPU_BUNDLE_VERSION);
+	out->entry_count = rd32(data + 12);
+	out->format = rd32(data + 16);
+	offset = rd32(data + 20);
+	out->image_size = rd32(data + 24);
+	if (out->format >= 32 || !(formats & (1u << out->format)))
+		return accel_fail(ENOEXEC, "%s: %s holds %s, which this driver cannot load",
+				  fn, what, format_name(out->format));
+	if (out->entry_count > (size - GPU_BUNDLE_HEADER) / GPU_BUNDLE_ENTRY)
+		return accel_fail(ENOEXEC, "%s: %s: %u entries do not fit in its %zu bytes",
+				  fn, what, out->entry_count, size);
+	if (!out->image_size || offset > size || out->image_size > size - offset)
+		return accel_fail(ENOEXEC,
+			"%s: %s: its image (offset %u, %u bytes) is empty or outside the file (%zu bytes)",
+			fn, what, offset, out->image_size, size);
+	out->image = data + offset;
+	return 0;
+}
+
+int gpu_bundle_parse(const uint8_t *data, size_t size, uint32_t formats,
+		     const char *fn, const char *what, struct gpu_bundle *out)
+{
+	struct gpu_bundle_entry *e;
+	uint32_t n;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = check_header(data, size, formats, fn, what, out);
+	if (err)
+		return err;
+	n = out->entry_count;
+	e = calloc(n ? n : 1, sizeof(*e));
+	if (!e)
+		return accel_fail(ENOMEM, "%s: out of memory", fn);
+	memcpy(e, data + GPU_BUNDLE_HEADER, (size_t)n * GPU_BUNDLE_ENTRY);
+	for (uint32_t i = 0; i < n; i++) {
+		err = check_entry(&e[i], i, fn, what);
+		for (uint32_t j = 0; !err && j < i; j++)
+			if (strcmp(e[j].name, e[i].name) == 0)
+				err = accel_fail(ENOEXEC, "%s: %s: two entries are named '%s'",
+						 fn, what, e[i].name);
+		if (err) {
+			free(e);
+			return err;
+		}
+	}
+	out->entries = e;
+	return 0;
+}
+
+/* Loads @image as a module; PTX gets the NUL its loader wants. */
+static int load_module(struct gpu_device *dev, const uint8_t *image,
+		       uint32_t size, uint32_t format, const char *fn,
+		       void **module)
+{
+	uint8_t *copy = NULL;
+	int r;
+
+	if (format == GPU_IMAGE_PTX) {
+		copy = malloc((size_t)size + 1);
+		if (!copy)
+			return accel_fail(ENOMEM, "%s: out of memory", fn);
+		memcpy(copy, image, size);
+		copy[size] = 0;
+	}
+	r = dev->api->module_load(module, copy ? (const void *)copy : image);
+	free(copy); /* the driver has made its own copy */
+	if (r) {
+		*module = NULL;
+		return gpu_fail(dev, r, fn, "loading the module");
+	}
+	return 0;
+}
+
+struct gpu_executable {
+	accel_executable_t base;
+	void *module;
+	uint32_t count;
+	struct gpu_entry *entries;
+};
+
+static void gpu_executable_destroy(accel_executable_t *e)
+{
+	struct gpu_executable *ge = (struct gpu_executable *)e;
+	struct gpu_device *dev = (struct gpu_device *)e->device;
+
+	if (ge->module && !gpu_enter(dev, "accel_executable_release")) {
+		dev->api->module_unload(ge->module);
+		gpu_leave(dev);
+	}
+	free(ge->entries);
+	accel_executable_fini(e);
+	free(ge);
+}
+
+static const struct accel_executable_ops gpu_executable_ops = {
+	.destroy = gpu_executable_destroy,
+};
+
+static int build(struct gpu_device *dev, struct gpu_executable *ge,
+		 const struct gpu_bundle *b, const char *fn, const char *what)
+{
+	int err = load_module(dev, b->image, b->image_size, b->format, fn, &ge->module);
+
+	if (err)
+		return err;
+	ge->base.exports = calloc(b->entry_count ? b->entry_count : 1, sizeof(*ge->base.exports));
+	ge->entries = calloc(b->entry_count ? b->entry_count : 1, sizeof(*ge->entries));
+	if (!ge->base.exports || !ge->entries)
+		return accel_fail(ENOMEM, "%s: out of memory", fn);
+	ge->base.export_count = ge->count = b->entry_count;
+	for (uint32_t i = 0; i < b->entry_count; i++) {
+		const struct gpu_bundle_entry *be = &b->entries[i];
+		struct accel_export *x = &ge->base.exports[i];
+		int r = dev->api->module_function(&ge->entries[i].function, ge->module, be->name);
+
+		if (r)
+			return accel_fail(ENOEXEC,
+				"%s: %s: entry '%s' is not a kernel of its image (%s); is it declared extern \"C\" __global__?",
+				fn, what, be->name, gpu_result_name(dev->be, dev->api, r));
+		accel_strfmt(x->info.name, sizeof(x->info.name), "%s", be->name);
+		x->info.binding_count = be->binding_count;
+		x->info.constant_count = be->constant_count;
+		memcpy(x->info.workgroup_size, be->workgroup_size, sizeof(x->info.workgroup_size));
+		x->fn = &ge->entries[i];
+	}
+	return 0;
+}
+
+static int read_file(const char *path, uint8_t **data, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long len;
+	int err;
+
+	if (!f) {
+		err = errno;
+		return accel_fail(err, "accel_executable_load: %s: %s", path,
+				  err == ENOENT ? "no such file" : accel_errno_name(err));
+	}
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
+	    (uint64_t)len > GPU_BUNDLE_MAX_FILE || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return accel_fail(ENOEXEC, "accel_executable_load: %s: not a regular file of at most %" PRIu64 " bytes",
+				  path, GPU_BUNDLE_MAX_FILE);
+	}
+	*data = malloc(len ? (size_t)len : 1);
+	if (!*data) {
+		fclose(f);
+		return accel_fail(ENOMEM, "accel_executable_load: out of memory reading %s", path);
+	}
+	*size = fread(*data, 1, (size_t)len, f);
+	fclose(f);
+	return 0;
+}
+
+int gpu_executable_load(accel_device_t *d, const char *path,
+			accel_executable_t **out)
+{
+	static const char fn[] = "accel_executable_load";
+	struct gpu_device *dev = (struct gpu_device *)d;
+	struct gpu_executable *ge;
+	struct gpu_bundle b;
+	uint8_t *data = NULL;
+	size_t size = 0;
+	int err = read_file(path, &data, &size);
+
+	if (!err)
+		err = gpu_bundle_parse(data, size, dev->be->formats, fn, path, &b);
+	if (err) {
+		free(data);
+		return err;
+	}
+	ge = calloc(1, sizeof(*ge));
+	if (!ge) {
+		free(b.entries);
+		free(data);
+		return accel_fail(ENOMEM, "%s: out of memory", fn);
+	}
+	accel_executable_init(&ge->base, &gpu_executable_ops, d);
+	err = gpu_enter(dev, fn);
+	if (!err) {
+		err = build(dev, ge, &b, fn, path);
+		gpu_leave(dev);
+	}
+	free(b.entries);
+	free(data);
+	if (err) {
+		gpu_executable_destroy(&ge->base);
+		return err;
+	}
+	*out = &ge->base;
+	return 0;
+}
+
+/* The context is current. */
+int gpu_builtins_load(struct gpu_device *dev)
+{
+	static const char *const names[GPU_BUILTIN_COUNT] = {
+		[GPU_BUILTIN_FILL] = "accel_fill",
+		[GPU_BUILTIN_COPY] = "accel_copy",
+		[GPU_BUILTIN_SCATTER] = "accel_scatter",
+	};
+	static const char fn[] = "accel_device_open";
+	const struct gpu_backend *be = dev->be;
+	int err = load_module(dev, be->builtins, *be->builtins_size,
+			      be->builtins_format, fn, &dev->builtin_module);
+
+	for (int k = 0; !err && k < GPU_BUILTIN_COUNT; k++) {
+		int r = dev->api->module_function(&dev->builtin[k], dev->builtin_module, names[k]);
+
+		if (r)
+			err = gpu_fail(dev, r, fn, names[k]);
+	}
+	return err;
+}
+
+/* The context is current. */
+void gpu_builtins_unload(struct gpu_device *dev)
+{
+	if (dev->builtin_module)
+		dev->api->module_unload(dev->builtin_module);
+	dev->builtin_module = NULL;
+}

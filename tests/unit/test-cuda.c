@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Check suite "cuda": the cuda driver where there is no GPU. Its symbol
+ * table against whatever libcuda.so.1 the machine has (skipped, saying
+ * why, where none loads), and against the CUDA toolkit's stub libcuda
+ * (ACCEL_TEST_CUDA_STUB, found by meson next to nvcc), which has every
+ * symbol but whose cuInit fails; then that accel_device_open() fails with
+ * -ENODEV and a message that says what is missing and how to fix it, and
+ * that malformed URIs fail with -EINVAL. The embedded built-ins are
+ * checked to hold the three kernels.
+ *
+ * Every test runs in its own forked process (Check's default), so each
+ * loads the library afresh: ACCEL_CUDA_LIBRARY set by one test does not
+ * leak into the next.
+ */
+#include "../../drivers/gpu/gpu.h"
+#include "test-accel.h"
+
+extern const uint8_t accel_cuda_builtins[];
+extern const uint32_t accel_cuda_builtins_size;
+
+static void setup(void)
+{
+	test_clear_env();
+	unsetenv("ACCEL_CUDA_LIBRARY");
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+}
+
+static const char *stub_path(void)
+{
+	const char *p = getenv("ACCEL_TEST_CUDA_STUB");
+
+	return p && *p ? p : NULL;
+}
+
+/* Every field of @api is set, and every name of the table is there. */
+static void assert_complete(const struct gpu_backend *be, const struct gpu_api *api)
+{
+	for (size_t i = 0; i < GPU_API_COUNT; i++) {
+		void *fn;
+
+		ck_assert_msg(be->symbols[i], "the %s table has no name for field %zu",
+			      be->name, i);
+		memcpy(&fn, (const char *)api + i * sizeof(void (*)(void)), sizeof(fn));
+		ck_assert_msg(fn, "%s: %s was not resolved", be->name, be->symbols[i]);
+	}
+}
+
+START_TEST(test_symbols_installed)
+{
+	struct gpu_api api;
+	char why[512];
+	void *h = gpu_loader_open(&gpu_backend_cuda, NULL, &api, why, sizeof(why));
+
+	if (!h) {
+		ASSERT_CONTAINS("why", why, "libcuda.so.1");
+		ASSERT_CONTAINS("why", why, "install the NVIDIA driver");
+		TEST_SKIP("no libcuda.so.1 loads here: %s", why);
+	}
+	assert_complete(&gpu_backend_cuda, &api);
+}
+END_TEST
+
+START_TEST(test_symbols_stub)
+{
+	struct gpu_api api;
+	char why[512];
+	void *h;
+
+	if (!stub_path())
+		TEST_SKIP("no CUDA toolkit stub libcuda.so was found at build time (no nvcc)");
+	h = gpu_loader_open(&gpu_backend_cuda, stub_path(), &api, why, sizeof(why));
+	ck_assert_msg(h, "gpu_loader_open(%s): %s", stub_path(), why);
+	assert_complete(&gpu_backend_cuda, &api);
+	ASSERT_ERRNO(gpu_device_check(&gpu_backend_cuda, &api, 0, "cuda://0"), ENODEV);
+	ASSERT_MESSAGE_CONTAINS("\"cuda://0\": the CUDA library loaded is the CUDA toolkit's stub (cuInit returned CUDA_ERROR_STUB_LIBRARY)");
+	ASSERT_MESSAGE_CONTAINS("install the NVIDIA driver");
+}
+END_TEST
+
+/* Whatever this machine has, cuda://0 opens or says why not. */
+START_TEST(test_open_no_device)
+{
+	accel_device_t *d = TEST_NOT_NULL;
+	accel_driver_info_t info;
+	int err = accel_device_open("cuda://0", NULL, &d);
+
+	if (err == 0) {
+		accel_device_release(d);
+		TEST_SKIP("cuda://0 opened: this machine has a CUDA device");
+	}
+	ASSERT_ERRNO(err, ENODEV);
+	ck_assert_ptr_null(d);
+	ASSERT_MESSAGE_CONTAINS("\"cuda://0\"");
+	ASSERT_OK(accel_driver_info(2, &info));
+	ck_assert_str_eq(info.name, "cuda");
+	if (!info.available) { /* no library (or no built-ins): the reason */
+		ASSERT_MESSAGE_CONTAINS("driver not available");
+		ASSERT_MESSAGE_CONTAINS(info.reason);
+	} else { /* a library, no device */
+		ck_assert_str_eq(info.reason, "");
+		ASSERT_MESSAGE_CONTAINS("CUDA");
+	}
+}
+END_TEST
+
+START_TEST(test_open_missing_library)
+{
+	accel_device_t *d = TEST_NOT_NULL;
+	accel_driver_info_t info;
+
+	setenv("ACCEL_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+	ASSERT_OK(accel_driver_info(2, &info));
+	ck_assert(!info.available);
+	ASSERT_CONTAINS("reason", info.reason,
+			"cannot load /nonexistent/libcuda.so.1 (named by ACCEL_CUDA_LIBRARY)");
+	ASSERT_ERRNO(accel_device_open("cuda://0", NULL, &d), ENODEV);
+	ck_assert_ptr_null(d);
+	ASSERT_MESSAGE_CONTAINS("accel_device_open: \"cuda://0\": driver not available: cannot load /nonexistent/libcuda.so.1");
+}
+END_TEST
+
+/* Through the stub: the whole open path up to cuInit, and bad URIs. */
+START_TEST(test_open_stub)
+{
+	accel_device_t *d = TEST_NOT_NULL;
+	const char *bad[] = { "cuda://x", "cuda://0x", "cuda://-1", "cuda://99999",
+			      "cuda://0?threads=2", "cuda:// 1" };
+
+	if (!stub_path())
+		TEST_SKIP("no CUDA toolkit stub libcuda.so was found at build time (no nvcc)");
+	if (!accel_cuda_builtins_size)
+		TEST_SKIP("built without nvcc: the driver stops at its missing built-ins");
+	setenv("ACCEL_CUDA_LIBRARY", stub_path(), 1);
+	ASSERT_ERRNO(accel_device_open("cuda://0", NULL, &d), ENODEV);
+	ck_assert_ptr_null(d);
+	ASSERT_MESSAGE_CONTAINS("accel_device_open: \"cuda://0\": the CUDA library loaded is the CUDA toolkit's stub");
+	ASSERT_ERRNO(accel_device_open("cuda://", NULL, &d), ENODEV);
+	ASSERT_MESSAGE_CONTAINS("\"cuda://0\"");
+	ASSERT_ERRNO(accel_device_open("cuda://99", NULL, &d), ENODEV);
+	ASSERT_MESSAGE_CONTAINS("\"cuda://99\"");
+	for (size_t i = 0; i < ACCEL_ARRAY_SIZE(bad); i++) {
+		ASSERT_ERRNO(accel_device_open(bad[i], NULL, &d), EINVAL);
+		ck_assert_ptr_null(d);
+		ASSERT_MESSAGE_CONTAINS(bad[i]);
+		ASSERT_MESSAGE_CONTAINS("is not a device index; write cuda://0, cuda://1, ...");
+	}
+}
+END_TEST
+
+START_TEST(test_builtins_embedded)
+{
+	const char *ptx = (const char *)accel_cuda_builtins;
+
+	if (!accel_cuda_builtins_size)
+		TEST_SKIP("built without nvcc: no built-in kernels");
+	ck_assert_uint_eq(strlen(ptx), accel_cuda_builtins_size); /* NUL-terminated */
+	ASSERT_CONTAINS("the built-in PTX", ptx, ".entry accel_fill(");
+	ASSERT_CONTAINS("the built-in PTX", ptx, ".entry accel_copy(");
+	ASSERT_CONTAINS("the built-in PTX", ptx, ".entry accel_scatter(");
+}
+END_TEST
+
+static Suite *cuda_suite(void)
+{
+	Suite *suite = suite_create("cuda");
+	TCase *tc = tcase_create("no-device");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_symbols_installed);
+	tcase_add_test(tc, test_symbols_stub);
+	tcase_add_test(tc, test_open_no_device);
+	tcase_add_test(tc, test_open_missing_library);
+	tcase_add_test(tc, test_open_stub);
+	tcase_add_test(tc, test_builtins_embedded);
+	suite_add_tcase(suite, tc);
+	return suite;
+}
+
+int main(void)
+{
+	return test_run_suite(cuda_suite());
+}

@@ -23,7 +23,6 @@
 #include "src/error.h"
 #include "gpu.h"
 
-#define GPU_BUNDLE_MAX_FILE (UINT64_C(256) << 20)
 
 _Static_assert(sizeof(struct gpu_bundle_entry) == GPU_BUNDLE_ENTRY, "bundle entry layout");
 
@@ -207,33 +206,6 @@ static int build(struct gpu_device *dev, struct gpu_executable *ge,
 	return 0;
 }
 
-static int read_file(const char *path, uint8_t **data, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	long len;
-	int err;
-
-	if (!f) {
-		err = errno;
-		return accel_fail(err, "accel_executable_load: %s: %s", path,
-				  err == ENOENT ? "no such file" : accel_errno_name(err));
-	}
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-	    (uint64_t)len > GPU_BUNDLE_MAX_FILE || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return accel_fail(ENOEXEC, "accel_executable_load: %s: not a regular file of at most %" PRIu64 " bytes",
-				  path, GPU_BUNDLE_MAX_FILE);
-	}
-	*data = malloc(len ? (size_t)len : 1);
-	if (!*data) {
-		fclose(f);
-		return accel_fail(ENOMEM, "accel_executable_load: out of memory reading %s", path);
-	}
-	*size = fread(*data, 1, (size_t)len, f);
-	fclose(f);
-	return 0;
-}
-
 int gpu_executable_load(accel_device_t *d, const char *path,
 			accel_executable_t **out)
 {
@@ -243,7 +215,7 @@ int gpu_executable_load(accel_device_t *d, const char *path,
 	struct gpu_bundle b;
 	uint8_t *data = NULL;
 	size_t size = 0;
-	int err = read_file(path, &data, &size);
+	int err = accel_executable_read(path, &data, &size);
 
 	if (!err)
 		err = gpu_bundle_parse(data, size, dev->be->formats, fn, path, &b);

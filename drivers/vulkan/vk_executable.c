@@ -39,7 +39,6 @@
 #define BUNDLE_VERSION 1u
 #define BUNDLE_HEADER 16u
 #define BUNDLE_ENTRY 96u
-#define BUNDLE_MAX_FILE (UINT64_C(256) << 20)
 #define SPIRV_MAGIC 0x07230203u
 
 struct bundle_entry {
@@ -215,33 +214,6 @@ static int build(struct vk_device *dev, struct vk_executable *ve,
 	return 0;
 }
 
-static int read_file(const char *path, uint8_t **data, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	long len;
-	int err;
-
-	if (!f) {
-		err = errno;
-		return accel_fail(err, "accel_executable_load: %s: %s", path,
-				  err == ENOENT ? "no such file" : accel_errno_name(err));
-	}
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-	    (uint64_t)len > BUNDLE_MAX_FILE || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return accel_fail(ENOEXEC, "accel_executable_load: %s: not a regular file of at most %" PRIu64 " bytes",
-				  path, BUNDLE_MAX_FILE);
-	}
-	*data = malloc(len ? (size_t)len : 1);
-	if (!*data) {
-		fclose(f);
-		return accel_fail(ENOMEM, "accel_executable_load: out of memory reading %s", path);
-	}
-	*size = fread(*data, 1, (size_t)len, f);
-	fclose(f);
-	return 0;
-}
-
 int vk_executable_load(accel_device_t *d, const char *path,
 		       accel_executable_t **out)
 {
@@ -252,7 +224,7 @@ int vk_executable_load(accel_device_t *d, const char *path,
 	uint8_t *data = NULL;
 	size_t size = 0;
 	uint32_t count;
-	int err = read_file(path, &data, &size);
+	int err = accel_executable_read(path, &data, &size);
 
 	if (!err)
 		err = parse(data, size, fn, path, &count, &be);

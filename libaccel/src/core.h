@@ -160,6 +160,15 @@ void accel_executable_init(accel_executable_t *e,
 			   accel_device_t *d);
 void accel_executable_fini(accel_executable_t *e);
 
+/*
+ * The largest executable file a driver reads whole (a bundle of kernels).
+ * accel_executable_read() reads @path into a malloc'd *@data (free() it);
+ * 0, or -errno with the message set (ENOENT, ENOEXEC: not a regular file
+ * of at most ACCEL_EXECUTABLE_MAX_FILE bytes, ENOMEM).
+ */
+#define ACCEL_EXECUTABLE_MAX_FILE (UINT64_C(256) << 20)
+int accel_executable_read(const char *path, uint8_t **data, size_t *size);
+
 enum accel_cb_state {
 	ACCEL_CB_INITIAL,
 	ACCEL_CB_RECORDING,

@@ -4,6 +4,7 @@
  * table; the queries work on that table.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,33 @@ void accel_executable_fini(accel_executable_t *e)
 {
 	free(e->exports);
 	accel_device_release(e->device);
+}
+
+int accel_executable_read(const char *path, uint8_t **data, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	long len;
+	int err;
+
+	if (!f) {
+		err = errno;
+		return accel_fail(err, "accel_executable_load: %s: %s", path,
+				  err == ENOENT ? "no such file" : accel_errno_name(err));
+	}
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
+	    (uint64_t)len > ACCEL_EXECUTABLE_MAX_FILE || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return accel_fail(ENOEXEC, "accel_executable_load: %s: not a regular file of at most %" PRIu64 " bytes",
+				  path, ACCEL_EXECUTABLE_MAX_FILE);
+	}
+	*data = malloc(len ? (size_t)len : 1);
+	if (!*data) {
+		fclose(f);
+		return accel_fail(ENOMEM, "accel_executable_load: out of memory reading %s", path);
+	}
+	*size = fread(*data, 1, (size_t)len, f);
+	fclose(f);
+	return 0;
 }
 
 ACCEL_EXPORT int accel_executable_load(accel_device_t *device, const char *path,

@@ -66,7 +66,9 @@ struct accel_device_ops {
 	/*
 	 * Replays one submission of an ended command buffer (struct
 	 * accel_cb_exec). Returns 0, or a negative errno with
-	 * x->failed_command and x->msg set.
+	 * x->failed_command and x->msg set; or, for a driver that completes
+	 * asynchronously, ACCEL_JOB_PENDING: the work is in flight and the
+	 * driver calls x->done() once, from any thread, when it finished.
 	 */
 	int (*execute)(accel_device_t *d, struct accel_cb_exec *x);
 	/*
@@ -200,12 +202,22 @@ struct accel_command_buffer {
  * @cb:             the command buffer (ended, immutable).
  * @slots:          this submission's binding table, captured at submit
  *                  (plan.binding_count entries; NULL when it is 0).
+ * @done:           for a driver whose ->execute returned ACCEL_JOB_PENDING:
+ *                  call it exactly once when the work finished, with 0 or
+ *                  a negative errno (and @failed_command, @msg set). The
+ *                  submission may be freed inside it: touch nothing of it
+ *                  afterwards, @cb included.
+ * @device_ns:      out, optional: the device time the work took, when the
+ *                  driver knows it better than the wall time from
+ *                  ->execute to @done (several submissions in flight).
  * @failed_command: out: index of the command that failed.
  * @msg:            out: what failed.
  */
 struct accel_cb_exec {
 	const accel_command_buffer_t *cb;
 	const struct accel_plan_slot *slots;
+	void (*done)(struct accel_cb_exec *x, int status);
+	uint64_t device_ns;
 	uint32_t failed_command;
 	char *msg;
 	size_t msg_len;

@@ -11,6 +11,13 @@
  * kernel one) completes the job itself; the executor then only runs it and
  * measures how long the work took (the device time the module charges).
  *
+ * Asynchronous work: an execute callback may return ACCEL_JOB_PENDING (the
+ * vulkan driver does: its work is queued on the device); the executor then
+ * goes on with its next job and whoever sees the work finish calls
+ * accel_sched_job_finish(), which completes the job the same way. Either
+ * way a job's ->release drops what it holds before in-process signals are
+ * signalled, so a waiter never races the teardown of what it released.
+ *
  * Lifetime: the queue owns the executor; each job holds a queue reference,
  * so the executor is destroyed only when no job is left. The last job's
  * destroy may drop the last queue reference on the executor thread itself:
@@ -92,10 +99,13 @@ static void wait_failed_message(struct accel_sched_job *job, int err,
 
 static int job_execute(struct accel_sched_job *job, char *msg, size_t len)
 {
-	int64_t start = accel_now_ns();
-	int err = job->execute(job, msg, len);
+	int err;
 
-	job->device_ns = (uint64_t)(accel_now_ns() - start);
+	job->start_ns = accel_now_ns();
+	job->device_ns = 0;
+	err = job->execute(job, msg, len);
+	if (err != ACCEL_JOB_PENDING)
+		job->device_ns = (uint64_t)(accel_now_ns() - job->start_ns);
 	return err;
 }
 
@@ -121,6 +131,29 @@ static int pipelined_wait(accel_scheduler_t *s, struct accel_sched_job *job)
 	return err;
 }
 
+/* Signals @job's signals, or fails them with @err; then frees it. */
+static void job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
+			 int err, const char *msg)
+{
+	if (s->ops->job_complete) {
+		s->ops->job_complete(s, job, err, msg);
+		if (job->release)
+			job->release(job);
+	} else {
+		if (job->release)
+			job->release(job);
+		for (uint32_t i = 0; i < job->signal_count; i++) {
+			if (err)
+				s->ops->sem_fail(job->signals[i].sem, err, msg);
+			else
+				job_signal(s, job, &job->signals[i]);
+		}
+	}
+	free(job->priv);
+	job->priv = NULL;
+	job->destroy(job);
+}
+
 void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job)
 {
 	char msg[ACCEL_FAILURE_MAX] = "";
@@ -129,28 +162,25 @@ void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job)
 	if (!err)
 		pipelined_wait(s, job);
 	err = atomic_load(&job->wait_error);
-
 	if (err)
 		wait_failed_message(job, err, msg, sizeof(msg));
 	else if ((err = atomic_load(&job->cancel_error)))
 		accel_strfmt(msg, sizeof(msg), "%s was not run: the scheduler cancelled it with %s",
 			     job->label, accel_errno_name(-err));
-	else if (job->execute)
-		err = job_execute(job, msg, sizeof(msg));
-	if (s->ops->job_complete) {
-		s->ops->job_complete(s, job, err, msg);
-		goto out;
-	}
-	for (uint32_t i = 0; i < job->signal_count; i++) {
-		if (err)
-			s->ops->sem_fail(job->signals[i].sem, err, msg);
-		else
-			job_signal(s, job, &job->signals[i]);
-	}
-out:
-	free(job->priv);
-	job->priv = NULL;
-	job->destroy(job);
+	else if (job->execute && (err = job_execute(job, msg, sizeof(msg))) == ACCEL_JOB_PENDING)
+		return; /* in flight: accel_sched_job_finish() completes it */
+	job_complete(s, job, err, msg);
+}
+
+void accel_sched_job_finish(struct accel_sched_job *job, int status,
+			    const char *msg)
+{
+	/* Read now: ->release may destroy the executor. */
+	accel_scheduler_t *s = job->executor->scheduler;
+
+	if (!job->device_ns)
+		job->device_ns = (uint64_t)(accel_now_ns() - job->start_ns);
+	job_complete(s, job, status, status ? msg : "");
 }
 
 static void *executor_main(void *arg)

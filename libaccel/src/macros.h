@@ -5,6 +5,8 @@
 #ifndef ACCEL_SRC_MACROS_H
 #define ACCEL_SRC_MACROS_H
 
+#include <stddef.h>
+
 /*
  * ACCEL_EXPORT - put a definition into the public ABI.
  *
@@ -20,5 +22,9 @@
 	__attribute__((format(printf, fmt_idx, first_arg)))
 
 #define ACCEL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* container_of - the struct of @type whose @member @ptr points to. */
+#define container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 #endif /* ACCEL_SRC_MACROS_H */

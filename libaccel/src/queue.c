@@ -24,6 +24,8 @@
  */
 struct submission {
 	struct accel_sched_job job;
+	struct accel_cb_exec exec;        /* the driver's view of it */
+	char what[ACCEL_FAILURE_MAX / 2]; /* exec.msg */
 	accel_queue_t *queue;
 	accel_command_buffer_t *cb;
 	struct accel_plan_slot *slots;    /* [cb->plan.binding_count] */
@@ -81,17 +83,53 @@ ACCEL_EXPORT void accel_queue_release(accel_queue_t *queue)
 	accel_device_release(d);
 }
 
+/* Drops the table's buffers, the command buffer and the queue, once. */
+static void submission_release(struct accel_sched_job *job)
+{
+	struct submission *sub = (struct submission *)job;
+
+	for (uint32_t i = 0; i < sub->buffer_count; i++)
+		accel_buffer_release(sub->buffers[i]);
+	sub->buffer_count = 0;
+	accel_command_buffer_release(sub->cb);
+	sub->cb = NULL;
+	accel_queue_release(sub->queue);
+	sub->queue = NULL;
+}
+
 static void submission_destroy(struct accel_sched_job *job)
 {
 	struct submission *sub = (struct submission *)job;
 
+	submission_release(job);
 	for (uint32_t i = 0; i < job->wait_count + job->signal_count; i++)
 		accel_semaphore_release(sub->points[i].sem);
-	for (uint32_t i = 0; i < sub->buffer_count; i++)
-		accel_buffer_release(sub->buffers[i]);
-	accel_command_buffer_release(sub->cb);
-	accel_queue_release(sub->queue);
 	free(sub);
+}
+
+/* @msg: the failure of the driver's replay, naming the command. */
+static void submission_failed(struct submission *sub, int err, char *msg,
+			      size_t len)
+{
+	uint32_t i = sub->exec.failed_command;
+	const struct accel_cmd *cmd =
+		&ACCEL_VEC_AT(&sub->cb->plan.commands, struct accel_cmd, i);
+
+	accel_strfmt(msg, len, "%s: command %u (%s) failed with %s: %s",
+		     sub->job.label, i, accel_cmd_type_name((enum accel_cmd_type)cmd->type),
+		     accel_errno_name(-err), sub->what);
+}
+
+/* The driver finished a replay it left in flight (ACCEL_JOB_PENDING). */
+static void submission_done(struct accel_cb_exec *x, int err)
+{
+	struct submission *sub = container_of(x, struct submission, exec);
+	char msg[ACCEL_FAILURE_MAX] = "";
+
+	if (err)
+		submission_failed(sub, err, msg, sizeof(msg));
+	sub->job.device_ns = x->device_ns;
+	accel_sched_job_finish(&sub->job, err, msg);
 }
 
 static int submission_execute(struct accel_sched_job *job, char *msg,
@@ -99,23 +137,18 @@ static int submission_execute(struct accel_sched_job *job, char *msg,
 {
 	struct submission *sub = (struct submission *)job;
 	accel_device_t *d = sub->queue->device;
-	char what[ACCEL_FAILURE_MAX / 2] = "";
-	struct accel_cb_exec x = {
+	int err;
+
+	sub->exec = (struct accel_cb_exec){
 		.cb = sub->cb,
 		.slots = sub->slots,
-		.msg = what,
-		.msg_len = sizeof(what),
+		.done = submission_done,
+		.msg = sub->what,
+		.msg_len = sizeof(sub->what),
 	};
-	const struct accel_cmd *cmd;
-	int err = d->ops->execute(d, &x);
-
-	if (!err)
-		return 0;
-	cmd = &ACCEL_VEC_AT(&sub->cb->plan.commands, struct accel_cmd, x.failed_command);
-	accel_strfmt(msg, len, "%s: command %u (%s) failed with %s: %s",
-		     job->label, x.failed_command,
-		     accel_cmd_type_name((enum accel_cmd_type)cmd->type),
-		     accel_errno_name(-err), what);
+	err = d->ops->execute(d, &sub->exec);
+	if (err && err != ACCEL_JOB_PENDING)
+		submission_failed(sub, err, msg, len);
 	return err;
 }
 
@@ -245,6 +278,7 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 		sub->job.execute = submission_execute;
 	}
 	sub->job.executor = q->executor;
+	sub->job.release = submission_release;
 	sub->job.destroy = submission_destroy;
 	accel_strfmt(sub->job.label, sizeof(sub->job.label),
 		     "submission #%" PRIu64 " on a queue of %s",

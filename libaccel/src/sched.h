@@ -81,6 +81,9 @@ int accel_semaphore_check_list(const accel_semaphore_list_t *list,
 			       const char *fn, const char *what,
 			       accel_scheduler_t **s);
 
+/* ->execute's answer when the work is still in flight (see below). */
+#define ACCEL_JOB_PENDING 1
+
 /* struct accel_sched_point - one point: a semaphore and a value. */
 struct accel_sched_point {
 	accel_semaphore_t *sem;
@@ -100,17 +103,32 @@ struct accel_sched_executor;
  * @signals:      @signal_count points to signal when it completes.
  * @execute:      runs the work on the executor thread; returns 0 or a
  *                negative errno with @msg saying what failed. NULL: nothing
- *                to run (a barrier).
+ *                to run (a barrier). Or ACCEL_JOB_PENDING: the work is in
+ *                flight on the device and whoever sees it finish calls
+ *                accel_sched_job_finish(); the executor goes on with its
+ *                next job meanwhile.
+ * @release:      optional: drops what the job holds besides its points,
+ *                once it ran, before its signals are signalled (embedded)
+ *                or right after COMPLETE (kernel: the module signals them,
+ *                and a queue must outlive its released jobs). So whoever
+ *                sees an in-process signal finds the submission's
+ *                references dropped: a device it held last is destroyed
+ *                before the wait returns, not on a library thread racing
+ *                the application's exit().
  * @destroy:      called exactly once after the job completed (or after a
  *                successful job_submit() the scheduler could not run),
- *                from any thread; frees the job.
+ *                from any thread; frees the job (and drops what @release
+ *                would have, if it was not called).
  * @label:        "submission #3 on queue cpu://0" for messages.
  * @pending:      waits not yet reached, plus one while submitting.
  * @wait_error:   0, or the error of the first wait that failed.
  * @wait_index:   its index in @waits.
  * @cancel_error: 0, or why the scheduler will not run it although no wait
  *                failed (kernel: the module refused or timed it out).
- * @device_ns:    how long @execute ran (the device time reported).
+ * @start_ns:     when @execute was called.
+ * @device_ns:    the device time reported: how long @execute ran, or, for
+ *                a pending job, what the finisher set (0: the time from
+ *                @start_ns to accel_sched_job_finish()).
  * @next:         link in the executor's ready list.
  * @priv:         the scheduler kind's state (embedded: its timepoints).
  */
@@ -121,6 +139,7 @@ struct accel_sched_job {
 	const struct accel_sched_point *waits;
 	const struct accel_sched_point *signals;
 	int (*execute)(struct accel_sched_job *job, char *msg, size_t msg_len);
+	void (*release)(struct accel_sched_job *job);
 	void (*destroy)(struct accel_sched_job *job);
 	char label[96];
 
@@ -133,6 +152,7 @@ struct accel_sched_job {
 	 * the executor waits for them before running it.
 	 */
 	atomic_bool pipelined;
+	int64_t start_ns;
 	uint64_t device_ns;
 	struct accel_sched_job *next;
 	void *priv;
@@ -261,6 +281,15 @@ void *accel_executor_data(const struct accel_sched_executor *ex);
  * them with its status; then ->destroy it. Called on the executor thread.
  */
 void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job);
+
+/*
+ * accel_sched_job_finish() - complete @job, whose ->execute returned
+ * ACCEL_JOB_PENDING, with @status (0 or -errno) and @msg (what failed):
+ * as accel_sched_job_run() would have. From any thread, exactly once;
+ * @job is gone when it returns.
+ */
+void accel_sched_job_finish(struct accel_sched_job *job, int status,
+			    const char *msg);
 
 /* Monotonic clock in ns, and the futex helpers of the waits. */
 int64_t accel_now_ns(void);

@@ -449,6 +449,125 @@ START_TEST(test_kernel_uring_denied_enomem)
 }
 END_TEST
 
+/* ---- the executor's contract with asynchronous work --------------------- */
+
+/* A job that signals one point; its execute says what mode asks. */
+struct pend_job {
+	struct accel_sched_job job;
+	struct accel_sched_point signal;
+	bool pending;           /* execute returns ACCEL_JOB_PENDING */
+	atomic_int *destroyed;
+	uint64_t *device_ns;    /* out, at destroy */
+	uint64_t released_at;   /* the signal's value when ->release ran */
+	bool released;
+};
+
+static _Atomic(struct accel_sched_job *) in_flight;
+
+static int pend_execute(struct accel_sched_job *job, char *msg, size_t len)
+{
+	struct pend_job *p = (struct pend_job *)job;
+
+	(void)msg;
+	(void)len;
+	if (!p->pending)
+		return 0;
+	atomic_store(&in_flight, job);
+	return ACCEL_JOB_PENDING;
+}
+
+static void pend_release(struct accel_sched_job *job)
+{
+	struct pend_job *p = (struct pend_job *)job;
+
+	ck_assert(!p->released);
+	p->released = true;
+	accel_semaphore_query(p->signal.sem, &p->released_at, NULL);
+}
+
+static void pend_destroy(struct accel_sched_job *job)
+{
+	struct pend_job *p = (struct pend_job *)job;
+
+	/* Released once, before its signal: whoever saw it saw nothing held. */
+	ck_assert(p->released);
+	ck_assert_uint_eq(p->released_at, 0);
+	*p->device_ns = job->device_ns;
+	atomic_fetch_add(p->destroyed, 1);
+	free(p);
+}
+
+static void pend_submit(accel_scheduler_t *s, struct accel_sched_executor *ex,
+			accel_semaphore_t *sem, bool pending, atomic_int *destroyed,
+			uint64_t *device_ns)
+{
+	struct pend_job *p = calloc(1, sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	p->signal = (struct accel_sched_point){ sem, 1 };
+	p->pending = pending;
+	p->destroyed = destroyed;
+	p->device_ns = device_ns;
+	p->job.executor = ex;
+	p->job.signals = &p->signal;
+	p->job.signal_count = 1;
+	p->job.execute = pend_execute;
+	p->job.release = pend_release;
+	p->job.destroy = pend_destroy;
+	snprintf(p->job.label, sizeof(p->job.label), "job %s", pending ? "A" : "B");
+	ck_assert_int_eq(s->ops->job_submit(s, &p->job), 0);
+}
+
+/*
+ * A job whose work is still in flight (execute returned ACCEL_JOB_PENDING)
+ * holds back neither its executor nor the next job; it completes when
+ * accel_sched_job_finish() says so, from another thread, with its status,
+ * its message and a device time. Either way ->release runs once, before
+ * the signal (pend_destroy checks).
+ */
+START_TEST(test_executor_pending_job)
+{
+	accel_scheduler_t *s;
+	struct accel_sched_executor *ex;
+	accel_semaphore_t *a, *b;
+	atomic_int destroyed = 0;
+	uint64_t ns_a = 0, ns_b = 0, value;
+	char why[ACCEL_REASON_MAX];
+	int error;
+
+	ck_assert_int_eq(accel_sched_embedded_open(&s, why, sizeof(why)), 0);
+	ck_assert_int_eq(s->ops->executor_create(s, "test", &ex), 0);
+	ck_assert_int_eq(accel_semaphore_create(s, 0, &a), 0);
+	ck_assert_int_eq(accel_semaphore_create(s, 0, &b), 0);
+	atomic_store(&in_flight, NULL);
+	pend_submit(s, ex, a, true, &destroyed, &ns_a);
+	pend_submit(s, ex, b, false, &destroyed, &ns_b);
+
+	/* B ran and completed behind A, which is still in flight. */
+	ck_assert_int_eq(accel_semaphore_wait(b, 1, 0, accel_deadline_after(UINT64_C(60000000000))), 0);
+	ck_assert_ptr_nonnull(atomic_load(&in_flight));
+	ck_assert_int_eq(accel_semaphore_query(a, &value, &error), 0);
+	ck_assert_uint_eq(value, 0);
+	ck_assert_int_eq(error, 0);
+	ck_assert_int_eq(atomic_load(&destroyed), 1);
+
+	/* Its work fails: A's signal fails with that status and message. */
+	accel_sched_job_finish(atomic_load(&in_flight), -EIO, "the device fell over");
+	ck_assert_int_eq(atomic_load(&destroyed), 2);
+	ck_assert_int_eq(accel_semaphore_query(a, &value, &error), 0);
+	ck_assert_uint_eq(value, 0);
+	ck_assert_int_eq(error, -EIO);
+	ck_assert_str_eq(accel_semaphore_failure_message(a), "the device fell over");
+	ck_assert_uint_gt(ns_a, 0); /* from execute to finish */
+	ck_assert_uint_gt(ns_b, 0);
+
+	accel_semaphore_release(a);
+	accel_semaphore_release(b);
+	s->ops->executor_destroy(ex);
+	accel_scheduler_release(s);
+}
+END_TEST
+
 START_TEST(test_errno_name)
 {
 	ck_assert_str_eq(accel_errno_name(ENOENT), "ENOENT");
@@ -466,6 +585,7 @@ static Suite *internal_suite(void)
 	tcase_add_test(tc, test_refcount);
 	tcase_add_test(tc, test_config_defaults);
 	tcase_add_test(tc, test_config_env_over_options);
+	tcase_add_test(tc, test_executor_pending_job);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("uring");

@@ -334,6 +334,114 @@ START_TEST(test_reuse_concurrent_tables)
 }
 END_TEST
 
+/*
+ * 100 submissions of one recorded add, each with its own table, back to
+ * back with no wait between them: more than a backend keeps in flight at
+ * once (vulkan: 32), so some wait for room. Each signals the next value of
+ * one semaphore, so a completion out of submission order would fail it (a
+ * timeline never moves back).
+ */
+START_TEST(test_many_in_flight)
+{
+	enum { SUBS = 100, N = 64 };
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 3);
+	accel_buffer_ref_t r[3] = { accel_buffer_ref_indirect(0, 0, ACCEL_WHOLE_BUFFER),
+				    accel_buffer_ref_indirect(1, 0, ACCEL_WHOLE_BUFFER),
+				    accel_buffer_ref_indirect(2, 0, ACCEL_WHOLE_BUFFER) };
+	uint32_t wg[3] = { N / 64, 1, 1 };
+	accel_buffer_t *in[SUBS], *out[SUBS], *shared = buffer_new(N * 4);
+	accel_semaphore_t *done = sem_new(0);
+	uint32_t *ps = map(shared);
+	int error;
+
+	for (int i = 0; i < N; i++)
+		ps[i] = 7;
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, entry(exe, "add_u32"), wg, NULL, 0, r, 3));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	for (int s = 0; s < SUBS; s++) {
+		accel_binding_t t[3] = { { shared, 0, ACCEL_WHOLE_BUFFER } };
+		accel_binding_table_t table = { 3, t };
+		uint32_t *pi;
+		POINT(sig, done, (uint64_t)s + 1);
+
+		in[s] = buffer_new(N * 4);
+		out[s] = buffer_new(N * 4);
+		pi = map(in[s]);
+		for (int i = 0; i < N; i++)
+			pi[i] = (uint32_t)(s * 1000 + i);
+		memset(map(out[s]), 0, N * 4);
+		t[1] = (accel_binding_t){ in[s], 0, ACCEL_WHOLE_BUFFER };
+		t[2] = (accel_binding_t){ out[s], 0, ACCEL_WHOLE_BUFFER };
+		ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, &table, 0));
+	}
+	ASSERT_OK(accel_semaphore_wait(done, SUBS, 0, WAIT_LONG));
+	ck_assert_uint_eq(sem_value(done, &error), SUBS);
+	ck_assert_int_eq(error, 0);
+	for (int s = 0; s < SUBS; s++) {
+		uint32_t *po = map(out[s]);
+
+		for (int i = 0; i < N; i++)
+			ck_assert_msg(po[i] == (uint32_t)(s * 1000 + i + 7),
+				      "submission %d: out[%d] = %u", s, i, po[i]);
+		accel_buffer_release(in[s]);
+		accel_buffer_release(out[s]);
+	}
+	accel_command_buffer_release(cb);
+	accel_buffer_release(shared);
+	accel_semaphore_release(done);
+}
+END_TEST
+
+/*
+ * Everything released while its work is queued: the device, its queue, the
+ * command buffer and the table's buffers live on in the submissions, which
+ * drop them as they complete, before their signals (the last drop destroys
+ * the device on whichever library thread completed it).
+ */
+START_TEST(test_release_all_in_flight)
+{
+	enum { SUBS = 40 };
+	accel_buffer_params_t p = { HOST_TYPE, ACCEL_BUFFER_USAGE_ALL };
+	accel_device_t *d = NULL;
+	accel_queue_t *q = NULL;
+	accel_command_buffer_t *cb = NULL;
+	accel_buffer_t *b[2] = { NULL, NULL };
+	accel_semaphore_t *gate = NULL, *done = NULL;
+	uint32_t v = 0xa5a5a5a5u;
+	int error;
+
+	ASSERT_OK(accel_device_open(test_device_uri(), NULL, &d));
+	ASSERT_OK(accel_queue_create(d, 0, &q));
+	for (int i = 0; i < 2; i++)
+		ASSERT_OK(accel_allocator_allocate_buffer(accel_device_allocator(d), &p, 4096, &b[i]));
+	ASSERT_OK(accel_command_buffer_create(d, ACCEL_COMMAND_BUFFER_REUSABLE, 1, &cb));
+	ASSERT_OK(accel_command_buffer_begin(cb));
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_indirect(0, 0, 4096), &v, 4));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(accel_semaphore_create(accel_device_scheduler(d), 0, &gate));
+	ASSERT_OK(accel_semaphore_create(accel_device_scheduler(d), 0, &done));
+	for (int s = 0; s < SUBS; s++) {
+		accel_binding_t t[1] = { { b[s & 1], 0, ACCEL_WHOLE_BUFFER } };
+		accel_binding_table_t table = { 1, t };
+		POINT(w, gate, 1);
+		POINT(sig, done, (uint64_t)s + 1);
+
+		ASSERT_OK(accel_queue_execute(q, &w, &sig, cb, &table, 0));
+	}
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b[0]);
+	accel_buffer_release(b[1]);
+	accel_queue_release(q);
+	accel_device_release(d);
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_OK(accel_semaphore_wait(done, SUBS, 0, WAIT_LONG));
+	ck_assert_uint_eq(sem_value(done, &error), SUBS);
+	ck_assert_int_eq(error, 0);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(done);
+}
+END_TEST
+
 /* The table's buffers and the command buffer stay alive until the signal. */
 START_TEST(test_table_retained_until_signal)
 {
@@ -698,6 +806,8 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_100000_commands);
 	tcase_add_test(tc, test_512_dispatches_without_barrier);
 	tcase_add_test(tc, test_reuse_concurrent_tables);
+	tcase_add_test(tc, test_many_in_flight);
+	tcase_add_test(tc, test_release_all_in_flight);
 	tcase_add_test(tc, test_table_retained_until_signal);
 	tcase_add_test(tc, test_no_head_of_line_blocking);
 	tcase_add_test(tc, test_wait_for_submitted);

@@ -97,6 +97,7 @@
 	X(vkQueueSubmit)                                                      \
 	X(vkCreateSemaphore)                                                  \
 	X(vkDestroySemaphore)                                                 \
+	X(vkGetSemaphoreCounterValue)                                         \
 	X(vkWaitSemaphores)
 
 #define VK_DECLARE(name) PFN_##name name;
@@ -160,6 +161,8 @@ struct vk_entry {
  *              synchronised) and orders the timeline values it signals.
  * @pool_lock:  serialises the command pool (allocation and recording).
  * @timeline:   signalled by every submission, to @last_value.
+ * @waiter:     the submissions in flight and the thread that completes
+ *              them (vk_flight.c).
  * @builtin:    the pipelines of the built-in shaders.
  */
 struct vk_device {
@@ -176,6 +179,7 @@ struct vk_device {
 	pthread_mutex_t queue_lock;
 	VkSemaphore timeline;
 	uint64_t last_value;
+	struct vk_waiter *waiter;
 	pthread_mutex_t pool_lock;
 	VkCommandPool pool;
 	VkPipeline builtin[VK_BUILTIN_COUNT];
@@ -209,6 +213,34 @@ int vk_executable_load(accel_device_t *d, const char *path,
 /* The built-in shaders' pipelines (dev->builtin), from accel_vk_builtins. */
 int vk_builtins_create(struct vk_device *dev);
 void vk_builtins_destroy(struct vk_device *dev);
+
+/*
+ * struct vk_flight - one submission in flight (vk_flight.c).
+ * @cmd:       what to submit (the caller fills it).
+ * @complete:  called once on the waiter thread when the device finished
+ *             it (@status 0, or -errno with @msg saying why).
+ * @device_ns: set before ->complete: the device time it took.
+ * The rest is vk_flight.c's.
+ */
+struct vk_flight {
+	VkCommandBuffer cmd;
+	void (*complete)(struct vk_flight *f, int status, const char *msg);
+	uint64_t device_ns;
+	uint64_t value;
+	int64_t submit_ns;
+	struct vk_flight *next;
+};
+
+int vk_flights_init(struct vk_device *dev);
+/* With no flight left: stops the waiter (or detaches it, when on it). */
+void vk_flights_fini(struct vk_device *dev);
+/*
+ * vk_flight_submit() - submit @f->cmd and return; ->complete follows.
+ * Waits first while VK_FLIGHTS_MAX are in flight. 0, or -errno with @msg
+ * set and nothing in flight.
+ */
+int vk_flight_submit(struct vk_device *dev, struct vk_flight *f, char *msg,
+		     size_t len);
 
 int vk_command_buffer_end(accel_device_t *d, accel_command_buffer_t *cb);
 void vk_command_buffer_destroy(accel_device_t *d, accel_command_buffer_t *cb);

@@ -38,11 +38,17 @@
 #define TRANSFER_UNKNOWN_GROUPS 1024u
 #define CHECK_ENTRY 16u
 
+/*
+ * One recorded VkCommandBuffer and its exec block. While a submission runs
+ * it, @x and @c say whose it is, for the completion.
+ */
 struct vk_instance {
+	struct vk_flight flight; /* flight.cmd: the VkCommandBuffer */
 	struct vk_instance *next_free;
 	struct vk_instance *next;
-	VkCommandBuffer cmd;
 	struct vk_memory exec;
+	struct vk_cb *c;
+	struct accel_cb_exec *x;
 };
 
 /* Per command: where its driver block is. */
@@ -177,7 +183,7 @@ static void barrier(struct recorder *r, VkPipelineStageFlags dst_stage,
 		.dstAccessMask = dst_access,
 	};
 
-	r->dev->f.vkCmdPipelineBarrier(r->inst->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+	r->dev->f.vkCmdPipelineBarrier(r->inst->flight.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 				       dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
@@ -194,10 +200,10 @@ static void bind_push(struct recorder *r, VkPipeline pipeline,
 	const struct vk_funcs *f = &r->dev->f;
 
 	if (r->bound != pipeline) {
-		f->vkCmdBindPipeline(r->inst->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+		f->vkCmdBindPipeline(r->inst->flight.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
 		r->bound = pipeline;
 	}
-	f->vkCmdPushConstants(r->inst->cmd, r->dev->layout, VK_SHADER_STAGE_COMPUTE_BIT,
+	f->vkCmdPushConstants(r->inst->flight.cmd, r->dev->layout, VK_SHADER_STAGE_COMPUTE_BIT,
 			      0, sizeof(*push), push);
 }
 
@@ -239,7 +245,7 @@ static void record_command(struct recorder *r, size_t i,
 		push.params = params;
 		push.word = pattern_word(cmd);
 		bind_push(r, r->dev->builtin[VK_BUILTIN_FILL], &push);
-		f->vkCmdDispatch(r->inst->cmd, transfer_groups(refs[0].length), 1, 1);
+		f->vkCmdDispatch(r->inst->flight.cmd, transfer_groups(refs[0].length), 1, 1);
 		return;
 	case ACCEL_CMD_UPDATE:
 		if (refs[0].length == 0)
@@ -248,7 +254,7 @@ static void record_command(struct recorder *r, size_t i,
 		push.arg = params;
 		push.word = VK_COPY_DIRECT;
 		bind_push(r, r->dev->builtin[VK_BUILTIN_COPY], &push);
-		f->vkCmdDispatch(r->inst->cmd, transfer_groups(refs[0].length), 1, 1);
+		f->vkCmdDispatch(r->inst->flight.cmd, transfer_groups(refs[0].length), 1, 1);
 		return;
 	case ACCEL_CMD_COPY:
 		if (refs[0].length == 0)
@@ -258,13 +264,13 @@ static void record_command(struct recorder *r, size_t i,
 		push.word = cmd->indirect ? VK_COPY_PASS1 : VK_COPY_DIRECT;
 		push.scratch = r->c->scratch_offset;
 		bind_push(r, r->dev->builtin[VK_BUILTIN_COPY], &push);
-		f->vkCmdDispatch(r->inst->cmd, transfer_groups(refs[0].length), 1, 1);
+		f->vkCmdDispatch(r->inst->flight.cmd, transfer_groups(refs[0].length), 1, 1);
 		if (!cmd->indirect)
 			return;
 		compute_barrier(r);
 		push.word = VK_COPY_PASS2;
 		bind_push(r, r->dev->builtin[VK_BUILTIN_COPY], &push);
-		f->vkCmdDispatch(r->inst->cmd, transfer_groups(refs[0].length), 1, 1);
+		f->vkCmdDispatch(r->inst->flight.cmd, transfer_groups(refs[0].length), 1, 1);
 		return;
 	case ACCEL_CMD_DISPATCH:
 		wg = cmd->dispatch.workgroup_count;
@@ -273,13 +279,13 @@ static void record_command(struct recorder *r, size_t i,
 		entry = cmd->dispatch.export->fn;
 		push.params = params;
 		bind_push(r, entry->pipeline, &push);
-		f->vkCmdDispatch(r->inst->cmd, wg[0], wg[1], wg[2]);
+		f->vkCmdDispatch(r->inst->flight.cmd, wg[0], wg[1], wg[2]);
 		return;
 	case ACCEL_CMD_DISPATCH_INDIRECT:
 		entry = cmd->dispatch.export->fn;
 		push.params = params + sizeof(*refs); /* ref 0 is the count */
 		bind_push(r, entry->pipeline, &push);
-		f->vkCmdDispatchIndirect(r->inst->cmd, r->inst->exec.buffer,
+		f->vkCmdDispatchIndirect(r->inst->flight.cmd, r->inst->exec.buffer,
 					 r->c->counts_offset + 16 * r->c->aux[i].index);
 		return;
 	case ACCEL_CMD_BARRIER:
@@ -301,11 +307,11 @@ static void record_checks(struct recorder *r, size_t i)
 	if (!a->check_count)
 		return;
 	bind_push(r, r->dev->builtin[VK_BUILTIN_CHECK_COUNTS], &push);
-	r->dev->f.vkCmdDispatch(r->inst->cmd, 1, 1, 1);
+	r->dev->f.vkCmdDispatch(r->inst->flight.cmd, 1, 1, 1);
 	compute_barrier(r);
 }
 
-/* Records @inst->cmd; the device's pool lock is held. */
+/* Records @inst->flight.cmd; the device's pool lock is held. */
 static VkResult record(struct vk_device *dev, const accel_command_buffer_t *cb,
 		       const struct vk_cb *c, struct vk_instance *inst)
 {
@@ -315,7 +321,7 @@ static VkResult record(struct vk_device *dev, const accel_command_buffer_t *cb,
 	struct recorder r = { dev, cb, c, inst, VK_NULL_HANDLE };
 	size_t n;
 	const struct accel_cmd *cmds = cmds_of(cb, &n);
-	VkResult res = dev->f.vkBeginCommandBuffer(inst->cmd, &bi);
+	VkResult res = dev->f.vkBeginCommandBuffer(inst->flight.cmd, &bi);
 
 	if (res != VK_SUCCESS)
 		return res;
@@ -325,14 +331,14 @@ static VkResult record(struct vk_device *dev, const accel_command_buffer_t *cb,
 		record_command(&r, i, &cmds[i]);
 	}
 	barrier(&r, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-	return dev->f.vkEndCommandBuffer(inst->cmd);
+	return dev->f.vkEndCommandBuffer(inst->flight.cmd);
 }
 
 static void instance_free(struct vk_device *dev, struct vk_instance *inst)
 {
-	if (inst->cmd) {
+	if (inst->flight.cmd) {
 		pthread_mutex_lock(&dev->pool_lock);
-		dev->f.vkFreeCommandBuffers(dev->device, dev->pool, 1, &inst->cmd);
+		dev->f.vkFreeCommandBuffers(dev->device, dev->pool, 1, &inst->flight.cmd);
 		pthread_mutex_unlock(&dev->pool_lock);
 	}
 	vk_memory_free(dev, &inst->exec);
@@ -363,11 +369,11 @@ static int instance_new(struct vk_device *dev, const accel_command_buffer_t *cb,
 		return err;
 	}
 	pthread_mutex_lock(&dev->pool_lock);
-	r = dev->f.vkAllocateCommandBuffers(dev->device, &ai, &inst->cmd);
+	r = dev->f.vkAllocateCommandBuffers(dev->device, &ai, &inst->flight.cmd);
 	if (r == VK_SUCCESS)
 		r = record(dev, cb, c, inst);
 	else
-		inst->cmd = VK_NULL_HANDLE;
+		inst->flight.cmd = VK_NULL_HANDLE;
 	pthread_mutex_unlock(&dev->pool_lock);
 	if (r != VK_SUCCESS) {
 		instance_free(dev, inst);
@@ -467,49 +473,6 @@ static void instance_put(struct vk_cb *c, struct vk_instance *inst)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Submits @inst, signalling the device's timeline, and waits for it. */
-static int submit_wait(struct vk_device *dev, struct vk_instance *inst,
-		       char *msg, size_t len)
-{
-	const struct vk_funcs *f = &dev->f;
-	uint64_t value;
-	VkTimelineSemaphoreSubmitInfo ts = {
-		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-		.signalSemaphoreValueCount = 1,
-		.pSignalSemaphoreValues = &value,
-	};
-	VkSubmitInfo si = {
-		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-		.pNext = &ts,
-		.commandBufferCount = 1,
-		.pCommandBuffers = &inst->cmd,
-		.signalSemaphoreCount = 1,
-		.pSignalSemaphores = &dev->timeline,
-	};
-	VkSemaphoreWaitInfo wi = {
-		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-		.semaphoreCount = 1,
-		.pSemaphores = &dev->timeline,
-		.pValues = &value,
-	};
-	const char *what = "vkQueueSubmit";
-	VkResult r;
-
-	pthread_mutex_lock(&dev->queue_lock);
-	value = ++dev->last_value;
-	r = f->vkQueueSubmit(dev->queue, 1, &si, VK_NULL_HANDLE);
-	pthread_mutex_unlock(&dev->queue_lock);
-	if (r == VK_SUCCESS) {
-		what = "vkWaitSemaphores";
-		r = f->vkWaitSemaphores(dev->device, &wi, UINT64_MAX);
-	}
-	if (r == VK_SUCCESS)
-		return 0;
-	accel_strfmt(msg, len, "%s on %s: %s", what, dev->name, vk_result_name(r));
-	return r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ?
-	       -ENOMEM : -EIO;
-}
-
 /* The status the shaders left: 0, or -ERANGE naming the command. */
 static int read_status(const accel_command_buffer_t *cb,
 		       const struct vk_instance *inst, struct accel_cb_exec *x)
@@ -530,6 +493,23 @@ static int read_status(const accel_command_buffer_t *cb,
 		     "the workgroup count read from its buffer is (%u, %u, %u); each must be at most ACCEL_WORKGROUP_COUNT_MAX (%u)",
 		     st[1], st[2], st[3], ACCEL_WORKGROUP_COUNT_MAX);
 	return -ERANGE;
+}
+
+/* The device finished @f: the status it left, then the submission's done. */
+static void instance_complete(struct vk_flight *f, int status, const char *msg)
+{
+	struct vk_instance *inst = container_of(f, struct vk_instance, flight);
+	struct accel_cb_exec *x = inst->x;
+	struct vk_cb *c = inst->c;
+
+	if (status)
+		accel_strfmt(x->msg, x->msg_len, "%s", msg);
+	else
+		status = read_status(x->cb, inst, x);
+	x->device_ns = f->device_ns;
+	inst->x = NULL;
+	instance_put(c, inst); /* before done: it may free the command buffer */
+	x->done(x, status);
 }
 
 int vk_execute(accel_device_t *d, struct accel_cb_exec *x)
@@ -554,9 +534,14 @@ int vk_execute(accel_device_t *d, struct accel_cb_exec *x)
 	if (cb->plan.binding_count)
 		memcpy(exec + VK_EXEC_HEADER / 4, x->slots,
 		       cb->plan.binding_count * sizeof(struct accel_plan_slot));
-	err = submit_wait(dev, inst, x->msg, x->msg_len);
-	if (!err)
-		err = read_status(cb, inst, x);
-	instance_put(c, inst);
-	return err;
+	inst->c = c;
+	inst->x = x;
+	inst->flight.complete = instance_complete;
+	err = vk_flight_submit(dev, &inst->flight, x->msg, x->msg_len);
+	if (err) {
+		inst->x = NULL;
+		instance_put(c, inst);
+		return err;
+	}
+	return ACCEL_JOB_PENDING; /* instance_complete() finishes it */
 }

@@ -217,6 +217,7 @@ static void vk_device_destroy(accel_device_t *d)
 	struct vk_device *dev = (struct vk_device *)d;
 	const struct vk_funcs *f = &dev->f;
 
+	vk_flights_fini(dev); /* none in flight: each holds a reference */
 	if (dev->device && f->vkWaitSemaphores) { /* all loaded (the last) */
 		f->vkDeviceWaitIdle(dev->device);
 		vk_builtins_destroy(dev);
@@ -489,7 +490,8 @@ static int create_objects(struct vk_device *dev)
 	r = f->vkCreateCommandPool(dev->device, &pci, NULL, &dev->pool);
 	if (r != VK_SUCCESS)
 		return vk_fail(r, "accel_device_open", "vkCreateCommandPool");
-	return vk_builtins_create(dev);
+	r = vk_flights_init(dev);
+	return r ? r : vk_builtins_create(dev);
 }
 
 static int vk_device_open(const struct accel_driver *drv, const char *device,

@@ -58,12 +58,19 @@ void copy_parallel(uint64_t src, uint64_t dst, uint64_t n)
 	}
 }
 
+shared uint64_t copy_refs[3]; /* see fill.comp */
+
 void accel_main()
 {
-	accel_ref rs = accel_one_ref(accel_push.params).r;
-	accel_ref rd = accel_one_ref(accel_push.arg).r;
-	uint64_t src = accel_ref_address(rs), dst = accel_ref_address(rd);
-	uint64_t n = accel_ref_length(rd);
+	if (gl_LocalInvocationIndex == 0u) {
+		accel_ref rd = accel_one_ref(accel_push.arg).r;
+
+		copy_refs[0] = accel_ref_address(accel_one_ref(accel_push.params).r);
+		copy_refs[1] = accel_ref_address(rd);
+		copy_refs[2] = accel_ref_length(rd);
+	}
+	barrier();
+	uint64_t src = copy_refs[0], dst = copy_refs[1], n = copy_refs[2];
 	uint64_t scratch = accel_push.exec + uint64_t(accel_push.scratch);
 	bool overlap = src < dst + n && dst < src + n;
 

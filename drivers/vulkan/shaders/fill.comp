@@ -9,10 +9,25 @@
 #define ACCEL_TRANSFER_WG 64 /* TRANSFER_WG of vk_command_buffer.c */
 #include "transfer.glsl"
 
+/*
+ * The target range, resolved once per workgroup: llvmpipe (lavapipe)
+ * turns every buffer-device-address load into one scalar load per lane,
+ * so resolving the ref in each invocation (about six loads) cost several
+ * times the fill's own stores. Invocation 0 resolves it; the rest read it
+ * from shared memory after the barrier (uniform control flow: main() runs
+ * accel_main() for the whole dispatch or not at all).
+ */
+shared uint64_t fill_range[2];
+
 void accel_main()
 {
-	accel_ref r = accel_one_ref(accel_push.params).r;
-	uint64_t a = accel_ref_address(r), end = a + accel_ref_length(r);
+	if (gl_LocalInvocationIndex == 0u) {
+		accel_ref r = accel_one_ref(accel_push.params).r;
+		fill_range[0] = accel_ref_address(r);
+		fill_range[1] = fill_range[0] + accel_ref_length(r);
+	}
+	barrier();
+	uint64_t a = fill_range[0], end = fill_range[1];
 	uint64_t first = a & ~3UL, words = (((end + 3UL) & ~3UL) - first) / 4UL;
 
 	uint steps = steps_for(words);

@@ -15,7 +15,8 @@
  *
  * At most VK_FLIGHTS_MAX submissions are in flight per device; a further
  * one waits for room (the back-pressure that keeps an application which
- * submits without waiting from recording an instance per submission).
+ * submits without waiting from recording an instance per submission),
+ * until half of them completed: one wake-up per half, not per completion.
  *
  * Lifetime: each flight's submission holds a reference to the device, so
  * the device is destroyed only with no flight left; the last ->complete
@@ -36,9 +37,10 @@
 struct vk_waiter {
 	pthread_mutex_t lock;
 	pthread_cond_t work;  /* a flight was appended, or stop */
-	pthread_cond_t room;  /* count fell below VK_FLIGHTS_MAX */
+	pthread_cond_t room;  /* count fell to half, with room_waiters */
 	struct vk_flight *head, *tail;
 	uint32_t count;       /* in flight, or about to be (room taken) */
+	uint32_t room_waiters;
 	int64_t last_done_ns; /* when the last batch completed */
 	bool started, stop, detached;
 	pthread_t thread;
@@ -65,7 +67,9 @@ static struct vk_flight *take_reached(struct vk_waiter *w, uint64_t reached,
 		w->tail = NULL;
 	last->next = NULL;
 	w->count -= *n;
-	pthread_cond_broadcast(&w->room);
+	/* An executor at the limit wakes when half the room is back, not per completion. */
+	if (w->room_waiters && w->count <= VK_FLIGHTS_MAX / 2)
+		pthread_cond_broadcast(&w->room);
 	return first;
 }
 
@@ -205,8 +209,11 @@ static int reserve(struct vk_waiter *w, char *msg, size_t len)
 		pthread_setname_np(w->thread, "accel-vkwait");
 		w->started = true;
 	}
-	while (w->count >= VK_FLIGHTS_MAX)
+	while (w->count >= VK_FLIGHTS_MAX) {
+		w->room_waiters++;
 		pthread_cond_wait(&w->room, &w->lock);
+		w->room_waiters--;
+	}
 	w->count++;
 	pthread_mutex_unlock(&w->lock);
 	return 0;

@@ -383,8 +383,12 @@ int bench_vulkan(const struct opts *o)
 	accel_driver_info_t info;
 	struct lib l = { 0 };
 	struct raw r = { 0 };
-	int submits = (int)(o->ops / 40), rc = 0;
-	double *v = calloc(2 * (size_t)o->rounds, sizeof(double));
+	/*
+	 * A round takes about 0.1 s, and lavapipe's thread wake-ups make single
+	 * rounds noisy: at least 15 rounds for a steady median.
+	 */
+	int submits = (int)(o->ops / 40), rounds = o->rounds < 15 ? 15 : o->rounds, rc = 0;
+	double *v = calloc(2 * (size_t)rounds, sizeof(double));
 
 	if (accel_driver_info(1, &info) || !info.available) {
 		printf("# vulkan: skipped: %s\n", info.reason);
@@ -403,17 +407,17 @@ int bench_vulkan(const struct opts *o)
 	}
 	lib_round(&l, submits / 4 + 1); /* warm up: instances, threads */
 	raw_round(&r, submits / 4 + 1);
-	for (int i = 0; !rc && i < o->rounds; i++) {
+	for (int i = 0; !rc && i < rounds; i++) {
 		v[i] = lib_round(&l, submits);
-		v[o->rounds + i] = raw_round(&r, submits);
-		if (v[i] < 0 || v[o->rounds + i] < 0) {
+		v[rounds + i] = raw_round(&r, submits);
+		if (v[i] < 0 || v[rounds + i] < 0) {
 			fprintf(stderr, "accel-bench: vulkan: a submission failed: %s\n",
 				accel_error_message());
 			rc = 1;
 		}
 	}
 	if (!rc)
-		report(o, median(v, o->rounds), median(v + o->rounds, o->rounds), submits);
+		report(o, median(v, rounds), median(v + rounds, rounds), submits);
 	raw_teardown(&r);
 	lib_teardown(&l);
 	free(v);

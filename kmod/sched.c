@@ -155,6 +155,10 @@ struct accel_event_node {
  * @sigs:       the signals: @sigs_inline, or allocated beyond it.
  * @deps_inline: room for the first waits.
  * @sigs_inline: room for the first signals.
+ *
+ * A job from the engine's pool is cleared only up to @ev_released (about a
+ * third of it): the events are written whole when queued, and only the
+ * first @nwaits / @nsignals entries of the inline arrays are ever read.
  */
 struct accel_sched_job {
 	struct kref ref;
@@ -182,13 +186,17 @@ struct accel_sched_job {
 	u64 deadline;
 	u64 charged;
 	struct list_head tlink;
-	struct accel_event_node ev_released, ev_timedout;
 	u32 nwaits, nsignals;
 	struct accel_job_dep *deps;
 	struct accel_job_sig *sigs;
+	/* Not cleared for a new job: each is written before it is read. */
+	struct accel_event_node ev_released, ev_timedout;
 	struct accel_job_dep deps_inline[ACCEL_JOB_INLINE];
 	struct accel_job_sig sigs_inline[ACCEL_JOB_INLINE];
 };
+
+/* What a new job clears: the head, up to the tail written before use. */
+#define ACCEL_JOB_CLEAR offsetof(struct accel_sched_job, ev_released)
 
 struct accel_submit_pdu {
 	struct accel_sched_job *job;
@@ -872,7 +880,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 
 	job = accel_engine_pool_get(q->engine);
 	if (job)
-		memset(job, 0, sizeof(*job));
+		memset(job, 0, ACCEL_JOB_CLEAR);
 	else
 		job = kmem_cache_zalloc(accel_job_cache, GFP_KERNEL);
 	if (!job) {
@@ -1035,14 +1043,44 @@ static void accel_job_try_pipeline(struct accel_sched_job *job)
 }
 
 /*
- * The point of no return: promise the signals, arm the waits. Cannot fail.
- * Returns with the job released, runnable, pending or (a wait failed
- * already) failed.
+ * The io_uring SUBMIT @cmd issued @job, now armed (engine lock held):
+ * returns what the SUBMIT answers at once (the release, or the failure),
+ * or -EIOCBQUEUED with @cmd installed for the release to answer later.
  */
-static void accel_job_arm(struct accel_sched_job *job)
+static int accel_job_issue_locked(struct accel_sched_job *job,
+				  struct io_uring_cmd *cmd)
+{
+	int ret;
+
+	lockdep_assert_held(&job->engine->lock);
+	job->issuing = false;
+	if (job->released_inline || job->state == ACCEL_JOB_DONE) {
+		ret = job->released_inline ?
+			(int)(job->id | (job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0)) :
+			atomic_read(&job->error);
+		return ret ?: -ECANCELED;
+	}
+	kref_get(&job->ref); /* the pending cmd's */
+	accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job = job;
+	job->cmd = cmd;
+	if (!ACCEL_URING_CANCELABLE)
+		job->task = get_task_struct(current);
+	return -EIOCBQUEUED;
+}
+
+/*
+ * The point of no return: promise the signals, arm the waits. Cannot fail.
+ * Leaves the job released, runnable, pending or (a wait failed already)
+ * failed. With @cmd, the io_uring SUBMIT issuing it (job->issuing set):
+ * returns accel_job_issue_locked()'s answer, decided in the same engine
+ * lock section that readied the job when it has no wait left (one irq-off
+ * section per submission on the hot path, not two); 0 without @cmd.
+ */
+static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 {
 	struct accel_engine *e = job->engine;
 	bool failed = false;
+	int ret = 0;
 	u32 i;
 
 	for (i = 0; i < job->nsignals; i++) {
@@ -1064,16 +1102,25 @@ static void accel_job_arm(struct accel_sched_job *job)
 	}
 	if (!atomic_dec_and_test(&job->deps_left)) {
 		accel_job_try_pipeline(job);
-		return; /* a fence callback takes it from here */
+		/* A fence callback takes it from here, perhaps already. */
+		if (cmd) {
+			spin_lock_irq(&e->lock);
+			ret = accel_job_issue_locked(job, cmd);
+			spin_unlock_irq(&e->lock);
+		}
+		return ret;
 	}
 	accel_job_drop_dep_syncobjs(job);
 
 	spin_lock_irq(&e->lock);
 	failed = accel_job_ready_locked(job);
 	accel_engine_schedule_locked(e);
+	if (cmd)
+		ret = accel_job_issue_locked(job, cmd);
 	spin_unlock_irq(&e->lock);
 	if (failed)
 		accel_job_failed(job, atomic_read(&job->error));
+	return ret;
 }
 
 /* The job in a slot of the table, whatever its generation; a reference. */
@@ -1233,7 +1280,7 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 			accel_job_unlink(job);
 			return -EFAULT;
 		}
-		accel_job_arm(job);
+		accel_job_arm(job, NULL);
 		args->submitted = i + 1;
 	}
 	return 0;
@@ -1363,7 +1410,6 @@ __poll_t accel_sched_poll(struct accel_file *afile, struct file *file,
 int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 			   unsigned int issue_flags)
 {
-	struct accel_submit_pdu *pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
 	struct accel_uring_submit args;
 	struct accel_job uj;
 	struct accel_sched_job *job;
@@ -1379,26 +1425,11 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 		return PTR_ERR(job);
 	job->issuing = true;
 	kref_get(&job->ref); /* arming may fail and free it */
-	accel_job_arm(job);
-
-	spin_lock_irq(&job->engine->lock);
-	job->issuing = false;
-	if (job->released_inline || job->state == ACCEL_JOB_DONE) {
-		ret = job->released_inline ?
-			(int)(job->id | (job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0)) :
-			atomic_read(&job->error);
-		spin_unlock_irq(&job->engine->lock);
-		accel_job_put(job);
-		return ret ?: -ECANCELED;
-	}
-	/* Pending: the release (or a failure) completes the command. */
-	kref_get(&job->ref);
-	pdu->job = job;
-	job->cmd = cmd;
-	if (!ACCEL_URING_CANCELABLE)
-		job->task = get_task_struct(current);
-	spin_unlock_irq(&job->engine->lock);
+	ret = accel_job_arm(job, cmd);
 	accel_job_put(job);
+	if (ret != -EIOCBQUEUED)
+		return ret;
+	/* Pending: the release (or a failure) completes the command. */
 	accel_uring_cmd_mark_cancelable(cmd, issue_flags);
 	if (!ACCEL_URING_CANCELABLE)
 		queue_delayed_work(accel_wq, &afile->monitor,

@@ -204,6 +204,8 @@ int vk_memory_alloc(struct vk_device *dev, uint64_t size,
 		    const char *fn);
 void vk_memory_free(struct vk_device *dev, struct vk_memory *m);
 
+/* The -errno a VkResult error stands for: -ENOMEM, -ENODEV or -EIO. */
+int vk_errno(VkResult r);
 /* -errno for @r, with the message "@fn: @what failed: VK_ERROR_...". */
 int vk_fail(VkResult r, const char *fn, const char *what);
 const char *vk_result_name(VkResult r);

@@ -51,16 +51,19 @@ const char *vk_result_name(VkResult r)
 	}
 }
 
-int vk_fail(VkResult r, const char *fn, const char *what)
+int vk_errno(VkResult r)
 {
-	int err = EIO;
-
 	if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ||
 	    r == VK_ERROR_TOO_MANY_OBJECTS)
-		err = ENOMEM;
-	else if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
-		err = ENODEV;
-	return accel_fail(err, "%s: %s failed: %s (%d)", fn, what,
+		return -ENOMEM;
+	if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
+		return -ENODEV;
+	return -EIO;
+}
+
+int vk_fail(VkResult r, const char *fn, const char *what)
+{
+	return accel_fail(-vk_errno(r), "%s: %s failed: %s (%d)", fn, what,
 			  vk_result_name(r), (int)r);
 }
 

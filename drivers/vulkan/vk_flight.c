@@ -122,7 +122,7 @@ static void wait_oldest(struct vk_waiter *w)
 		accel_strfmt(msg, sizeof(msg), "waiting for the submission on %s: %s",
 			     dev->name, vk_result_name(r));
 	complete_batch(w, batch, n, accel_now_ns(),
-		       r == VK_SUCCESS ? 0 : r == VK_ERROR_OUT_OF_HOST_MEMORY ? -ENOMEM : -EIO,
+		       r == VK_SUCCESS ? 0 : vk_errno(r),
 		       msg); /* may destroy the device */
 	pthread_mutex_lock(&w->lock);
 }
@@ -265,6 +265,5 @@ int vk_flight_submit(struct vk_device *dev, struct vk_flight *fl,
 	if (r == VK_SUCCESS)
 		return 0;
 	accel_strfmt(msg, len, "vkQueueSubmit on %s: %s", dev->name, vk_result_name(r));
-	return r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY ?
-	       -ENOMEM : -EIO;
+	return vk_errno(r);
 }

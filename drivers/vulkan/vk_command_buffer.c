@@ -501,15 +501,18 @@ static void instance_complete(struct vk_flight *f, int status, const char *msg)
 	struct vk_instance *inst = container_of(f, struct vk_instance, flight);
 	struct accel_cb_exec *x = inst->x;
 	struct vk_cb *c = inst->c;
+	char what[ACCEL_FAILURE_MAX / 2] = "";
 
-	if (status)
-		accel_strfmt(x->msg, x->msg_len, "%s", msg);
-	else
+	if (!status) {
+		x->msg = what; /* ->execute's buffer is gone */
+		x->msg_len = sizeof(what);
 		status = read_status(x->cb, inst, x);
+		msg = what;
+	}
 	x->device_ns = f->device_ns;
 	inst->x = NULL;
 	instance_put(c, inst); /* before done: it may free the command buffer */
-	x->done(x, status);
+	x->done(x, status, msg);
 }
 
 int vk_execute(accel_device_t *d, struct accel_cb_exec *x)

@@ -204,19 +204,20 @@ struct accel_command_buffer {
  *                  (plan.binding_count entries; NULL when it is 0).
  * @done:           for a driver whose ->execute returned ACCEL_JOB_PENDING:
  *                  call it exactly once when the work finished, with 0 or
- *                  a negative errno (and @failed_command, @msg set). The
- *                  submission may be freed inside it: touch nothing of it
- *                  afterwards, @cb included.
+ *                  a negative errno (@failed_command set) and what failed,
+ *                  in the driver's own buffer. The submission may be freed
+ *                  inside it: touch nothing of it afterwards, @cb included.
  * @device_ns:      out, optional: the device time the work took, when the
  *                  driver knows it better than the wall time from
  *                  ->execute to @done (several submissions in flight).
  * @failed_command: out: index of the command that failed.
- * @msg:            out: what failed.
+ * @msg:            out: what failed, when ->execute returns it (a buffer
+ *                  of the caller's, gone once ->execute returned).
  */
 struct accel_cb_exec {
 	const accel_command_buffer_t *cb;
 	const struct accel_plan_slot *slots;
-	void (*done)(struct accel_cb_exec *x, int status);
+	void (*done)(struct accel_cb_exec *x, int status, const char *msg);
 	uint64_t device_ns;
 	uint32_t failed_command;
 	char *msg;

@@ -25,7 +25,6 @@
 struct submission {
 	struct accel_sched_job job;
 	struct accel_cb_exec exec;        /* the driver's view of it */
-	char what[ACCEL_FAILURE_MAX / 2]; /* exec.msg */
 	accel_queue_t *queue;
 	accel_command_buffer_t *cb;
 	struct accel_plan_slot *slots;    /* [cb->plan.binding_count] */
@@ -108,8 +107,8 @@ static void submission_destroy(struct accel_sched_job *job)
 }
 
 /* @msg: the failure of the driver's replay, naming the command. */
-static void submission_failed(struct submission *sub, int err, char *msg,
-			      size_t len)
+static void submission_failed(struct submission *sub, int err, const char *what,
+			      char *msg, size_t len)
 {
 	uint32_t i = sub->exec.failed_command;
 	const struct accel_cmd *cmd =
@@ -117,17 +116,17 @@ static void submission_failed(struct submission *sub, int err, char *msg,
 
 	accel_strfmt(msg, len, "%s: command %u (%s) failed with %s: %s",
 		     sub->job.label, i, accel_cmd_type_name((enum accel_cmd_type)cmd->type),
-		     accel_errno_name(-err), sub->what);
+		     accel_errno_name(-err), what);
 }
 
 /* The driver finished a replay it left in flight (ACCEL_JOB_PENDING). */
-static void submission_done(struct accel_cb_exec *x, int err)
+static void submission_done(struct accel_cb_exec *x, int err, const char *what)
 {
 	struct submission *sub = container_of(x, struct submission, exec);
 	char msg[ACCEL_FAILURE_MAX] = "";
 
 	if (err)
-		submission_failed(sub, err, msg, sizeof(msg));
+		submission_failed(sub, err, what, msg, sizeof(msg));
 	sub->job.device_ns = x->device_ns;
 	accel_sched_job_finish(&sub->job, err, msg);
 }
@@ -137,18 +136,19 @@ static int submission_execute(struct accel_sched_job *job, char *msg,
 {
 	struct submission *sub = (struct submission *)job;
 	accel_device_t *d = sub->queue->device;
+	char what[ACCEL_FAILURE_MAX / 2] = "";
 	int err;
 
 	sub->exec = (struct accel_cb_exec){
 		.cb = sub->cb,
 		.slots = sub->slots,
 		.done = submission_done,
-		.msg = sub->what,
-		.msg_len = sizeof(sub->what),
+		.msg = what,
+		.msg_len = sizeof(what),
 	};
 	err = d->ops->execute(d, &sub->exec);
 	if (err && err != ACCEL_JOB_PENDING)
-		submission_failed(sub, err, msg, len);
+		submission_failed(sub, err, what, msg, len);
 	return err;
 }
 

@@ -38,19 +38,31 @@ static inline const void *accel_uring_cmd_payload(const struct io_uring_cmd *cmd
 #endif
 }
 
+/* ACCEL_URING_RES2 - a uring_cmd's CQE can carry a second word (res2). */
+#if defined(ACCEL_HAVE_IO_URING_CMD_DONE_RES2) || defined(ACCEL_HAVE_IO_URING_CMD_DONE32)
+#define ACCEL_URING_RES2 1
+#else
+#define ACCEL_URING_RES2 0
+#endif
+
 /**
  * accel_uring_cmd_done() - post the CQE of an asynchronously completed
  * uring_cmd.
  * @cmd:         the command.
  * @ret:         the CQE's res: 0 or a negative errno.
+ * @res2:        the second word of a big CQE (IORING_SETUP_CQE32 rings;
+ *               other rings drop it).
  * @issue_flags: the flags io_uring passed to the callback we run in.
  */
 static inline void accel_uring_cmd_done(struct io_uring_cmd *cmd, ssize_t ret,
-					unsigned int issue_flags)
+					u64 res2, unsigned int issue_flags)
 {
-#ifdef ACCEL_HAVE_IO_URING_CMD_DONE_RES2
-	io_uring_cmd_done(cmd, ret, 0, issue_flags);
+#if defined(ACCEL_HAVE_IO_URING_CMD_DONE_RES2)
+	io_uring_cmd_done(cmd, ret, res2, issue_flags);
+#elif defined(ACCEL_HAVE_IO_URING_CMD_DONE32)
+	io_uring_cmd_done32(cmd, ret, res2, issue_flags);
 #else
+	/* No res2 at all: release CQEs then carry no sequence (it reads 0). */
 	io_uring_cmd_done(cmd, ret, issue_flags);
 #endif
 }

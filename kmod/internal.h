@@ -77,6 +77,8 @@ struct accel_file {
 	u32 next_job_id;
 	atomic_t nr_jobs;
 	atomic64_t job_seq;
+	/* SUBMIT answers queued as task work, their CQEs not yet posted. */
+	atomic_t answers_in_transit;
 	struct mutex sched_mutex;
 	spinlock_t events_lock;
 	struct list_head events;

@@ -130,7 +130,7 @@ static void accel_notify_uring_tw(struct io_uring_cmd *cmd,
 	int result = n->result;
 
 	accel_notify_free(n);
-	accel_uring_cmd_done(cmd, result, issue_flags);
+	accel_uring_cmd_done(cmd, result, 0, issue_flags);
 }
 
 /* Deliver @n->result; the caller won the claim. Any context. */
@@ -452,7 +452,7 @@ int accel_uring_wait(struct accel_file *afile, struct io_uring_cmd *cmd,
 		/* Signalled meanwhile: complete now, asynchronously. */
 		ret = n->result;
 		accel_notify_free(n);
-		accel_uring_cmd_done(cmd, ret, issue_flags);
+		accel_uring_cmd_done(cmd, ret, 0, issue_flags);
 		return -EIOCBQUEUED;
 	}
 	if (!ACCEL_URING_CANCELABLE)
@@ -475,5 +475,5 @@ void accel_uring_wait_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		return; /* completing already, through task work */
 	dma_fence_remove_callback(n->fence, &n->cb);
 	accel_notify_free(n);
-	accel_uring_cmd_done(cmd, -ECANCELED, issue_flags);
+	accel_uring_cmd_done(cmd, -ECANCELED, 0, issue_flags);
 }

@@ -138,6 +138,8 @@ struct accel_event_node {
  * @issuing:    submitted through io_uring, and the submission still runs
  *              (a release then is returned by the submission itself).
  * @released_inline: see @issuing.
+ * @answer_seq: its place among its queue's releases answered through
+ *              io_uring (see accel_job_release_locked()).
  * @release_ns: when it was released.
  * @charged:    engine time charged at release, corrected at COMPLETE.
  * @pipelined:  made runnable before its waits were reached, because each is
@@ -180,6 +182,7 @@ struct accel_sched_job {
 	struct task_struct *task;
 	bool issuing;
 	bool released_inline;
+	u32 answer_seq;
 	bool pipelined;
 	int status;
 	u64 release_ns;
@@ -201,6 +204,7 @@ struct accel_sched_job {
 struct accel_submit_pdu {
 	struct accel_sched_job *job;
 	int res;
+	u32 seq;
 };
 
 static struct kmem_cache *accel_job_cache;
@@ -430,13 +434,23 @@ static struct accel_sched_job *accel_event_job(struct accel_event_node *n)
 	return container_of(n, struct accel_sched_job, ev_released);
 }
 
+/*
+ * A SUBMIT's answer, in its task. The file's count of answers in transit
+ * drops only once the CQE is posted: io_uring posts it in done(), or (a
+ * task work run under the ring's lock) before that lock is dropped, and
+ * a SUBMIT is issued under the same lock. The file is still here: the
+ * request holds it, and a last fput() is deferred past this callback.
+ */
 static void accel_submit_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct accel_submit_pdu *pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
+	struct accel_file *afile = cmd->file->private_data;
 	struct accel_sched_job *job = pdu->job;
 	int res = pdu->res;
 
-	accel_uring_cmd_done(cmd, res, issue_flags);
+	accel_uring_cmd_done(cmd, res, res >= 0 ? ACCEL_URING_SEQ_VALID | pdu->seq : 0,
+			     issue_flags);
+	atomic_dec(&afile->answers_in_transit);
 	accel_job_put(job);
 }
 
@@ -444,13 +458,24 @@ static void accel_submit_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
 static void accel_job_answer_locked(struct accel_sched_job *job, int res)
 {
 	struct io_uring_cmd *cmd = job->cmd;
+	struct accel_submit_pdu *pdu;
+	struct accel_file *afile;
 
 	lockdep_assert_held(&job->engine->lock);
 	if (!cmd)
 		return;
 	job->cmd = NULL;
-	accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->res = res;
+	pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
+	pdu->res = res;
+	pdu->seq = job->answer_seq;
+	afile = cmd->file->private_data;
+	atomic_inc(&afile->answers_in_transit);
 	io_uring_cmd_complete_in_task(cmd, accel_submit_tw);
+}
+
+static int accel_job_release_res(const struct accel_sched_job *job)
+{
+	return job->id | (job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0);
 }
 
 static void accel_job_release_locked(struct accel_sched_job *job)
@@ -469,11 +494,18 @@ static void accel_job_release_locked(struct accel_sched_job *job)
 		accel_queue_charge_locked(q, job->charged);
 	accel_timeout_add_locked(e, job);
 	ACCEL_JOB_TRACE(release, job);
+	/*
+	 * Releases answered through io_uring are numbered per queue, in
+	 * release order: CQEs of several tasks' SUBMITs, some answered at
+	 * once and some from task work, reach the ring in no set order, and
+	 * the number lets an executor put them back (uapi: ACCEL_URING_SEQ_*).
+	 */
+	if (job->issuing || job->cmd)
+		job->answer_seq = q->answer_seq++;
 	if (job->issuing)
 		job->released_inline = true;
 	else if (job->cmd)
-		accel_job_answer_locked(job, job->id |
-					(job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0));
+		accel_job_answer_locked(job, accel_job_release_res(job));
 	else
 		accel_event_push_locked(job, &job->ev_released,
 					ACCEL_JOB_EVENT_RELEASED, 0);
@@ -1050,19 +1082,31 @@ static void accel_job_try_pipeline(struct accel_sched_job *job)
 static int accel_job_issue_locked(struct accel_sched_job *job,
 				  struct io_uring_cmd *cmd)
 {
-	int ret;
+	struct accel_file *afile = cmd->file->private_data;
+	bool answer = false;
 
 	lockdep_assert_held(&job->engine->lock);
 	job->issuing = false;
-	if (job->released_inline || job->state == ACCEL_JOB_DONE) {
-		ret = job->released_inline ?
-			(int)(job->id | (job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0)) :
-			atomic_read(&job->error);
-		return ret ?: -ECANCELED;
+	if (job->state == ACCEL_JOB_DONE && !job->released_inline)
+		return atomic_read(&job->error) ?: -ECANCELED;
+	/*
+	 * Released: answered at once (its CQE carries no sequence) only if
+	 * every earlier answer of this file is posted, so that all of its
+	 * queue's earlier releases precede it on the ring; else from task
+	 * work, numbered like the rest.
+	 */
+	if (job->released_inline) {
+		if (!atomic_read(&afile->answers_in_transit))
+			return accel_job_release_res(job);
+		answer = true;
 	}
 	kref_get(&job->ref); /* the pending cmd's */
 	accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job = job;
 	job->cmd = cmd;
+	if (answer) {
+		accel_job_answer_locked(job, accel_job_release_res(job));
+		return -EIOCBQUEUED;
+	}
 	if (!ACCEL_URING_CANCELABLE)
 		job->task = get_task_struct(current);
 	return -EIOCBQUEUED;
@@ -1460,7 +1504,7 @@ void accel_uring_job_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	if (!mine)
 		return; /* answered already, through task work */
 	accel_job_cancel(job, -ECANCELED);
-	accel_uring_cmd_done(cmd, -ECANCELED, issue_flags);
+	accel_uring_cmd_done(cmd, -ECANCELED, 0, issue_flags);
 	accel_job_put(job);
 }
 
@@ -1513,6 +1557,7 @@ void accel_sched_file_init(struct accel_file *afile)
 	mutex_init(&afile->sched_mutex);
 	atomic_set(&afile->nr_jobs, 0);
 	atomic64_set(&afile->job_seq, 0);
+	atomic_set(&afile->answers_in_transit, 0);
 }
 
 /*

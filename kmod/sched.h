@@ -74,6 +74,8 @@ struct accel_engine {
  * @on_rq:    it has runnable jobs and sits in the engine's run queue.
  * @runnable: its runnable jobs, in submission order (engine lock).
  * @dead:     destroyed: no new jobs.
+ * @answer_seq: the next number of a release answered through io_uring
+ *            (engine lock).
  */
 struct accel_queue {
 	struct accel_file *afile;
@@ -88,6 +90,7 @@ struct accel_queue {
 	bool on_rq;
 	struct list_head runnable;
 	bool dead;
+	u32 answer_seq;
 };
 
 struct accel_sched_file_stats {

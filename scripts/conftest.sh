@@ -63,6 +63,15 @@ probe io_uring_cmd_done_res2 <<'EOF'
 void probe(struct io_uring_cmd *c, unsigned int f) { io_uring_cmd_done(c, 0, 0, f); }
 EOF
 
+# Where io_uring_cmd_done() has no res2 (6.18), io_uring_cmd_done32() does.
+probe io_uring_cmd_done32 <<'EOF'
+#include <linux/io_uring.h>
+#if __has_include(<linux/io_uring/cmd.h>)
+#include <linux/io_uring/cmd.h>
+#endif
+void probe(struct io_uring_cmd *c, unsigned int f) { io_uring_cmd_done32(c, 0, 0, f); }
+EOF
+
 # The task-work callback takes issue_flags (6.3+, and Debian's 6.1).
 probe io_uring_tw_issue_flags <<'EOF'
 #include <linux/io_uring.h>

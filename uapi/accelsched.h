@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 2
+#define ACCEL_ABI_MINOR 3
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -66,6 +66,12 @@ extern "C" {
 #define ACCEL_FEATURE_SYNCOBJ (1ULL << 2)
 /** ACCEL_FEATURE_SCHED - engines, queues and jobs (ABI 1.2). */
 #define ACCEL_FEATURE_SCHED (1ULL << 3)
+/**
+ * ACCEL_FEATURE_URING_SEQ - a SUBMIT's release CQE on an IORING_SETUP_CQE32
+ * ring carries its place in the queue's release order (ABI 1.3; see
+ * ACCEL_URING_SEQ_VALID).
+ */
+#define ACCEL_FEATURE_URING_SEQ (1ULL << 4)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -483,6 +489,26 @@ struct accel_uring_submit {
  */
 #define ACCEL_JOB_RES_PIPELINED (1 << 30)
 #define ACCEL_JOB_RES_ID_MASK (ACCEL_JOB_RES_PIPELINED - 1)
+
+/*
+ * ACCEL_URING_SEQ_VALID, ACCEL_URING_SEQ_MASK - the order of releases.
+ *
+ * The module releases a queue's runnable jobs in submission order, but
+ * io_uring posts the CQEs of SUBMITs answered later (from task work, in the
+ * task that issued each) in no set order. On a ring set up with
+ * IORING_SETUP_CQE32, a release's CQE says where it stands: big_cqe[0] is
+ * ACCEL_URING_SEQ_VALID | n, where n (ACCEL_URING_SEQ_MASK, wrapping)
+ * counts the queue's earlier releases answered through io_uring, from 0.
+ * big_cqe[0] is 0 when the SUBMIT was answered at once; the module does
+ * that only when every earlier release of the file has been posted to its
+ * ring, so such a release takes the lowest number the ring has not shown
+ * yet. An executor that keeps per queue the next number it expects, and
+ * holds back a release numbered above it until the gap is filled, runs a
+ * queue's jobs in release order. This holds for a queue whose SUBMITs all
+ * go through one ring without IOSQE_ASYNC.
+ */
+#define ACCEL_URING_SEQ_VALID (1ULL << 32)
+#define ACCEL_URING_SEQ_MASK 0xffffffffULL
 
 /**
  * struct accel_job_complete - ACCEL_IOCTL_JOB_COMPLETE and

@@ -739,6 +739,152 @@ TEST(uring_submit_and_complete)
 	io_uring_queue_exit(&ring);
 }
 
+/* One CQE of a CQE32 ring within @ms: its res, user_data and big_cqe[0]. */
+static int uring_reap32(struct io_uring *ring, int ms, uint64_t *ud, uint64_t *x1)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000ll,
+	};
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (io_uring_wait_cqe_timeout(ring, &cqe, &ts))
+		return 1000;
+	res = cqe->res;
+	*ud = cqe->user_data;
+	*x1 = cqe->big_cqe[0];
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
+static void uring_complete_prep(struct io_uring *ring, int fd,
+				struct accel_job_complete *c, uint64_t ud)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_JOB_COMPLETE, c, sizeof(*c));
+	sqe->user_data = ud;
+}
+
+/*
+ * Releases answered from task work carry their place in the queue's
+ * release order, and one released at once while another answer is still
+ * in transit is answered from task work too (else its CQE could pass the
+ * earlier one's). With nothing in transit, a release is answered at once.
+ */
+TEST(uring_release_cqes_carry_their_order)
+{
+	int fd = accel_test_open(), res;
+	struct accel_job j[5];
+	struct accel_job_complete c[2];
+	struct io_uring ring;
+	struct pts sig[5];
+	uint64_t ud, x1, seq[6] = { 0 };
+	uint32_t id[6] = { 0 }, q, x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(16, &ring, IORING_SETUP_CQE32));
+	q = queue_new(fd, engine_name("urseq"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(fd, 0);
+	for (int i = 0; i < 5; i++) {
+		sig[i] = PTS(P(x, i + 1));
+		job_fill(&j[i], q, &NOPTS, &sig[i], 0);
+	}
+	/* A and B take both credits, answered at once; C waits. */
+	uring_submit_prep(&ring, fd, &j[0], 1);
+	uring_submit_prep(&ring, fd, &j[1], 2);
+	uring_submit_prep(&ring, fd, &j[2], 3);
+	ASSERT_EQ(3, io_uring_submit(&ring));
+	for (int i = 0; i < 2; i++) {
+		res = uring_reap32(&ring, 5000, &ud, &x1);
+		ASSERT_GT(res, 0);
+		ASSERT_TRUE(ud == 1 || ud == 2);
+		ASSERT_EQ(0, x1);
+		id[ud] = res;
+	}
+	ASSERT_EQ(1000, uring_reap32(&ring, 50, &ud, &x1));
+	/*
+	 * One batch: COMPLETE A releases C (task work); COMPLETE B frees a
+	 * credit, so D is released by its own SUBMIT, with C's answer still
+	 * in transit.
+	 */
+	c[0] = (struct accel_job_complete){ .id = id[1] };
+	c[1] = (struct accel_job_complete){ .id = id[2] };
+	uring_complete_prep(&ring, fd, &c[0], 10);
+	uring_complete_prep(&ring, fd, &c[1], 11);
+	uring_submit_prep(&ring, fd, &j[3], 4);
+	ASSERT_EQ(3, io_uring_submit(&ring));
+	for (int i = 0; i < 4; i++) {
+		res = uring_reap32(&ring, 5000, &ud, &x1);
+		if (ud >= 10) {
+			ASSERT_EQ(0, res);
+			continue;
+		}
+		ASSERT_TRUE(ud == 3 || ud == 4);
+		ASSERT_GT(res, 0);
+		id[ud] = res;
+		seq[ud] = x1;
+	}
+	ASSERT_EQ(ACCEL_URING_SEQ_VALID | 2, seq[3]);
+	ASSERT_EQ(ACCEL_URING_SEQ_VALID | 3, seq[4]);
+	/* Nothing in transit any more: E is answered at once again. */
+	ASSERT_EQ(0, complete(fd, id[3], 0, 0));
+	ASSERT_EQ(0, complete(fd, id[4], 0, 0));
+	uring_submit_prep(&ring, fd, &j[4], 5);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	res = uring_reap32(&ring, 5000, &ud, &x1);
+	ASSERT_EQ(5, ud);
+	ASSERT_GT(res, 0);
+	ASSERT_EQ(0, x1);
+	ASSERT_EQ(0, complete(fd, res, 0, 0));
+	ASSERT_EQ(5, so_value(fd, x));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/* Releases of ioctl submissions (events) take no number. */
+TEST(uring_release_order_skips_ioctl_releases)
+{
+	int fd = accel_test_open(), res, b;
+	struct accel_job ja, jc;
+	struct accel_job_event ev;
+	struct io_uring ring;
+	struct pts sa, sc;
+	uint64_t ud, x1;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_CQE32));
+	q = queue_new(fd, engine_name("urseq2"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	sa = PTS(P(x, 1));
+	sc = PTS(P(x, 3));
+	job_fill(&ja, q, &NOPTS, &sa, 0);
+	job_fill(&jc, q, &NOPTS, &sc, 0);
+	uring_submit_prep(&ring, fd, &ja, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	res = uring_reap32(&ring, 5000, &ud, &x1);
+	ASSERT_GT(res, 0);
+	ASSERT_EQ(0, x1); /* number 0, answered at once */
+	b = submit(fd, q, NOPTS, PTS(P(x, 2)), 7, 0);
+	ASSERT_GT(b, 0);
+	uring_submit_prep(&ring, fd, &jc, 3);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(0, complete(fd, res, 0, 0));
+	ev = next_release(fd, 5000);
+	ASSERT_EQ(7, ev.user_data);
+	ASSERT_EQ(b, ev.id);
+	ASSERT_EQ(0, complete(fd, b, 0, 0));
+	res = uring_reap32(&ring, 5000, &ud, &x1);
+	ASSERT_EQ(3, ud);
+	ASSERT_GT(res, 0);
+	ASSERT_EQ(ACCEL_URING_SEQ_VALID | 1, x1);
+	ASSERT_EQ(0, complete(fd, res, 0, 0));
+	ASSERT_EQ(3, so_value(fd, x));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
 /* A process with a SUBMIT pending (no credit) that dies exits promptly,
  * and the points its job promised fail. */
 TEST(uring_submit_pending_at_sigkill)

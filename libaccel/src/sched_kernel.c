@@ -511,7 +511,9 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
  * read with ACCEL_IOCTL_JOB_FETCH when the fd polls readable (through an
  * IORING_OP_POLL_ADD on the ring, or poll(2)): RELEASED for jobs submitted
  * by ioctl, TIMEDOUT for any. It hands each released job to its queue's
- * executor thread (executor.c), which runs the work on the device and
+ * executor thread (executor.c) in release order (SUBMIT CQEs come in no
+ * set order; release_in_order() puts them back by the numbers the module
+ * gives them), which runs the work on the device and
  * sends ACCEL_IOCTL_JOB_COMPLETE with the status and the time the work
  * took. COMPLETE is an ioctl so that it has happened before the job's
  * references go (the last one may destroy the kernel queue).
@@ -564,8 +566,11 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 /*
  * struct kernel_job - a job in the module (struct accel_sched_job.priv).
  * @link:       in the scheduler's jobs in flight (jobs_lock).
- * @next:        in a local list (the ioctl reaper's failed jobs).
+ * @next:        in a local list (the ioctl reaper's failed jobs), or in
+ *               its queue's held releases (the io_uring reaper).
  * @id:          the module's id, once released.
+ * @seq:         its place in its queue's release order (the io_uring reaper).
+ * @res:         its SUBMIT's CQE res, while held.
  * @submitted:   an ioctl submission the module took (jobs_lock).
  * @released:    the module released it (jobs_lock).
  * @timedout:    the module timed it out (jobs_lock).
@@ -580,6 +585,8 @@ struct kernel_job {
 	struct accel_sched_job *job;
 	struct accel_job kj;
 	uint32_t id;
+	uint32_t seq;
+	uint32_t res;
 	bool submitted;
 	bool released;
 	bool timedout;
@@ -589,11 +596,18 @@ struct kernel_job {
 	struct accel_point pts[];
 };
 
-/* The kernel queue behind an executor (accel_executor_data()). */
+/*
+ * The kernel queue behind an executor (accel_executor_data()). @next_seq
+ * and @held belong to the io_uring reaper alone: the number of the next
+ * release it hands on, and the releases that came before their turn,
+ * sorted by number.
+ */
 struct kernel_queue {
 	struct accel_sched_kernel *k;
 	uint32_t handle;
 	char engine[ACCEL_ENGINE_NAME_LEN];
+	uint32_t next_seq;
+	struct kernel_job *held;
 };
 
 static struct accel_sched_kernel *to_kernel(accel_scheduler_t *s)
@@ -1021,11 +1035,46 @@ static void not_run(struct accel_sched_kernel *k, struct kernel_job *r,
 	accel_executor_push(job->executor, job);
 }
 
+/*
+ * A release CQE, handed on in its queue's release order. CQEs of SUBMITs
+ * answered from task work reach the ring in no set order (each is posted
+ * by the thread that entered it); the module numbers them in @x1
+ * (ACCEL_URING_SEQ_VALID), and one without a number takes the next (the
+ * module answers at once only when all earlier releases are posted). A
+ * release that comes early waits in its queue's @held list for the gap.
+ * Without big CQEs (an older module) @x1 is 0: arrival order.
+ */
+static void release_in_order(struct accel_sched_kernel *k, struct kernel_job *r,
+			     uint32_t res, uint64_t x1)
+{
+	struct kernel_queue *q = accel_executor_data(r->job->executor);
+	struct kernel_job **p;
+
+	r->seq = x1 & ACCEL_URING_SEQ_VALID ? (uint32_t)(x1 & ACCEL_URING_SEQ_MASK) :
+					      q->next_seq;
+	if (r->seq != q->next_seq) {
+		r->res = res;
+		for (p = &q->held; *p && (int32_t)((*p)->seq - r->seq) < 0; p = &(*p)->next)
+			;
+		r->next = *p;
+		*p = r;
+		return;
+	}
+	release(k, r, res);
+	q->next_seq++;
+	while (q->held && q->held->seq == q->next_seq) {
+		r = q->held;
+		q->held = r->next;
+		release(k, r, r->res);
+		q->next_seq++;
+	}
+}
+
 static void on_submit_cqe(struct accel_sched_kernel *k, struct kernel_job *r,
-			  int res)
+			  int res, uint64_t x1)
 {
 	if (res >= 0) {
-		release(k, r, (uint32_t)res);
+		release_in_order(k, r, (uint32_t)res, x1);
 		return;
 	}
 	if (res == -EINVAL && !r->retried) {
@@ -1123,7 +1172,7 @@ static void *reaper_uring(void *arg)
 	arm_poll(k);
 	for (;;) {
 		struct io_uring_cqe *cqe;
-		uint64_t ud;
+		uint64_t ud, x1;
 		int res, ret = io_uring_wait_cqe(&k->ring, &cqe);
 
 		if (ret < 0) {
@@ -1133,6 +1182,7 @@ static void *reaper_uring(void *arg)
 		}
 		ud = io_uring_cqe_get_data64(cqe);
 		res = cqe->res;
+		x1 = k->ring.flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : 0;
 		io_uring_cqe_seen(&k->ring, cqe);
 		if (ud == TAG_STOP)
 			break;
@@ -1140,7 +1190,7 @@ static void *reaper_uring(void *arg)
 			fetch_events(k);
 			arm_poll(k);
 		} else if (ud > TAG_POLL) {
-			on_submit_cqe(k, (struct kernel_job *)(uintptr_t)ud, res);
+			on_submit_cqe(k, (struct kernel_job *)(uintptr_t)ud, res, x1);
 		}
 	}
 	return NULL;

@@ -172,7 +172,8 @@ int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
 		accel_strfmt(why, why_len, "turned off by %s=0", ACCEL_URING_ENV);
 		return -ECANCELED;
 	}
-	ret = io_uring_queue_init(ACCEL_URING_ENTRIES, ring, 0);
+	ret = io_uring_queue_init(ACCEL_URING_ENTRIES, ring,
+				  features & ACCEL_FEATURE_URING_SEQ ? IORING_SETUP_CQE32 : 0);
 	if (ret < 0) {
 		accel_uring_explain_init(-ret, why, why_len);
 		return ret;

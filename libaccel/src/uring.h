@@ -21,7 +21,8 @@
 /*
  * accel_uring_setup() - set up @ring and send one ACCEL_URING_CMD_NOP on @fd.
  * @features: the module's ACCEL_FEATURE_* bits; without URING_CMD no ring
- *            is made.
+ *            is made. With URING_SEQ the ring has big CQEs
+ *            (IORING_SETUP_CQE32), whose second word orders releases.
  *
  * Returns 0 with @ring live (free it with io_uring_queue_exit()), or a
  * negative errno with @ring torn down and @why saying what failed and how to

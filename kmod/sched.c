@@ -1101,7 +1101,7 @@ static int accel_job_issue_locked(struct accel_sched_job *job,
 		answer = true;
 	}
 	kref_get(&job->ref); /* the pending cmd's */
-	accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job = job;
+	WRITE_ONCE(accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job, job);
 	job->cmd = cmd;
 	if (answer) {
 		accel_job_answer_locked(job, accel_job_release_res(job));
@@ -1457,6 +1457,7 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 	struct accel_uring_submit args;
 	struct accel_job uj;
 	struct accel_sched_job *job;
+	bool early;
 	int ret;
 
 	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));
@@ -1467,14 +1468,31 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 	job = accel_job_init(afile, &uj);
 	if (IS_ERR(job))
 		return PTR_ERR(job);
+	/*
+	 * Issued by io-wq (IOSQE_ASYNC, or a punt), not by the submitter: a
+	 * release answered from task work runs in the submitter as soon as
+	 * the command is installed, so it must be cancelable before, and an
+	 * answer at once is then posted here (done() takes it off the
+	 * cancelable list), as accel_uring_wait() does.
+	 */
+	early = issue_flags & IO_URING_F_UNLOCKED;
+	if (early) {
+		accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job = NULL;
+		accel_uring_cmd_mark_cancelable(cmd, issue_flags);
+	}
 	job->issuing = true;
 	kref_get(&job->ref); /* arming may fail and free it */
 	ret = accel_job_arm(job, cmd);
 	accel_job_put(job);
-	if (ret != -EIOCBQUEUED)
-		return ret;
+	if (ret != -EIOCBQUEUED) {
+		if (!early)
+			return ret;
+		accel_uring_cmd_done(cmd, ret, 0, issue_flags);
+		return -EIOCBQUEUED;
+	}
 	/* Pending: the release (or a failure) completes the command. */
-	accel_uring_cmd_mark_cancelable(cmd, issue_flags);
+	if (!early)
+		accel_uring_cmd_mark_cancelable(cmd, issue_flags);
 	if (!ACCEL_URING_CANCELABLE)
 		queue_delayed_work(accel_wq, &afile->monitor,
 				   msecs_to_jiffies(ACCEL_MONITOR_MS));
@@ -1492,10 +1510,14 @@ int accel_uring_job_complete(struct accel_file *afile, struct io_uring_cmd *cmd)
 /* io_uring cancels a pending SUBMIT (ring or task exit). */
 void accel_uring_job_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
-	struct accel_sched_job *job = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job;
-	struct accel_engine *e = job->engine;
+	struct accel_sched_job *job =
+		READ_ONCE(accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job);
+	struct accel_engine *e;
 	bool mine;
 
+	if (!job)
+		return; /* io-wq still issuing it: a later cancel round takes it */
+	e = job->engine;
 	spin_lock_irq(&e->lock);
 	mine = job->cmd == cmd;
 	if (mine)

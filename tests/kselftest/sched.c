@@ -675,14 +675,15 @@ TEST(producer_killed_consumer_wakes)
 	expect_no_event(fd);
 }
 
-static void uring_submit_prep(struct io_uring *ring, int fd, struct accel_job *j,
-			      uint64_t ud)
+static struct io_uring_sqe *uring_submit_prep(struct io_uring *ring, int fd,
+					      struct accel_job *j, uint64_t ud)
 {
 	struct accel_uring_submit s = { .job = (uintptr_t)j };
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_JOB_SUBMIT, &s, sizeof(s));
 	sqe->user_data = ud;
+	return sqe;
 }
 
 TEST(uring_submit_and_complete)
@@ -779,7 +780,7 @@ TEST(uring_release_cqes_carry_their_order)
 	struct accel_job_complete c[2];
 	struct io_uring ring;
 	struct pts sig[5];
-	uint64_t ud, x1, seq[6] = { 0 };
+	uint64_t ud = 0, x1 = 0, seq[6] = { 0 };
 	uint32_t id[6] = { 0 }, q, x;
 
 	ASSERT_GE(fd, 0);
@@ -850,7 +851,7 @@ TEST(uring_release_order_skips_ioctl_releases)
 	struct accel_job_event ev;
 	struct io_uring ring;
 	struct pts sa, sc;
-	uint64_t ud, x1;
+	uint64_t ud = 0, x1 = 0;
 	uint32_t q, x;
 
 	ASSERT_GE(fd, 0);
@@ -881,6 +882,53 @@ TEST(uring_release_order_skips_ioctl_releases)
 	ASSERT_EQ(ACCEL_URING_SEQ_VALID | 1, x1);
 	ASSERT_EQ(0, complete(fd, res, 0, 0));
 	ASSERT_EQ(3, so_value(fd, x));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/*
+ * SUBMITs issued by io-wq (IOSQE_ASYNC) rather than by the submitter: one
+ * released at once, one that waits for the credit and is released by a
+ * COMPLETE, one refused. Each gets its CQE.
+ */
+TEST(uring_submit_from_io_wq)
+{
+	int fd = accel_test_open(), res, a = 0, b = 0;
+	struct accel_job j1, j2, bad;
+	struct io_uring ring;
+	struct pts s1, s2;
+	uint64_t ud = 0;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	q = queue_new(fd, engine_name("urwq"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	s1 = PTS(P(x, 1));
+	s2 = PTS(P(x, 2));
+	job_fill(&j1, q, &NOPTS, &s1, 0);
+	job_fill(&j2, q, &NOPTS, &s2, 0);
+	bad = j1;
+	bad.queue = q + 40;
+	io_uring_sqe_set_flags(uring_submit_prep(&ring, fd, &j1, 1), IOSQE_ASYNC);
+	io_uring_sqe_set_flags(uring_submit_prep(&ring, fd, &j2, 2), IOSQE_ASYNC);
+	ASSERT_EQ(2, io_uring_submit(&ring));
+	res = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(1, ud);
+	ASSERT_GT(res, 0);
+	a = res;
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL)); /* j2 waits */
+	ASSERT_EQ(0, complete(fd, a, 0, 0));
+	res = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(2, ud);
+	ASSERT_GT(res, 0);
+	b = res;
+	ASSERT_EQ(0, complete(fd, b, 0, 0));
+	ASSERT_EQ(2, so_value(fd, x));
+	io_uring_sqe_set_flags(uring_submit_prep(&ring, fd, &bad, 3), IOSQE_ASYNC);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-ENOENT, uring_reap1(&ring, 5000, &ud));
+	ASSERT_EQ(3, ud);
 	io_uring_queue_exit(&ring);
 	close(fd);
 }

@@ -1061,12 +1061,10 @@ static void release_in_order(struct accel_sched_kernel *k, struct kernel_job *r,
 		return;
 	}
 	release(k, r, res);
-	q->next_seq++;
-	while (q->held && q->held->seq == q->next_seq) {
+	for (q->next_seq++; q->held && q->held->seq == q->next_seq; q->next_seq++) {
 		r = q->held;
 		q->held = r->next;
 		release(k, r, r->res);
-		q->next_seq++;
 	}
 }
 

@@ -863,18 +863,23 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 }
 
 /*
- * Read point @i of a job's user array. One small copy each: a whole array
- * on the stack would be zeroed on every submission by kernels built with
+ * Read point @i of a job's user array into @pt and look up its syncobj
+ * (*@s, a reference). One small copy each: a whole array on the stack
+ * would be zeroed on every submission by kernels built with
  * INIT_STACK_ALL_ZERO (Debian's are).
  */
-static int accel_job_point(u64 uptr, u32 i, struct accel_point *pt)
+static int accel_job_point(struct accel_file *afile, u64 uptr, u32 i,
+			   struct accel_point *pt, struct accel_syncobj **s)
 {
 	if (!IS_ALIGNED(uptr, sizeof(u64)))
 		return -EINVAL;
 	if (copy_from_user(pt, u64_to_user_ptr(uptr) + i * sizeof(*pt),
 			   sizeof(*pt)))
 		return -EFAULT;
-	return pt->flags ? -EINVAL : 0;
+	if (pt->flags)
+		return -EINVAL;
+	*s = accel_syncobj_lookup(afile, pt->handle);
+	return *s ? 0 : -ENOENT;
 }
 
 /* The fallible half of a submission: a job ready to arm, or an error. */
@@ -959,14 +964,9 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		u64 value, submitted;
 		int error;
 
-		ret = accel_job_point(args->signals, i, &pt);
+		ret = accel_job_point(afile, args->signals, i, &pt, &s);
 		if (ret)
 			goto err_job;
-		s = accel_syncobj_lookup(afile, pt.handle);
-		if (!s) {
-			ret = -ENOENT;
-			goto err_job;
-		}
 		job->sigs[job->nsignals].s = s;
 		job->sigs[job->nsignals++].point = pt.point;
 		accel_syncobj_query(s, &value, &submitted, &error);
@@ -979,14 +979,9 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		struct accel_syncobj *s;
 		struct dma_fence *f;
 
-		ret = accel_job_point(args->waits, i, &pt);
+		ret = accel_job_point(afile, args->waits, i, &pt, &s);
 		if (ret)
 			goto err_job;
-		s = accel_syncobj_lookup(afile, pt.handle);
-		if (!s) {
-			ret = -ENOENT;
-			goto err_job;
-		}
 		f = accel_syncobj_point_fence(s, pt.point, ACCEL_POINT_REACHED);
 		if (IS_ERR(f)) {
 			accel_syncobj_put(s);

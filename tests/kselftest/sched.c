@@ -686,6 +686,15 @@ static struct io_uring_sqe *uring_submit_prep(struct io_uring *ring, int fd,
 	return sqe;
 }
 
+static void uring_complete_prep(struct io_uring *ring, int fd,
+				struct accel_job_complete *c, uint64_t ud)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_JOB_COMPLETE, c, sizeof(*c));
+	sqe->user_data = ud;
+}
+
 TEST(uring_submit_and_complete)
 {
 	int fd = accel_test_open(), res;
@@ -712,10 +721,7 @@ TEST(uring_submit_and_complete)
 	/* ...the second waits for the credit. */
 	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
 	c = (struct accel_job_complete){ .id = res & ACCEL_JOB_RES_ID_MASK };
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-
-	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_JOB_COMPLETE, &c, sizeof(c));
-	sqe->user_data = 3;
+	uring_complete_prep(&ring, fd, &c, 3);
 	ASSERT_EQ(1, io_uring_submit(&ring));
 	int got = 0;
 	for (int i = 0; i < 2; i++) {
@@ -738,33 +744,6 @@ TEST(uring_submit_and_complete)
 	ASSERT_EQ(1, io_uring_submit(&ring));
 	ASSERT_EQ(-ENOENT, uring_reap1(&ring, 5000, NULL));
 	io_uring_queue_exit(&ring);
-}
-
-/* One CQE of a CQE32 ring within @ms: its res, user_data and big_cqe[0]. */
-static int uring_reap32(struct io_uring *ring, int ms, uint64_t *ud, uint64_t *x1)
-{
-	struct __kernel_timespec ts = {
-		.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000ll,
-	};
-	struct io_uring_cqe *cqe;
-	int res;
-
-	if (io_uring_wait_cqe_timeout(ring, &cqe, &ts))
-		return 1000;
-	res = cqe->res;
-	*ud = cqe->user_data;
-	*x1 = cqe->big_cqe[0];
-	io_uring_cqe_seen(ring, cqe);
-	return res;
-}
-
-static void uring_complete_prep(struct io_uring *ring, int fd,
-				struct accel_job_complete *c, uint64_t ud)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_JOB_COMPLETE, c, sizeof(*c));
-	sqe->user_data = ud;
 }
 
 /*
@@ -797,13 +776,13 @@ TEST(uring_release_cqes_carry_their_order)
 	uring_submit_prep(&ring, fd, &j[2], 3);
 	ASSERT_EQ(3, io_uring_submit(&ring));
 	for (int i = 0; i < 2; i++) {
-		res = uring_reap32(&ring, 5000, &ud, &x1);
+		res = uring_reap(&ring, 5000, &ud, &x1);
 		ASSERT_GT(res, 0);
 		ASSERT_TRUE(ud == 1 || ud == 2);
 		ASSERT_EQ(0, x1);
 		id[ud] = res;
 	}
-	ASSERT_EQ(1000, uring_reap32(&ring, 50, &ud, &x1));
+	ASSERT_EQ(1000, uring_reap(&ring, 50, &ud, &x1));
 	/*
 	 * One batch: COMPLETE A releases C (task work); COMPLETE B frees a
 	 * credit, so D is released by its own SUBMIT, with C's answer still
@@ -816,7 +795,7 @@ TEST(uring_release_cqes_carry_their_order)
 	uring_submit_prep(&ring, fd, &j[3], 4);
 	ASSERT_EQ(3, io_uring_submit(&ring));
 	for (int i = 0; i < 4; i++) {
-		res = uring_reap32(&ring, 5000, &ud, &x1);
+		res = uring_reap(&ring, 5000, &ud, &x1);
 		if (ud >= 10) {
 			ASSERT_EQ(0, res);
 			continue;
@@ -833,7 +812,7 @@ TEST(uring_release_cqes_carry_their_order)
 	ASSERT_EQ(0, complete(fd, id[4], 0, 0));
 	uring_submit_prep(&ring, fd, &j[4], 5);
 	ASSERT_EQ(1, io_uring_submit(&ring));
-	res = uring_reap32(&ring, 5000, &ud, &x1);
+	res = uring_reap(&ring, 5000, &ud, &x1);
 	ASSERT_EQ(5, ud);
 	ASSERT_GT(res, 0);
 	ASSERT_EQ(0, x1);
@@ -864,7 +843,7 @@ TEST(uring_release_order_skips_ioctl_releases)
 	job_fill(&jc, q, &NOPTS, &sc, 0);
 	uring_submit_prep(&ring, fd, &ja, 1);
 	ASSERT_EQ(1, io_uring_submit(&ring));
-	res = uring_reap32(&ring, 5000, &ud, &x1);
+	res = uring_reap(&ring, 5000, &ud, &x1);
 	ASSERT_GT(res, 0);
 	ASSERT_EQ(0, x1); /* number 0, answered at once */
 	b = submit(fd, q, NOPTS, PTS(P(x, 2)), 7, 0);
@@ -876,7 +855,7 @@ TEST(uring_release_order_skips_ioctl_releases)
 	ASSERT_EQ(7, ev.user_data);
 	ASSERT_EQ(b, ev.id);
 	ASSERT_EQ(0, complete(fd, b, 0, 0));
-	res = uring_reap32(&ring, 5000, &ud, &x1);
+	res = uring_reap(&ring, 5000, &ud, &x1);
 	ASSERT_EQ(3, ud);
 	ASSERT_GT(res, 0);
 	ASSERT_EQ(ACCEL_URING_SEQ_VALID | 1, x1);

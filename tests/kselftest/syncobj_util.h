@@ -190,8 +190,13 @@ static inline void uring_wait_prep(struct io_uring *ring, int fd, uint32_t h,
 	sqe->user_data = ud;
 }
 
-/* Reap one CQE within @ms; return its res, or 1000 on timeout. */
-static inline int uring_reap1(struct io_uring *ring, int ms, uint64_t *ud)
+/*
+ * Reap one CQE within @ms; return its res, or 1000 on timeout. *@ud gets
+ * its user_data and *@x1 its big_cqe[0] (0 unless the ring is CQE32),
+ * each if not NULL.
+ */
+static inline int uring_reap(struct io_uring *ring, int ms, uint64_t *ud,
+			     uint64_t *x1)
 {
 	struct __kernel_timespec ts = {
 		.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000ll,
@@ -204,8 +209,15 @@ static inline int uring_reap1(struct io_uring *ring, int ms, uint64_t *ud)
 	res = cqe->res;
 	if (ud)
 		*ud = cqe->user_data;
+	if (x1)
+		*x1 = ring->flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : 0;
 	io_uring_cqe_seen(ring, cqe);
 	return res;
+}
+
+static inline int uring_reap1(struct io_uring *ring, int ms, uint64_t *ud)
+{
+	return uring_reap(ring, ms, ud, NULL);
 }
 
 /* Set a module parameter; return its old value (or -1). */

@@ -98,8 +98,13 @@ static int check_indirect(const accel_command_buffer_t *cb, const char *fn,
 			fn, index, rule->what);
 	if (!whole && ref->length > UINT64_MAX - ref->offset)
 		return accel_fail(ERANGE,
-			"%s: command %u: %s: offset %" PRIu64 " + length %" PRIu64 " overflows",
+			"%s: command %u: %s: offset %" PRIu64 " + length %" PRIu64 " overflows; no slot's range reaches that far, use a smaller offset",
 			fn, index, rule->what, ref->offset, ref->length);
+	/* The slot must hold offset + what the command reads: no wrap. */
+	if (whole && rule->min_length > UINT64_MAX - ref->offset)
+		return accel_fail(ERANGE,
+			"%s: command %u: %s: offset %" PRIu64 " + the %" PRIu64 " bytes it needs overflows; no slot's range reaches that far, use a smaller offset",
+			fn, index, rule->what, ref->offset, rule->min_length);
 	if (!whole && ref->length < rule->min_length)
 		return accel_fail(ERANGE,
 			"%s: command %u: %s: length %" PRIu64 " is shorter than the %" PRIu64 " bytes it needs",

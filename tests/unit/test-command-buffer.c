@@ -6,6 +6,8 @@
  * command count stays; a rejected submission runs nothing and signals
  * nothing).
  */
+#include <inttypes.h>
+
 #include "test-accel.h"
 
 static accel_command_buffer_t *cb;
@@ -284,6 +286,67 @@ START_TEST(test_dispatch_indirect_rules)
 }
 END_TEST
 
+/*
+ * Offsets near 2^64: every offset + length sum of a ref is checked without
+ * wrapping. A whole-buffer indirect count at 2^64-12 once passed as
+ * needing "byte 0" of its slot, and the replay read before the buffer.
+ */
+static const uint64_t edges[] = {
+	UINT64_C(1) << 31, UINT64_C(1) << 32, UINT64_C(1) << 63,
+	UINT64_MAX - 15, UINT64_MAX - 11, UINT64_MAX - 7, UINT64_MAX - 3,
+	UINT64_MAX - 1, UINT64_MAX,
+};
+
+/* True when @off + @need wraps past 2^64. */
+static bool wraps(uint64_t off, uint64_t need)
+{
+	return off > UINT64_MAX - need;
+}
+
+START_TEST(test_offset_wrap_record)
+{
+	accel_buffer_ref_t b[1] = { accel_buffer_ref_direct(buf, 0, 4) };
+	uint32_t inc = entry(exe, "increment");
+	uint8_t data[4] = { 0 };
+
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		uint64_t off = edges[i];
+		accel_buffer_ref_t count = accel_buffer_ref_indirect(0, off, ACCEL_WHOLE_BUFFER);
+		uint32_t before = accel_command_buffer_command_count(cb);
+		int ret;
+
+		/* direct: never beyond the buffer */
+		REJECT(accel_command_buffer_fill(cb, accel_buffer_ref_direct(buf, off, ACCEL_WHOLE_BUFFER), &pat4, 1),
+		       ERANGE, "is beyond the end of the buffer");
+		if (off != ACCEL_WHOLE_BUFFER)
+			REJECT(accel_command_buffer_fill(cb, accel_buffer_ref_direct(buf, 4, off), &pat4, 1),
+			       ERANGE, "is outside the buffer");
+		REJECT(accel_command_buffer_dispatch_indirect(cb, exe, inc, accel_buffer_ref_direct(buf, off & ~(uint64_t)3, 12), NULL, 0, b, 1),
+		       ERANGE, "is beyond the end of the buffer");
+		/* indirect, explicit length: offset + length must not wrap */
+		REJECT(accel_command_buffer_update(cb, data, accel_buffer_ref_indirect(0, off, UINT64_MAX - off + 4)),
+		       ERANGE, "overflows");
+		REJECT(accel_command_buffer_copy(cb, accel_buffer_ref_indirect(0, off, UINT64_MAX - off + 1),
+						 accel_buffer_ref_indirect(1, 0, UINT64_MAX - off + 1)),
+		       ERANGE, "overflows");
+		/* indirect, whole range: offset + the 12 bytes a count needs */
+		if (off % 4)
+			continue;
+		ret = accel_command_buffer_dispatch_indirect(cb, exe, inc, count, NULL, 0, b, 1);
+		if (!wraps(off, ACCEL_DISPATCH_INDIRECT_PARAMS_SIZE)) {
+			ck_assert_msg(ret == 0, "offset %" PRIu64 ": %s", off, accel_error_message());
+			continue;
+		}
+		ck_assert_msg(ret == -ERANGE,
+			      "dispatch_indirect with a whole-buffer count at slot offset %" PRIu64 " returned %d (%s), expected -ERANGE",
+			      off, ret, test_errname(ret));
+		ASSERT_MESSAGE_CONTAINS("workgroup_count_ref: offset");
+		ASSERT_MESSAGE_CONTAINS("+ the 12 bytes it needs overflows");
+		ck_assert_uint_eq(accel_command_buffer_command_count(cb), before);
+	}
+}
+END_TEST
+
 START_TEST(test_other_device)
 {
 	accel_device_t *other;
@@ -323,6 +386,16 @@ static void record_slots(void)
 	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_indirect(1, 8, 16), &pat4, 4));
 	ASSERT_OK(accel_command_buffer_copy(cb, accel_buffer_ref_indirect(3, 4, 32),
 					    accel_buffer_ref_direct(buf, 0, 32)));
+	ASSERT_OK(accel_command_buffer_end(cb));
+}
+
+/* Records a whole-range dispatch binding of slot 1 at @offset. */
+static void record_slots_at(uint64_t offset)
+{
+	uint32_t wg[3] = { 1, 1, 1 }, c = 0;
+	accel_buffer_ref_t b[1] = { accel_buffer_ref_indirect(1, offset, ACCEL_WHOLE_BUFFER) };
+
+	ASSERT_OK(accel_command_buffer_dispatch(cb, exe, entry(exe, "fill_u32"), wg, &c, 1, b, 1));
 	ASSERT_OK(accel_command_buffer_end(cb));
 }
 
@@ -436,6 +509,60 @@ START_TEST(test_table_whole_fill_length)
 }
 END_TEST
 
+/* Refs near 2^64 that could be recorded are refused by any real table. */
+START_TEST(test_table_offset_wrap)
+{
+	accel_binding_t b[1] = { { buf, 0, ACCEL_WHOLE_BUFFER } };
+	accel_binding_table_t t = { 1, b };
+	uint32_t inc = entry(exe, "increment");
+
+	ASSERT_OK(accel_command_buffer_dispatch_indirect(cb, exe, inc,
+			accel_buffer_ref_indirect(0, UINT64_MAX - 15, ACCEL_WHOLE_BUFFER), NULL, 0,
+			(accel_buffer_ref_t[]){ accel_buffer_ref_direct(buf, 0, 4) }, 1));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	reject_table(&t, ERANGE, "slot 0: its range is 256 bytes, but the command buffer uses up to byte 18446744073709551612 of it");
+}
+END_TEST
+
+START_TEST(test_table_binding_wrap)
+{
+	accel_binding_t b[2] = { { buf, 0, 64 }, { buf, 0, 64 } };
+	accel_binding_table_t t = { 2, b };
+
+	record_slots_at(UINT64_MAX);
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		b[1].offset = edges[i];
+		b[1].length = ACCEL_WHOLE_BUFFER;
+		reject_table(&t, ERANGE, "slot 1: offset");
+		if (edges[i] == ACCEL_WHOLE_BUFFER)
+			continue;
+		b[1].offset = 8;
+		b[1].length = edges[i];
+		reject_table(&t, ERANGE, "is outside its buffer of 256 bytes");
+	}
+	b[1] = (accel_binding_t){ buf, 0, ACCEL_WHOLE_BUFFER };
+	reject_table(&t, ERANGE, "slot 1: its range is 256 bytes, but the command buffer uses up to byte 18446744073709551615 of it");
+}
+END_TEST
+
+START_TEST(test_map_offset_wrap)
+{
+	void *p = TEST_NOT_NULL;
+
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		ASSERT_ERRNO(accel_buffer_map(buf, ACCEL_MAP_READ, edges[i], 8, &p), ERANGE);
+		ASSERT_MESSAGE_CONTAINS("is outside the buffer (256 bytes)");
+		ck_assert_ptr_null(p);
+		ASSERT_ERRNO(accel_buffer_map(buf, ACCEL_MAP_READ, edges[i], ACCEL_WHOLE_BUFFER, &p), ERANGE);
+		ASSERT_ERRNO(accel_buffer_subspan(buf, edges[i], 8, (accel_buffer_t **)&p), ERANGE);
+		if (edges[i] == ACCEL_WHOLE_BUFFER)
+			continue;
+		ASSERT_ERRNO(accel_buffer_map(buf, ACCEL_MAP_READ, 8, edges[i], &p), ERANGE);
+		ASSERT_ERRNO(accel_buffer_subspan(buf, 8, edges[i], (accel_buffer_t **)&p), ERANGE);
+	}
+}
+END_TEST
+
 START_TEST(test_table_unused_slots_ignored)
 {
 	accel_semaphore_t *s = sem_new(0);
@@ -479,6 +606,8 @@ static Suite *cb_suite(void)
 	tcase_add_test(tc, test_slot_capacity);
 	tcase_add_test(tc, test_dispatch_rules);
 	tcase_add_test(tc, test_dispatch_indirect_rules);
+	tcase_add_test(tc, test_offset_wrap_record);
+	tcase_add_test(tc, test_map_offset_wrap);
 	tcase_add_test(tc, test_other_device);
 	suite_add_tcase(suite, tc);
 
@@ -491,6 +620,8 @@ static Suite *cb_suite(void)
 	tcase_add_test(tc, test_table_alignment);
 	tcase_add_test(tc, test_table_other_device);
 	tcase_add_test(tc, test_table_whole_fill_length);
+	tcase_add_test(tc, test_table_offset_wrap);
+	tcase_add_test(tc, test_table_binding_wrap);
 	tcase_add_test(tc, test_table_unused_slots_ignored);
 	suite_add_tcase(suite, tc);
 	return suite;

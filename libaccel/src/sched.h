@@ -170,7 +170,10 @@ struct accel_scheduler_ops {
 	 * sem_signal() and sem_fail() return 0 or -errno with the thread's
 	 * message set (prefixed by @caller); sem_fail() keeps @message as the
 	 * failure message when it is the first failure. sem_wait() gets a
-	 * validated list (count >= 1, all of this scheduler).
+	 * validated list (count >= 1, all of this scheduler) whose
+	 * semaphores the caller holds references to until it returns: a
+	 * host wait retains them itself (semaphore.c), a job's waits are
+	 * its submission's.
 	 */
 	int (*sem_create)(accel_scheduler_t *s, uint64_t initial,
 			  accel_semaphore_t **out);

@@ -189,9 +189,14 @@ static int wait_list(const accel_semaphore_list_t *list, uint32_t flags,
 		if (!points)
 			return accel_fail(ENOMEM, "%s: out of memory", fn);
 	}
+	/*
+	 * The wait holds its own references (semaphore.h): another thread
+	 * may drop the caller's last ones while it sleeps.
+	 */
 	for (uint32_t i = 0; i < list->count; i++) {
 		points[i].sem = list->semaphores[i];
 		points[i].value = list->values[i];
+		accel_semaphore_retain(points[i].sem);
 	}
 	err = s->ops->sem_wait(s, list->count, points, flags, deadline, &at);
 	if (err == -ETIME)
@@ -205,6 +210,8 @@ static int wait_list(const accel_semaphore_list_t *list, uint32_t flags,
 			   accel_semaphore_failure_message(points[at].sem));
 	if (index && at < list->count)
 		*index = at;
+	for (uint32_t i = 0; i < list->count; i++)
+		accel_semaphore_release(points[i].sem);
 	if (points != points_small)
 		free(points);
 	return err;

@@ -596,6 +596,44 @@ START_TEST(test_chain_across_queues)
 }
 END_TEST
 
+/* Drops the last references to s[1] and s[2], then signals s[0]. */
+static void *drop_then_signal(void *arg)
+{
+	accel_semaphore_t **s = arg;
+	struct timespec ts = { 0, 30 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	accel_semaphore_release(s[1]);
+	accel_semaphore_release(s[2]);
+	accel_semaphore_signal(s[0], 1);
+	return NULL;
+}
+
+/*
+ * A list wait holds its semaphores: another thread drops their last
+ * references while it sleeps, then wakes it through a barrier that still
+ * signals one of them (the submission's own reference).
+ */
+START_TEST(test_release_during_list_wait)
+{
+	accel_semaphore_t *s[3] = { sem_new(0), sem_new(0), sem_new(0) };
+	accel_semaphore_t *waited[2] = { s[1], s[2] };
+	uint64_t v[2] = { 1, 1 };
+	accel_semaphore_list_t list = { 2, waited, v };
+	uint32_t index = 99;
+	POINT(w, s[0], 1);
+	POINT(sig, s[1], 1);
+	pthread_t t;
+
+	ASSERT_OK(accel_queue_barrier(queue, &w, &sig, 0));
+	ck_assert_int_eq(pthread_create(&t, NULL, drop_then_signal, s), 0);
+	ASSERT_OK(accel_semaphore_list_wait(&list, 0, WAIT_LONG, &index));
+	ck_assert_uint_eq(index, 0);
+	pthread_join(t, NULL);
+	accel_semaphore_release(s[0]);
+}
+END_TEST
+
 /* A failed wait: the work is not run, its signals fail with that error. */
 START_TEST(test_failed_wait_propagates)
 {
@@ -854,6 +892,7 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_no_head_of_line_blocking);
 	tcase_add_test(tc, test_wait_for_submitted);
 	tcase_add_test(tc, test_chain_across_queues);
+	tcase_add_test(tc, test_release_during_list_wait);
 	tcase_add_test(tc, test_failed_wait_propagates);
 	tcase_add_test(tc, test_failed_command_index);
 	tcase_add_test(tc, test_signal_not_above_current);

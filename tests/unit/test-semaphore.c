@@ -498,6 +498,57 @@ START_TEST(test_threads_signal_and_wait)
 }
 END_TEST
 
+/* Drops the last references of @n semaphores after @delay. */
+struct dropper {
+	accel_semaphore_t *s[4];
+	uint32_t n;
+	int64_t delay;
+};
+
+static void *dropper_main(void *arg)
+{
+	struct dropper *d = arg;
+	struct timespec ts = { 0, (long)d->delay };
+
+	nanosleep(&ts, NULL);
+	for (uint32_t i = 0; i < d->n; i++)
+		accel_semaphore_release(d->s[i]);
+	return NULL;
+}
+
+/*
+ * Waits in progress hold their own references: the last references
+ * dropped by another thread while a list wait sleeps leave the semaphores
+ * alive until the wait times out (ASan saw the embedded scheduler's
+ * evaluate() read them after they were freed).
+ */
+START_TEST(test_release_during_list_wait)
+{
+	accel_semaphore_t *s[2] = { sem_new(0), sem_new(0) };
+	uint64_t v[2] = { 1, 1 };
+	accel_semaphore_list_t list = { 2, s, v };
+	struct dropper d = { { s[0], s[1] }, 2, 30 * MS };
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, dropper_main, &d), 0);
+	ASSERT_ERRNO(accel_semaphore_list_wait(&list, 0, accel_deadline_after(300 * MS), NULL), ETIME);
+	ASSERT_MESSAGE_CONTAINS("the deadline passed before any of the 2 points were reached");
+	pthread_join(t, NULL);
+}
+END_TEST
+
+START_TEST(test_release_during_wait)
+{
+	accel_semaphore_t *s = sem_new(0);
+	struct dropper d = { { s }, 1, 30 * MS };
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, dropper_main, &d), 0);
+	ASSERT_ERRNO(accel_semaphore_wait(s, 1, 0, accel_deadline_after(300 * MS)), ETIME);
+	pthread_join(t, NULL);
+}
+END_TEST
+
 static Suite *semaphore_suite(void)
 {
 	Suite *suite = suite_create("semaphore");
@@ -531,6 +582,8 @@ static Suite *semaphore_suite(void)
 	tcase_add_test(tc, test_other_scheduler);
 	tcase_add_test(tc, test_wait_submitted_by_signal);
 	tcase_add_test(tc, test_threads_signal_and_wait);
+	tcase_add_test(tc, test_release_during_list_wait);
+	tcase_add_test(tc, test_release_during_wait);
 	suite_add_tcase(suite, tc);
 	return suite;
 }

@@ -22,16 +22,94 @@
  * so the executor is destroyed only when no job is left. The last job's
  * destroy may drop the last queue reference on the executor thread itself:
  * then the thread is detached and frees the executor when its loop ends.
+ *
+ * Process exit: the job that drops the last reference to a queue, and so
+ * perhaps to its device, tears the device down on the thread that
+ * completes it (an executor, or a driver's completion thread): for vulkan
+ * that is vkDestroyDevice and vkDestroyInstance. An application may
+ * release everything, signal the last point and return from main() while
+ * that runs; exit() then finalizes the libraries libaccel loaded (the
+ * Vulkan loader destroys its global locks in its destructor) under the
+ * teardown's feet. So every job counts as active from the moment it is
+ * pushed to an executor until its completion and destroy returned, and an
+ * atexit() handler, registered when the first executor starts (after its
+ * device's driver loaded its libraries, so it runs before their exit
+ * handlers and destructors), waits until no job is active, for at most
+ * ACCEL_EXIT_WAIT_NS. Jobs whose waits are never reached are not active
+ * and hold nothing up.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include <accel/semaphore.h>
 
 #include "sched.h"
+
+/* How long process exit waits for active jobs before it goes on anyway. */
+#define ACCEL_EXIT_WAIT_NS (30 * INT64_C(1000000000))
+
+/*
+ * Jobs pushed to an executor and not yet completed, in this process.
+ * @active_lock guards @active_jobs; @active_idle is signalled when it
+ * reaches 0.
+ */
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t active_idle;
+static uint64_t active_jobs;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void active_get(void)
+{
+	pthread_mutex_lock(&active_lock);
+	active_jobs++;
+	pthread_mutex_unlock(&active_lock);
+}
+
+static void active_put(void)
+{
+	pthread_mutex_lock(&active_lock);
+	if (--active_jobs == 0)
+		pthread_cond_broadcast(&active_idle);
+	pthread_mutex_unlock(&active_lock);
+}
+
+/* atexit(): lets the active jobs finish before the libraries are finalized. */
+static void wait_active_at_exit(void)
+{
+	struct timespec ts;
+	int64_t deadline = accel_now_ns() + ACCEL_EXIT_WAIT_NS;
+
+	ts.tv_sec = deadline / 1000000000;
+	ts.tv_nsec = deadline % 1000000000;
+	pthread_mutex_lock(&active_lock);
+	while (active_jobs &&
+	       pthread_cond_timedwait(&active_idle, &active_lock, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&active_lock);
+}
+
+/* A forked child has none of its parent's executor threads. */
+static void active_forget_in_child(void)
+{
+	pthread_mutex_init(&active_lock, NULL);
+	active_jobs = 0;
+}
+
+static void exit_wait_init(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&active_idle, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_atfork(NULL, NULL, active_forget_in_child);
+	atexit(wait_active_at_exit);
+}
 
 struct accel_sched_executor {
 	accel_scheduler_t *scheduler; /* no reference: the queue's device holds one */
@@ -58,6 +136,7 @@ void accel_executor_push(struct accel_sched_executor *ex,
 			 struct accel_sched_job *job)
 {
 	job->next = NULL;
+	active_get();
 	pthread_mutex_lock(&ex->lock);
 	if (ex->tail)
 		ex->tail->next = job;
@@ -152,6 +231,7 @@ static void job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 	free(job->priv);
 	job->priv = NULL;
 	job->destroy(job);
+	active_put(); /* last: the destroy may have torn its device down */
 }
 
 void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job)
@@ -221,6 +301,7 @@ int accel_executor_thread_create(accel_scheduler_t *s, const char *name,
 
 	if (!ex)
 		return accel_fail(ENOMEM, "accel_queue_create: out of memory");
+	pthread_once(&exit_once, exit_wait_init);
 	ex->scheduler = s;
 	pthread_mutex_init(&ex->lock, NULL);
 	pthread_cond_init(&ex->cond, NULL);

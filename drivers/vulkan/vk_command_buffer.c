@@ -129,7 +129,8 @@ static void write_program(const accel_command_buffer_t *cb, struct vk_cb *c,
 	size_t n;
 	const struct accel_cmd *cmds = cmds_of(cb, &n);
 
-	memcpy(p, cb->plan.params.data, cb->plan.params.size);
+	if (cb->plan.params.size) /* barriers only: no blocks, data NULL */
+		memcpy(p, cb->plan.params.data, cb->plan.params.size);
 	if (cb->plan.data.size)
 		memcpy(p + l->data, cb->plan.data.data, cb->plan.data.size);
 	for (size_t i = 0; i < n; i++) {

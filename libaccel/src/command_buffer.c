@@ -251,7 +251,8 @@ static int commit(accel_command_buffer_t *cb, struct rec *r, const char *fn)
 	size = block_size(r);
 	r->cmd.params = (uint32_t)p->params.size;
 	refs = accel_vec_push(&p->params, size);
-	memset(refs, 0, size);
+	if (size) /* a barrier has no block: refs may be NULL */
+		memset(refs, 0, size);
 	while (ACCEL_VEC_COUNT(&p->slots, struct accel_slot_req) < slots_needed)
 		memset(accel_vec_push(&p->slots, sizeof(struct accel_slot_req)), 0,
 		       sizeof(struct accel_slot_req));

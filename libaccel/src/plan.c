@@ -36,8 +36,11 @@ int accel_vec_reserve(struct accel_vec *v, size_t extra)
 
 void *accel_vec_push(struct accel_vec *v, size_t len)
 {
-	void *at = (uint8_t *)v->data + v->size;
+	void *at;
 
+	if (!v->data)
+		return NULL; /* len is 0: nothing was reserved */
+	at = (uint8_t *)v->data + v->size;
 	v->size += len;
 	return at;
 }

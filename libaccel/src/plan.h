@@ -47,7 +47,11 @@ struct accel_vec {
 
 /* Makes room for @extra more bytes; 0 or -ENOMEM (nothing changed). */
 int accel_vec_reserve(struct accel_vec *v, size_t extra);
-/* Appends @len bytes (room must be reserved); returns where they went. */
+/*
+ * Appends @len bytes (room must be reserved); returns where they went:
+ * NULL for 0 bytes on an array never reserved, so callers pass neither
+ * that pointer nor the array's data to mem*() without checking @len.
+ */
 void *accel_vec_push(struct accel_vec *v, size_t len);
 void accel_vec_free(struct accel_vec *v);
 

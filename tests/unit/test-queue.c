@@ -74,6 +74,38 @@ START_TEST(test_fill_patterns)
 }
 END_TEST
 
+/*
+ * Command buffers of barriers only, or starting with one, record and run
+ * (UBSan saw memset(NULL, 0, 0) when recording a leading barrier, and
+ * vulkan's program memcpy(p, NULL, 0) for barriers only).
+ */
+START_TEST(test_barrier_only)
+{
+	accel_buffer_t *b = buffer_new(16);
+	uint32_t *p = map(b), v = 0x5a5a5a5a;
+	accel_command_buffer_t *only = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+	accel_command_buffer_t *first = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
+	accel_binding_t bind[1] = { { b, 0, ACCEL_WHOLE_BUFFER } };
+	accel_binding_table_t t = { 1, bind };
+
+	memset(p, 0, 16);
+	ASSERT_OK(accel_command_buffer_barrier(only));
+	ASSERT_OK(accel_command_buffer_barrier(only));
+	ASSERT_OK(accel_command_buffer_end(only));
+	ASSERT_OK(accel_command_buffer_barrier(first));
+	ASSERT_OK(accel_command_buffer_fill(first, accel_buffer_ref_indirect(0, 0, 16), &v, 4));
+	ASSERT_OK(accel_command_buffer_barrier(first));
+	ASSERT_OK(accel_command_buffer_end(first));
+	ASSERT_OK(run(only, NULL));
+	ASSERT_OK(run(only, NULL));
+	ASSERT_OK(run(first, &t));
+	check_u32(p, 4, v, "buffer");
+	accel_command_buffer_release(only);
+	accel_command_buffer_release(first);
+	accel_buffer_release(b);
+}
+END_TEST
+
 START_TEST(test_update_and_copy)
 {
 	accel_buffer_t *a = buffer_new(32), *b = buffer_new(32);
@@ -877,6 +909,7 @@ static Suite *queue_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_fill_patterns);
+	tcase_add_test(tc, test_barrier_only);
 	tcase_add_test(tc, test_update_and_copy);
 	tcase_add_test(tc, test_indirect_transfers);
 	tcase_add_test(tc, test_dispatch_saxpy);

@@ -3,9 +3,9 @@
 #
 # /init of the test VM (see run-vm.sh). Prints one KTAP document on ttyS1:
 # a result per step (load the image's modules, insmod, each test program with
-# its own KTAP nested four spaces in, each command, a kmemleak check, rmmod,
-# a second kmemleak check), then a marker line the host looks for to know
-# the VM finished. Kernel messages go to the console on ttyS0.
+# its own KTAP nested four spaces in, each command, the module's reference
+# count back to 0, a kmemleak check, rmmod, a second kmemleak check), then a
+# marker line the host looks for to know the VM finished. Kernel messages go to the console on ttyS0.
 /bin/busybox --install -s /bin
 export PATH=/bin:/tests
 mount -t proc proc /proc
@@ -37,8 +37,10 @@ ntests=$(grep -c . /etc/tests)
 nruns=$(grep -c . /etc/runs)
 nkmods=$(ls /lib/kmods | grep -c .)
 nmod=0
-[ -f /lib/accelsched.ko ] && nmod=2
-[ "$nleak" = 1 ] && [ "$nmod" = 2 ] && nleak=2
+[ -f /lib/accelsched.ko ] && nmod=3
+[ "$nleak" = 1 ] && [ "$nmod" = 3 ] && nleak=2
+# The steps: modules, insmod + refcount + rmmod, tests, commands, kmemleak
+# scans.
 plan=$((nkmods + nmod + ntests + nruns + nleak))
 n=0
 
@@ -79,7 +81,7 @@ insmod_accel() {
 	[ -c /dev/accelsched ] || { echo "# /dev/accelsched did not appear"; return 1; }
 	grep -q '^accelsched ' /proc/modules
 }
-[ "$nmod" = 2 ] && step insmod-accelsched insmod_accel
+[ "$nmod" = 3 ] && step insmod-accelsched insmod_accel
 
 for t in $tests; do
 	# shellcheck disable=SC2046
@@ -128,6 +130,24 @@ kmemleak_check() {
 	return 1
 }
 
+# Every file, fence and io_uring request of the tests is gone once their
+# processes are: the module's reference count is 0 again. Deferred work
+# (an io_uring ring's exit, a timed-out job) may take a moment: wait up to
+# 20 s for it.
+refcnt_accel() {
+	i=0
+	while [ "$i" -lt 100 ]; do
+		r=$(cat /sys/module/accelsched/refcnt 2>/dev/null) ||
+			{ echo "# /sys/module/accelsched/refcnt is missing"; return 1; }
+		[ "$r" = 0 ] && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	echo "# accelsched's reference count is $r after the tests (expected 0)"
+	return 1
+}
+[ "$nmod" = 3 ] && step refcnt-accelsched refcnt_accel
+
 [ "$nleak" != 0 ] && step kmemleak kmemleak_check "after the tests" 2
 
 rmmod_accel() {
@@ -135,8 +155,9 @@ rmmod_accel() {
 	[ ! -e /dev/accelsched ] || { echo "# /dev/accelsched still exists"; return 1; }
 	! grep -q '^accelsched ' /proc/modules
 }
-[ "$nmod" = 2 ] && step rmmod-accelsched rmmod_accel
+[ "$nmod" = 3 ] && step rmmod-accelsched rmmod_accel
 [ "$nleak" = 2 ] && step kmemleak-after-rmmod kmemleak_check "after rmmod" 1
+
 
 echo "accelsched-vm: done" >/dev/kmsg
 echo "# accelsched-vm: done"

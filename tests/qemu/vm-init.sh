@@ -4,8 +4,9 @@
 # /init of the test VM (see run-vm.sh). Prints one KTAP document on ttyS1:
 # a result per step (load the image's modules, insmod, each test program with
 # its own KTAP nested four spaces in, each command, the module's reference
-# count back to 0, a kmemleak check, rmmod, a second kmemleak check), then a
-# marker line the host looks for to know the VM finished. Kernel messages go to the console on ttyS0.
+# count back to 0, a kmemleak check, rmmod, a second kmemleak check, a scan
+# of the kernel log for splats), then a marker line the host looks for to
+# know the VM finished. Kernel messages go to the console on ttyS0.
 /bin/busybox --install -s /bin
 export PATH=/bin:/tests
 mount -t proc proc /proc
@@ -40,8 +41,8 @@ nmod=0
 [ -f /lib/accelsched.ko ] && nmod=3
 [ "$nleak" = 1 ] && [ "$nmod" = 3 ] && nleak=2
 # The steps: modules, insmod + refcount + rmmod, tests, commands, kmemleak
-# scans.
-plan=$((nkmods + nmod + ntests + nruns + nleak))
+# scans, and the kernel log scan at the end.
+plan=$((nkmods + nmod + ntests + nruns + nleak + 1))
 n=0
 
 echo "KTAP version 1"
@@ -158,6 +159,25 @@ rmmod_accel() {
 [ "$nmod" = 3 ] && step rmmod-accelsched rmmod_accel
 [ "$nleak" = 2 ] && step kmemleak-after-rmmod kmemleak_check "after rmmod" 1
 
+# The whole run's kernel log, as one result: KASAN, lockdep, UBSAN, kmemleak
+# reports, warnings and oopses (the host scans the console too, and prints
+# it; this makes a splat a counted failure whatever step it came in). The
+# harness's own markers name tests, not splats: they are left out.
+splats='BUG:|WARNING:|Oops|KASAN|UBSAN|kernel BUG|possible circular locking'
+splats="$splats|inconsistent lock state|suspicious RCU usage"
+splats="$splats|possible recursive locking|sleeping function called from invalid context"
+splats="$splats|hung task|blocked for more than|refcount_t:|general protection fault"
+splats="$splats|list_(add|del) corruption|unreferenced object|suspected memory leak"
+splats="$splats|Call Trace:|ODEBUG:"
+kernel_log() {
+	dmesg | grep -v -e 'accelsched-vm: ' -e 'accelsched-test: ' |
+		grep -E "$splats" >/tmp/splats
+	[ -s /tmp/splats ] || { echo "# kernel log: no splat"; return 0; }
+	echo "# kernel log: $(wc -l </tmp/splats) splat line(s):"
+	head -n 40 /tmp/splats | sed 's/^/# /'
+	return 1
+}
+step kernel-log kernel_log
 
 echo "accelsched-vm: done" >/dev/kmsg
 echo "# accelsched-vm: done"

@@ -294,6 +294,18 @@ void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job);
 void accel_sched_job_finish(struct accel_sched_job *job, int status,
 			    const char *msg);
 
+/*
+ * accel_sched_wait_failed_message() - why @job was not run: its wait @i
+ * failed with @err. "<label> was not run: its wait <i> (value <v>) failed
+ * with <E>: <the semaphore's failure message>". In a chain of submissions,
+ * each not run because the one before failed, that nests; when it no
+ * longer fits in @len the hops are counted instead of repeated, so the
+ * first failure is never cut off: "... failed with ERANGE (via 12
+ * submissions): <the first failure>".
+ */
+void accel_sched_wait_failed_message(const struct accel_sched_job *job,
+				     uint32_t i, int err, char *msg, size_t len);
+
 /* Monotonic clock in ns, and the futex helpers of the waits. */
 int64_t accel_now_ns(void);
 /* Sleeps while *@word == @val, until @deadline (absolute monotonic ns). */

@@ -728,11 +728,7 @@ static void describe_job(struct accel_sched_kernel *k, struct kernel_job *r,
 
 	if (i < job->wait_count) {
 		resolve_failure(k, job->waits[i].sem, error, depth + 1);
-		accel_strfmt(msg, len,
-			     "%s was not run: its wait %u (value %" PRIu64 ") failed with %s: %s",
-			     job->label, i, job->waits[i].value,
-			     accel_errno_name(-error),
-			     accel_semaphore_failure_message(job->waits[i].sem));
+		accel_sched_wait_failed_message(job, i, error, msg, len);
 	} else if (error == -ETIMEDOUT && r->released) {
 		timeout_message(job, msg, len);
 	} else if (r->why[0]) {

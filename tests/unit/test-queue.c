@@ -748,6 +748,66 @@ START_TEST(test_failed_command_index)
 }
 END_TEST
 
+/*
+ * A failure travels down a chain of 50 submissions, each not run because
+ * the one before failed: the message at the end still names the first
+ * failure, the failing command and what was wrong with it, however long
+ * the chain (each hop once prepended its text, and the 1,023-byte message
+ * lost the cause after about ten).
+ */
+START_TEST(test_failure_chain_keeps_cause)
+{
+	enum { CHAIN = 50 };
+	accel_buffer_t *count = buffer_new(12), *o = buffer_new(16);
+	uint32_t *pc = map(count);
+	accel_buffer_ref_t ob[1] = { accel_buffer_ref_direct(o, 0, 4) };
+	accel_command_buffer_t *cb = cb_new(0, 0);
+	accel_semaphore_t *s[CHAIN];
+	char first[128], last[128];
+	const char *m;
+	int error;
+
+	for (int i = 0; i < CHAIN; i++)
+		s[i] = sem_new(0);
+	pc[0] = 1;
+	pc[1] = ACCEL_WORKGROUP_COUNT_MAX + 1;
+	pc[2] = 1;
+	ASSERT_OK(accel_command_buffer_dispatch_indirect(cb, exe, entry(exe, "increment"),
+			accel_buffer_ref_direct(count, 0, 12), NULL, 0, ob, 1));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	for (int i = 1; i < CHAIN; i++) { /* submission #i+1: s[i-1] -> s[i] */
+		POINT(w, s[i - 1], 1);
+		POINT(sig, s[i], 1);
+
+		ASSERT_OK(accel_queue_barrier(queue, &w, &sig, 0));
+	}
+	{
+		POINT(sig, s[0], 1);
+
+		ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, NULL, 0)); /* #50 */
+	}
+	ASSERT_ERRNO(accel_semaphore_wait(s[CHAIN - 1], 1, 0, WAIT_LONG), ERANGE);
+	sem_value(s[CHAIN - 1], &error);
+	ck_assert_int_eq(error, -ERANGE);
+	snprintf(first, sizeof(first), "submission #%d on a queue of %s: command 0 (dispatch_indirect) failed with ERANGE",
+		 CHAIN, accel_device_uri(dev));
+	snprintf(last, sizeof(last), "submission #%d on a queue of %s was not run",
+		 CHAIN - 1, accel_device_uri(dev));
+	m = accel_semaphore_failure_message(s[CHAIN - 1]);
+	ASSERT_CONTAINS("last failure", m, last);
+	ASSERT_CONTAINS("last failure", m, first);
+	ASSERT_CONTAINS("last failure", m, "the workgroup count read from its buffer is (1, 65536, 1)");
+	ASSERT_CONTAINS("last failure", m, "submissions)");
+	ASSERT_MESSAGE_CONTAINS(first);
+	ASSERT_MESSAGE_CONTAINS("(1, 65536, 1)");
+	accel_command_buffer_release(cb);
+	accel_buffer_release(count);
+	accel_buffer_release(o);
+	for (int i = 0; i < CHAIN; i++)
+		accel_semaphore_release(s[i]);
+}
+END_TEST
+
 /* A submission cannot move a timeline back: the semaphore fails, loudly. */
 START_TEST(test_signal_not_above_current)
 {
@@ -928,6 +988,7 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_release_during_list_wait);
 	tcase_add_test(tc, test_failed_wait_propagates);
 	tcase_add_test(tc, test_failed_command_index);
+	tcase_add_test(tc, test_failure_chain_keeps_cause);
 	tcase_add_test(tc, test_signal_not_above_current);
 	tcase_add_test(tc, test_execute_errors);
 	tcase_add_test(tc, test_threads_submit);

@@ -10,6 +10,12 @@
 #                        ends with "N passed, N failed, N skipped"
 #   make bench           every benchmark; prints METRIC lines
 #   make vmtest          the kernel suites only (KERNELS="deb6.1 deb6.12 debug6.12")
+#   make fuzz            the uapi fuzzer (tests/fuzz) alone in the debug
+#                        kernel's VM for FUZZ_S seconds (default 300);
+#                        FUZZ_SEED=N replays a run (its first line says
+#                        "seed: N"), FUZZ_ARGS="--skip op,op --threads 4"
+#                        passes more; make check runs it for 60 s, make
+#                        bench for 20 s (METRIC fuzz.calls_per_s)
 #   make unit            the userspace suites only
 #   make install         libaccel, headers, tools, the udev rule
 #   make modules_install install the module for KDIR's kernel
@@ -17,10 +23,12 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD ?= build
+FUZZ_S ?= 300
+FUZZ_KERNEL ?= debug6.12
 KERNELS ?= $(shell grep -v -E '^[[:space:]]*(\#|$$)' tests/qemu/kernels.conf | awk '{print $$1}')
 
 .PHONY: all modules modules_install build demo check bench vmtest unit \
-	install clean setup
+	install clean setup fuzz
 
 all: modules
 
@@ -52,6 +60,10 @@ bench: build
 
 vmtest: build
 	ACCEL_KERNELS="$(KERNELS)" BUILD=$(BUILD) scripts/check.sh --vm-only
+
+fuzz: build
+	BUILD=$(BUILD) FUZZ_ARGS="$(FUZZ_ARGS)" scripts/fuzz-vm.sh \
+		--kernel $(FUZZ_KERNEL) --seconds $(FUZZ_S) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 unit: build
 	meson test -C $(BUILD) --print-errorlogs

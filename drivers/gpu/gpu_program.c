@@ -163,7 +163,7 @@ static int layout(struct builder *b)
 
 	data = align16(b->blocks_size);
 	slots = align16(data + b->plan->data.size);
-	entries = align16(slots + sizeof(struct accel_plan_slot) * (uint64_t)b->plan->binding_count);
+	entries = align16(slots + sizeof(struct accel_plan_slot) * (uint64_t)b->plan->used_count);
 	/* an upper bound: every ref of every command indirect */
 	size = align16(entries + sizeof(struct gpu_scatter_entry) *
 		       (b->plan->params.size / sizeof(struct accel_plan_ref)));
@@ -410,7 +410,7 @@ static int finish_entries(struct builder *b)
 	uint32_t *next;
 	int err;
 
-	p->binding_count = b->plan->binding_count;
+	p->binding_count = b->plan->used_count; /* entries of the slot table */
 	p->entry_count = n;
 	p->slot_first = calloc(p->binding_count + 1, sizeof(uint32_t));
 	p->entries = calloc(n ? n : 1, sizeof(*p->entries));

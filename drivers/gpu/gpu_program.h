@@ -176,6 +176,8 @@ struct gpu_layout {
 /*
  * struct gpu_program - what the translation produced (all owned arrays).
  * @slot_first: binding_count + 1 entries (NULL when binding_count is 0).
+ * @binding_count: the entries of the slot table: the plan's used slots
+ *                 (plan.used_count), not its highest slot + 1.
  * @part_count: the number of graphs.
  */
 struct gpu_program {

@@ -16,7 +16,7 @@
  *
  *   [0, 16)       u32 status (UINT32_MAX: fine; else the failed command),
  *                 u32 bad count[3]
- *   [16, 16 + 16 * binding_count)   the slots (struct accel_plan_slot)
+ *   [16, 16 + 16 * used_count)   the used slots (struct accel_plan_slot)
  *   then          per dispatch-indirect, its checked count (u32[3], 16 B)
  *   then          scratch space, as long as the longest copy with an
  *                 indirect ref (such a copy may overlap; copy.comp)
@@ -424,7 +424,7 @@ int vk_command_buffer_end(accel_device_t *d, accel_command_buffer_t *cb)
 		return accel_fail(ENOMEM, "%s: out of memory", fn);
 	}
 	pthread_mutex_init(&c->lock, NULL);
-	c->counts_offset = VK_EXEC_HEADER + 16 * cb->plan.binding_count;
+	c->counts_offset = VK_EXEC_HEADER + 16 * cb->plan.used_count;
 	c->scratch_offset = c->counts_offset + 16 * l.indirects;
 	c->exec_size = c->scratch_offset + l.scratch;
 	err = vk_memory_alloc(dev, l.size,
@@ -535,9 +535,9 @@ int vk_execute(accel_device_t *d, struct accel_cb_exec *x)
 	/* The one upload of a submission: the status word and the slots. */
 	exec = inst->exec.host;
 	exec[0] = VK_STATUS_OK;
-	if (cb->plan.binding_count)
+	if (cb->plan.used_count)
 		memcpy(exec + VK_EXEC_HEADER / 4, x->slots,
-		       cb->plan.binding_count * sizeof(struct accel_plan_slot));
+		       cb->plan.used_count * sizeof(struct accel_plan_slot));
 	inst->c = c;
 	inst->x = x;
 	inst->flight.complete = instance_complete;

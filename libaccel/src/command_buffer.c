@@ -269,7 +269,8 @@ static int commit(accel_command_buffer_t *cb, struct rec *r, const char *fn)
 		}
 		refs[i].address = rr->offset;
 		refs[i].length = rr->length;
-		refs[i].slot = rr->slot;
+		refs[i].slot = rr->slot; /* until end: accel_plan_finish() */
+		refs[i].table_slot = rr->slot;
 		r->cmd.indirect = 1;
 		merge_slot(p, rr, index);
 	}

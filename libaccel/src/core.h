@@ -201,7 +201,8 @@ struct accel_command_buffer {
  * struct accel_cb_exec - one submission, as a driver replays it.
  * @cb:             the command buffer (ended, immutable).
  * @slots:          this submission's binding table, captured at submit
- *                  (plan.binding_count entries; NULL when it is 0).
+ *                  (plan.used_count entries, in the order of
+ *                  plan.used_slots; NULL when it is 0).
  * @done:           for a driver whose ->execute returned ACCEL_JOB_PENDING:
  *                  call it exactly once when the work finished, with 0 or
  *                  a negative errno (@failed_command set) and what failed,

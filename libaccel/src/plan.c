@@ -82,18 +82,55 @@ void accel_plan_free(struct accel_plan *plan)
 	plan->used_count = 0;
 }
 
-int accel_plan_finish(struct accel_plan *plan)
+/* The number of refs in @cmd's parameter block. */
+static uint32_t cmd_ref_count(const struct accel_cmd *cmd)
+{
+	switch (cmd->type) {
+	case ACCEL_CMD_FILL:
+	case ACCEL_CMD_UPDATE:
+		return 1;
+	case ACCEL_CMD_COPY:
+		return 2;
+	case ACCEL_CMD_DISPATCH:
+		return cmd->dispatch.binding_count;
+	case ACCEL_CMD_DISPATCH_INDIRECT:
+		return 1 + cmd->dispatch.binding_count;
+	}
+	return 0;
+}
+
+/* Points the indirect refs of @cmd at their slots' places in used_slots. */
+static void index_refs(struct accel_plan *plan, const struct accel_cmd *cmd)
 {
 	const struct accel_slot_req *reqs = plan->slots.data;
+	struct accel_plan_ref *refs =
+		(struct accel_plan_ref *)((uint8_t *)plan->params.data + cmd->params);
+
+	for (uint32_t i = 0; i < cmd_ref_count(cmd); i++)
+		if (refs[i].slot != ACCEL_PLAN_DIRECT)
+			refs[i].slot = reqs[refs[i].table_slot].index;
+}
+
+int accel_plan_finish(struct accel_plan *plan)
+{
+	struct accel_slot_req *reqs = plan->slots.data;
+	const struct accel_cmd *cmds = plan->commands.data;
+	size_t ncmds = ACCEL_VEC_COUNT(&plan->commands, struct accel_cmd);
 	uint32_t n = 0;
 
 	plan->used_slots = malloc(((size_t)plan->binding_count + 1) * sizeof(uint32_t));
 	if (!plan->used_slots)
 		return -ENOMEM;
-	for (uint32_t s = 0; s < plan->binding_count; s++)
-		if (reqs[s].used)
-			plan->used_slots[n++] = s;
+	for (uint32_t s = 0; s < plan->binding_count; s++) {
+		if (!reqs[s].used)
+			continue;
+		reqs[s].index = n;
+		plan->used_slots[n++] = s;
+	}
 	plan->used_count = n;
+	for (size_t i = 0; i < ncmds; i++)
+		if (cmds[i].indirect)
+			index_refs(plan, &cmds[i]);
 	return 0;
 }
 
@@ -215,7 +252,7 @@ void accel_plan_capture(const struct accel_plan *plan,
 		uint64_t len = 0;
 
 		binding_length(b, &len); /* validated: cannot fail */
-		slots[s].address = b->buffer->address + b->offset;
-		slots[s].length = len;
+		slots[i].address = b->buffer->address + b->offset;
+		slots[i].length = len;
 	}
 }

@@ -18,10 +18,14 @@
  * Recording also accumulates, per slot, what the commands need of the
  * table entry (usage bits, minimum length, alignment).
  *
- * Submitting checks the binding table against those requirements and
- * captures one struct accel_plan_slot (base address, length) per slot the
- * commands use: O(slots), whatever the number of commands and of refs, and
- * nothing of the command buffer is copied. A driver resolves an indirect
+ * Ending the recording lists the slots the commands use (used_slots,
+ * ascending) and points every indirect ref at its slot's place in that
+ * list. Submitting checks the binding table against those requirements and
+ * captures one struct accel_plan_slot (base address, length) per used
+ * slot, densely, in that order: O(slots used), whatever the number of
+ * commands and of refs, and whatever the highest slot number (one slot
+ * used at 65,535 costs what one at 0 does); nothing of the command buffer
+ * is copied. A driver resolves an indirect
  * ref when the command runs (accel_plan_ref_resolve(): one add, plus one
  * subtraction for a whole-range ref), which costs the same as reading a
  * patched address would; for a GPU driver the captured slot array is the
@@ -79,23 +83,27 @@ struct accel_export;
 
 /*
  * struct accel_plan_ref - one ref inside a parameter block.
- * @address: direct: the resolved address; indirect: the ref's offset into
- *           the slot's range.
- * @length:  direct: the resolved length; indirect: the ref's length or
- *           ACCEL_WHOLE_BUFFER (up to the end of the slot's range).
- * @slot:    the slot, or ACCEL_PLAN_DIRECT.
+ * @address:    direct: the resolved address; indirect: the ref's offset
+ *              into the slot's range.
+ * @length:     direct: the resolved length; indirect: the ref's length or
+ *              ACCEL_WHOLE_BUFFER (up to the end of the slot's range).
+ * @slot:       ACCEL_PLAN_DIRECT, or the index of the ref's entry in a
+ *              submission's captured slots: from the end of the recording,
+ *              the slot's place in plan.used_slots (accel_plan_finish()).
+ * @table_slot: indirect: the binding table slot the ref names.
  */
 struct accel_plan_ref {
 	uint64_t address;
 	uint64_t length;
 	uint32_t slot;
-	uint32_t reserved;
+	uint32_t table_slot;
 };
 
 /*
- * struct accel_plan_slot - one slot of a submission's binding table, as
- * captured at submit: the device address of the entry's first byte and the
- * length of its range. Unused slots are left zero.
+ * struct accel_plan_slot - one used slot of a submission's binding table,
+ * as captured at submit: the device address of the entry's first byte and
+ * the length of its range. A submission has plan.used_count of them, in
+ * the order of plan.used_slots.
  */
 struct accel_plan_slot {
 	uint64_t address;
@@ -152,9 +160,11 @@ struct accel_cmd {
  * @align:         the entry's offset must be a multiple (power of two).
  * @length_align:  the entry's length must be a multiple (0: any).
  * @min_length:    the entry's range must be at least this long.
+ * @index:         its place in plan.used_slots (at end).
  */
 struct accel_slot_req {
 	bool used;
+	uint32_t index;
 	uint32_t first_command;
 	uint32_t usage;
 	uint32_t align;
@@ -179,7 +189,12 @@ struct accel_plan {
 
 void accel_plan_free(struct accel_plan *plan);
 
-/* Lists the used slots; at end of recording. 0 or -ENOMEM. */
+/*
+ * accel_plan_finish() - at the end of the recording: list the used slots
+ * and point each indirect ref at its slot's place in the list (@slot from
+ * @table_slot, so calling it again after a failed end is harmless).
+ * O(commands + highest slot), once. 0 or -ENOMEM (nothing changed).
+ */
 int accel_plan_finish(struct accel_plan *plan);
 
 /*
@@ -191,8 +206,8 @@ int accel_plan_validate(const struct accel_plan *plan,
 			const accel_binding_table_t *table, const char *caller);
 
 /*
- * accel_plan_capture() - fill @slots (binding_count entries, zeroed by the
- * caller) from a validated @table: O(used slots). Cannot fail.
+ * accel_plan_capture() - fill @slots (used_count entries) from a validated
+ * @table: O(used slots). Cannot fail.
  */
 void accel_plan_capture(const struct accel_plan *plan,
 			const accel_binding_table_t *table,

@@ -27,7 +27,7 @@ struct submission {
 	struct accel_cb_exec exec;        /* the driver's view of it */
 	accel_queue_t *queue;
 	accel_command_buffer_t *cb;
-	struct accel_plan_slot *slots;    /* [cb->plan.binding_count] */
+	struct accel_plan_slot *slots;    /* [cb->plan.used_count] */
 	accel_buffer_t **buffers;         /* [cb->plan.used_count] */
 	uint32_t buffer_count;
 	struct accel_sched_point *points; /* waits, then signals */
@@ -190,8 +190,8 @@ static void capture_table(struct submission *sub, const accel_binding_table_t *t
 static struct submission *submission_alloc(uint32_t points,
 					   const accel_command_buffer_t *cb)
 {
-	uint32_t nslots = cb ? cb->plan.binding_count : 0;
-	uint32_t nbufs = cb ? cb->plan.used_count : 0;
+	uint32_t nslots = cb ? cb->plan.used_count : 0; /* not the highest slot */
+	uint32_t nbufs = nslots;
 	size_t size = sizeof(struct submission) +
 		      (size_t)points * sizeof(struct accel_sched_point) +
 		      (size_t)nslots * sizeof(struct accel_plan_slot) +

@@ -106,6 +106,41 @@ START_TEST(test_barrier_only)
 }
 END_TEST
 
+/*
+ * A table of 65,536 entries of which two are used, the highest first:
+ * each command reaches its own slot's buffer (a submission captures the
+ * used slots densely, in slot order).
+ */
+START_TEST(test_sparse_high_slots)
+{
+	enum { CAP = 65536 };
+	accel_buffer_t *hi = buffer_new(64), *lo = buffer_new(64);
+	uint32_t *ph = map(hi), *pl = map(lo), a = 0x11111111, b = 0x22222222;
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, CAP);
+	accel_binding_t *bind = calloc(CAP, sizeof(*bind));
+	accel_binding_table_t t = { CAP, bind };
+
+	ck_assert_ptr_nonnull(bind);
+	memset(ph, 0, 64);
+	memset(pl, 0, 64);
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_indirect(CAP - 1, 16, 16), &a, 4));
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_indirect(5, 0, ACCEL_WHOLE_BUFFER), &b, 4));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	bind[CAP - 1] = (accel_binding_t){ hi, 0, ACCEL_WHOLE_BUFFER };
+	bind[5] = (accel_binding_t){ lo, 32, 32 };
+	ASSERT_OK(run(cb, &t));
+	check_u32(ph, 4, 0, "hi[0..4)");
+	check_u32(ph + 4, 4, a, "hi[4..8)");
+	check_u32(ph + 8, 8, 0, "hi[8..16)");
+	check_u32(pl, 8, 0, "lo[0..8)");
+	check_u32(pl + 8, 8, b, "lo[8..16)");
+	accel_command_buffer_release(cb);
+	free(bind);
+	accel_buffer_release(hi);
+	accel_buffer_release(lo);
+}
+END_TEST
+
 START_TEST(test_update_and_copy)
 {
 	accel_buffer_t *a = buffer_new(32), *b = buffer_new(32);
@@ -970,6 +1005,7 @@ static Suite *queue_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_fill_patterns);
 	tcase_add_test(tc, test_barrier_only);
+	tcase_add_test(tc, test_sparse_high_slots);
 	tcase_add_test(tc, test_update_and_copy);
 	tcase_add_test(tc, test_indirect_transfers);
 	tcase_add_test(tc, test_dispatch_saxpy);

@@ -9,7 +9,11 @@
  *	        new binding table. submit_cost_10000_vs_100: host time of one
  *	        accel_queue_execute() of a REUSABLE command buffer of 10,000
  *	        dispatches over one of 100, both over the same 8 slots (flat in
- *	        the number of commands: ~1).
+ *	        the number of commands: ~1). submit_cost_sparse_vs_dense: host
+ *	        time of one accel_queue_execute() of a REUSABLE command buffer
+ *	        of one dispatch whose bindings use slot 65,535 only (a table
+ *	        of 65,536 entries), over the same with slot 0 only (a table of
+ *	        one): flat in the highest slot number, ~1.
  *
  * Host time ends when accel_queue_execute() returns, i.e. when the job is
  * in the executor's hands. Each round submits REPS times back to back (the
@@ -34,6 +38,7 @@
 
 #define SLOTS 8
 #define REPS 40
+#define SPARSE_SLOT 65535u
 
 /*
  * bindings: a, b (u32[]). Reads a[0] and b[0]: a dispatch that touches
@@ -62,6 +67,9 @@ struct cmdbuf_bench {
 	accel_buffer_t *bufs[2][SLOTS];
 	accel_binding_t bindings[2][SLOTS];
 	accel_command_buffer_t *r100, *r1000, *r10000;
+	/* one dispatch on slot 0 / on slot SPARSE_SLOT, and their tables */
+	accel_command_buffer_t *dense, *sparse;
+	accel_binding_t *sparse_bindings[2];
 };
 
 /* Command i uses slots (or buffers) i % 8 and (i + 1) % 8. */
@@ -99,6 +107,35 @@ static void die(const char *what)
 {
 	fprintf(stderr, "accel-bench: cmdbuf: %s: %s\n", what, accel_error_message());
 	exit(1);
+}
+
+/* Median host ns of REPS submissions of @cb, alternating @tables. */
+static double submit_tables_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb,
+			       const accel_binding_table_t tables[2])
+{
+	double v[REPS];
+
+	for (int i = 0; i < REPS; i++) {
+		const accel_binding_table_t *t = &tables[i & 1];
+		double t0 = now_ns();
+
+		if (bench_submit(&c->d, cb, t))
+			die("accel_queue_execute");
+		v[i] = now_ns() - t0;
+	}
+	bench_drain(&c->d);
+	return median(v, REPS);
+}
+
+/* The same, for a command buffer over one slot: 0 or SPARSE_SLOT. */
+static double submit_slot_ns(struct cmdbuf_bench *c, int sparse)
+{
+	accel_binding_table_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		t[i] = sparse ? (accel_binding_table_t){ SPARSE_SLOT + 1, c->sparse_bindings[i] } :
+				(accel_binding_table_t){ 1, c->bindings[i] };
+	return submit_tables_ns(c, sparse ? c->sparse : c->dense, t);
 }
 
 /* Median host ns of REPS submissions of @cb, alternating tables. */
@@ -140,6 +177,41 @@ static double one_shot_ns(struct cmdbuf_bench *c)
 	return median(v, REPS);
 }
 
+/* A REUSABLE command buffer of one dispatch, both bindings on @slot. */
+static int one_slot(struct cmdbuf_bench *c, uint32_t slot,
+		    accel_command_buffer_t **out)
+{
+	static const uint32_t one[3] = { 1, 1, 1 };
+	accel_buffer_ref_t b[2] = {
+		accel_buffer_ref_indirect(slot, 0, 4),
+		accel_buffer_ref_indirect(slot, 4, 4),
+	};
+	int err = accel_command_buffer_create(c->d.dev, ACCEL_COMMAND_BUFFER_REUSABLE,
+					      SPARSE_SLOT + 1, out);
+
+	if (!err)
+		err = accel_command_buffer_begin(*out);
+	if (!err)
+		err = accel_command_buffer_dispatch(*out, c->exe, 0, one, NULL, 0, b, 2);
+	return err ? err : accel_command_buffer_end(*out);
+}
+
+/* The sparse tables: SPARSE_SLOT + 1 entries, the last one set. */
+static int sparse_setup(struct cmdbuf_bench *c)
+{
+	int err = one_slot(c, 0, &c->dense);
+
+	if (!err)
+		err = one_slot(c, SPARSE_SLOT, &c->sparse);
+	for (int t = 0; t < 2 && !err; t++) {
+		c->sparse_bindings[t] = calloc(SPARSE_SLOT + 1, sizeof(accel_binding_t));
+		if (!c->sparse_bindings[t])
+			return -ENOMEM;
+		c->sparse_bindings[t][SPARSE_SLOT] = c->bindings[t][0];
+	}
+	return err;
+}
+
 static int setup(struct cmdbuf_bench *c)
 {
 	int err = bench_open(&c->d, 0);
@@ -161,6 +233,8 @@ static int setup(struct cmdbuf_bench *c)
 		err = reusable(c, 1000, &c->r1000);
 	if (!err)
 		err = reusable(c, 10000, &c->r10000);
+	if (!err)
+		err = sparse_setup(c);
 	return err;
 }
 
@@ -169,6 +243,10 @@ static void teardown(struct cmdbuf_bench *c)
 	accel_command_buffer_release(c->r100);
 	accel_command_buffer_release(c->r1000);
 	accel_command_buffer_release(c->r10000);
+	accel_command_buffer_release(c->dense);
+	accel_command_buffer_release(c->sparse);
+	free(c->sparse_bindings[0]);
+	free(c->sparse_bindings[1]);
 	for (int t = 0; t < 2; t++)
 		for (int s = 0; s < SLOTS; s++)
 			accel_buffer_release(c->bufs[t][s]);
@@ -179,7 +257,7 @@ static void teardown(struct cmdbuf_bench *c)
 int bench_cmdbuf(const struct opts *o)
 {
 	struct cmdbuf_bench c = { 0 };
-	double *v = calloc(4 * (size_t)o->rounds, sizeof(double)), m[4];
+	double *v = calloc(6 * (size_t)o->rounds, sizeof(double)), m[6];
 	int first = 1;
 
 	if (!v || setup(&c))
@@ -189,22 +267,28 @@ int bench_cmdbuf(const struct opts *o)
 		v[1 * o->rounds + r] = submit_ns(&c, c.r1000);
 		v[2 * o->rounds + r] = submit_ns(&c, c.r100);
 		v[3 * o->rounds + r] = submit_ns(&c, c.r10000);
+		v[4 * o->rounds + r] = submit_slot_ns(&c, 0);
+		v[5 * o->rounds + r] = submit_slot_ns(&c, 1);
 	}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 6; i++)
 		m[i] = median(v + i * o->rounds, o->rounds);
 	if (o->json)
 		printf("{\"bench\": \"cmdbuf\", \"slots\": %d, "
 		       "\"one_shot_record_submit_1000_ns\": %.0f, "
 		       "\"reusable_submit_1000_ns\": %.0f, \"reusable_submit_100_ns\": %.0f, "
-		       "\"reusable_submit_10000_ns\": %.0f, \"metrics\": {",
-		       SLOTS, m[0], m[1], m[2], m[3]);
+		       "\"reusable_submit_10000_ns\": %.0f, "
+		       "\"submit_slot_0_ns\": %.0f, \"submit_slot_%u_ns\": %.0f, \"metrics\": {",
+		       SLOTS, m[0], m[1], m[2], m[3], m[4], SPARSE_SLOT, m[5]);
 	else
 		printf("# cmdbuf: 1000 dispatches: ONE_SHOT record+submit %.1f us, "
 		       "REUSABLE submit %.2f us; REUSABLE submit of 100 / 10000 "
-		       "dispatches: %.2f / %.2f us (%d slots)\n",
-		       m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, m[3] / 1e3, SLOTS);
+		       "dispatches: %.2f / %.2f us (%d slots); one slot used, "
+		       "slot 0 / slot %u: %.2f / %.2f us\n",
+		       m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, m[3] / 1e3, SLOTS,
+		       SPARSE_SLOT, m[4] / 1e3, m[5] / 1e3);
 	metric(o, "cmdbuf.reuse_speedup_1000", m[0] / m[1], &first);
 	metric(o, "cmdbuf.submit_cost_10000_vs_100", m[3] / m[2], &first);
+	metric(o, "cmdbuf.submit_cost_sparse_vs_dense", m[5] / m[4], &first);
 	if (o->json)
 		printf("}}\n");
 	teardown(&c);

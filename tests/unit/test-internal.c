@@ -549,6 +549,9 @@ START_TEST(test_executor_pending_job)
 	ck_assert_int_eq(accel_semaphore_query(a, &value, &error), 0);
 	ck_assert_uint_eq(value, 0);
 	ck_assert_int_eq(error, 0);
+	/* B is destroyed after its signal: on the executor, a moment later. */
+	for (int i = 0; i < 10000 && atomic_load(&destroyed) < 1; i++)
+		usleep(1000);
 	ck_assert_int_eq(atomic_load(&destroyed), 1);
 
 	/* Its work fails: A's signal fails with that status and message. */

@@ -21,8 +21,9 @@
 // parameter block is the one libaccel's binding plan built at record time
 // (libaccel/src/plan.h): one 24-byte ref per binding, then the 32-bit
 // constants. A ref is direct (slot == ~0u: address and length are final)
-// or indirect (the address is an offset into binding-table slot `slot`,
-// whose base and length the exec block holds for this submission; a
+// or indirect (the address is an offset into a binding-table slot's
+// range, whose base and length the exec block holds for this submission
+// at index `slot`: the submission's used slots, densely, in slot order; a
 // length of ~0 means "to the end of the slot's range"). The exec block
 // starts with a status word: when a dispatch-indirect count failed its
 // check, it holds the failing command's index, and every later shader of
@@ -42,8 +43,8 @@
 struct accel_ref {
 	uint64_t address;
 	uint64_t bytes;
-	uint slot;
-	uint reserved;
+	uint slot;     // index into accel_exec.slots, or ACCEL_DIRECT
+	uint reserved; // the binding-table slot (the host's, for messages)
 };
 
 struct accel_slot {

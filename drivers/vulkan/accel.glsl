@@ -44,7 +44,7 @@ struct accel_ref {
 	uint64_t address;
 	uint64_t bytes;
 	uint slot;     // index into accel_exec.slots, or ACCEL_DIRECT
-	uint reserved; // the binding-table slot (the host's, for messages)
+	uint reserved; // the binding-table slot (host only: plan.h table_slot)
 };
 
 struct accel_slot {

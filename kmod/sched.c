@@ -1139,6 +1139,19 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 			atomic_dec(&job->deps_left);
 		}
 	}
+	/*
+	 * A QUEUE_DESTROY on another thread may have cancelled the job while
+	 * its waits were being armed, removing the callbacks added so far
+	 * but not the later ones: remove them all again (a removal is
+	 * idempotent), or a fence would call back into a freed job. Pairs
+	 * with the engine lock section in accel_job_cancel() that marks it
+	 * DONE before its own removals.
+	 */
+	smp_mb();
+	if (unlikely(READ_ONCE(job->state) == ACCEL_JOB_DONE))
+		for (i = 0; i < job->nwaits; i++)
+			dma_fence_remove_callback(job->deps[i].fence,
+						  &job->deps[i].cb);
 	if (!atomic_dec_and_test(&job->deps_left)) {
 		accel_job_try_pipeline(job);
 		/* A fence callback takes it from here, perhaps already. */
@@ -1319,7 +1332,15 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 			accel_job_unlink(job);
 			return -EFAULT;
 		}
+		/*
+		 * Once its waits are armed, the job may be released, fetched
+		 * and completed by another thread before arming returns, which
+		 * drops the id table's reference: hold our own, as the io_uring
+		 * path does.
+		 */
+		kref_get(&job->ref);
 		accel_job_arm(job, NULL);
+		accel_job_put(job);
 		args->submitted = i + 1;
 	}
 	return 0;

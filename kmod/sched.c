@@ -583,7 +583,7 @@ static void accel_job_runnable_locked(struct accel_sched_job *job)
 		if (it->seq < job->seq)
 			break;
 	list_add(&job->qlink, &it->qlink);
-	if (!q->on_rq) {
+	if (!q->on_rq && !READ_ONCE(q->dead)) {
 		q->vruntime = max(q->vruntime, e->min_vruntime[q->priority]);
 		accel_rq_add_locked(e, q);
 	}
@@ -1266,6 +1266,21 @@ static void accel_cancel_jobs(struct accel_file *afile, struct accel_queue *q,
 	}
 }
 
+/*
+ * A destroyed queue (@dead set) leaves its engine's run queue first, so
+ * that the credits its cancelled jobs give back go to other queues, never
+ * to one of its own jobs about to be cancelled.
+ */
+static void accel_queue_retire(struct accel_queue *q)
+{
+	struct accel_engine *e = q->engine;
+
+	spin_lock_irq(&e->lock);
+	if (q->on_rq)
+		accel_rq_del_locked(e, q);
+	spin_unlock_irq(&e->lock);
+}
+
 static void accel_queue_free(struct accel_queue *q)
 {
 	struct accel_engine *e = q->engine;
@@ -1289,7 +1304,7 @@ int accel_ioctl_queue_destroy(struct accel_file *afile, void *data)
 	xa_lock(&afile->queues);
 	q = xa_load(&afile->queues, args->handle);
 	if (q && !q->dead)
-		q->dead = true; /* no new jobs from now on */
+		WRITE_ONCE(q->dead, true); /* no new jobs from now on */
 	else
 		q = NULL;
 	xa_unlock(&afile->queues);
@@ -1297,6 +1312,7 @@ int accel_ioctl_queue_destroy(struct accel_file *afile, void *data)
 		mutex_unlock(&afile->sched_mutex);
 		return -ENOENT;
 	}
+	accel_queue_retire(q);
 	accel_cancel_jobs(afile, q, -ECANCELED);
 	xa_erase(&afile->queues, args->handle);
 	mutex_unlock(&afile->sched_mutex);
@@ -1611,8 +1627,10 @@ void accel_sched_file_release(struct accel_file *afile)
 	mutex_lock(&afile->sched_mutex);
 	xa_lock(&afile->queues);
 	xa_for_each(&afile->queues, handle, q)
-		q->dead = true;
+		WRITE_ONCE(q->dead, true);
 	xa_unlock(&afile->queues);
+	xa_for_each(&afile->queues, handle, q)
+		accel_queue_retire(q);
 	accel_cancel_jobs(afile, NULL, -EOWNERDEAD);
 	mutex_unlock(&afile->sched_mutex);
 	/*

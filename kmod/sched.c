@@ -1557,7 +1557,13 @@ void accel_uring_job_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	spin_unlock_irq(&e->lock);
 	if (!mine)
 		return; /* answered already, through task work */
-	accel_job_cancel(job, -ECANCELED);
+	/*
+	 * io_uring cancels a uring_cmd only when its ring or its task goes
+	 * (a process killed, an executor closing its ring): the job's owner
+	 * is gone, so its points fail with -EOWNERDEAD, as on every other
+	 * producer-death path; the request itself is answered -ECANCELED.
+	 */
+	accel_job_cancel(job, -EOWNERDEAD);
 	accel_uring_cmd_done(cmd, -ECANCELED, 0, issue_flags);
 	accel_job_put(job);
 }
@@ -1589,7 +1595,7 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 		if ((t->flags & PF_EXITING) || fatal_signal_pending(t) ||
 		    (READ_ONCE(t->signal->flags) & SIGNAL_GROUP_EXIT) ||
 		    accel_uring_cmd_ring_dying(job->cmd)) {
-			accel_job_cancel(job, -ECANCELED); /* answers the cmd */
+			accel_job_cancel(job, -EOWNERDEAD); /* answers the cmd */
 		} else {
 			*again = true;
 		}

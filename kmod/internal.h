@@ -72,9 +72,7 @@ struct accel_file {
 	 */
 	struct xarray queues;
 	struct xarray jobs;
-	u32 job_free;	/* the first free slot of jobs (0: none) */
-	u32 job_slots;	/* slots ever used: 1..job_slots */
-	u32 next_job_id;
+	u32 next_job_id;	/* the cursor of the cyclic id allocation */
 	atomic_t nr_jobs;
 	atomic64_t job_seq;
 	/* SUBMIT answers queued as task work, their CQEs not yet posted. */

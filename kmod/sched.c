@@ -72,13 +72,15 @@ module_param_named(job_timeout_ms, accel_job_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(job_timeout_ms, "Timeout of a released job that asks for none (default 10000)");
 
 /*
- * A job id is a slot of the file's job table (the low ACCEL_JOB_SLOT_BITS,
- * reused at once, so the table stays small and allocates nothing in steady
- * state) and a generation (the bits above), so a stale id from an earlier
- * job in the same slot never names a new one.
+ * Job ids are allocated cyclically over [1, ACCEL_JOB_RES_ID_MASK] (30 bits,
+ * what a SUBMIT's CQE can carry beside ACCEL_JOB_RES_PIPELINED), skipping
+ * the ids still in use: an id comes back only after 2^30 - 1 later
+ * submissions of the same file, so a stale id (a late or repeated COMPLETE)
+ * names no new job within any realistic window, where reusing a slot at
+ * once with a short generation would bring the same id back after a few
+ * thousand jobs.
  */
-#define ACCEL_JOB_SLOT_BITS 16
-#define ACCEL_JOB_SLOT_MASK ((1U << ACCEL_JOB_SLOT_BITS) - 1)
+#define ACCEL_JOB_ID_LIMIT XA_LIMIT(1, ACCEL_JOB_RES_ID_MASK)
 
 /* The weight that makes vruntime equal engine time. */
 #define ACCEL_WEIGHT_UNIT 1024ULL
@@ -589,60 +591,28 @@ static void accel_job_runnable_locked(struct accel_sched_job *job)
 	}
 }
 
-/*
- * The job table: slot -> job. A free slot holds a value entry, the next
- * free slot (0 ends the list), so a slot is reused at once, the table's
- * nodes stay allocated and neither taking nor freeing a slot searches or
- * allocates; only a slot never used before extends the table.
- */
-static int accel_job_slot_get(struct accel_file *afile,
-			      struct accel_sched_job *job)
+/* An id for @job in its file's table (job->id); -ENOMEM. */
+static int accel_job_id_get(struct accel_file *afile,
+			    struct accel_sched_job *job)
 {
-	u32 slot;
-	int ret;
+	int ret = xa_alloc_cyclic(&afile->jobs, &job->id, job,
+				  ACCEL_JOB_ID_LIMIT, &afile->next_job_id,
+				  GFP_KERNEL);
 
-	xa_lock(&afile->jobs);
-	slot = afile->job_free;
-	if (slot) {
-		afile->job_free = xa_to_value(xa_load(&afile->jobs, slot));
-		/* Replaces an entry in place: allocates nothing, cannot fail. */
-		__xa_store(&afile->jobs, slot, job, GFP_ATOMIC);
-	} else {
-		if (afile->job_slots >= ACCEL_JOB_SLOT_MASK) {
-			xa_unlock(&afile->jobs);
-			return -ENOSPC;
-		}
-		/*
-		 * Taken before the store, which may drop the lock to allocate.
-		 * If it fails, the slot stays a hole (NULL), never handed out.
-		 */
-		slot = ++afile->job_slots;
-		ret = xa_err(__xa_store(&afile->jobs, slot, job, GFP_KERNEL));
-		if (ret) {
-			xa_unlock(&afile->jobs);
-			return ret;
-		}
-	}
-	job->id = ((++afile->next_job_id << ACCEL_JOB_SLOT_BITS) | slot) &
-		  ACCEL_JOB_RES_ID_MASK;
-	xa_unlock(&afile->jobs);
-	return 0;
+	/* 1: the ids wrapped, fine. -EBUSY cannot be: max_jobs is lower. */
+	return ret < 0 ? (ret == -EBUSY ? -ENOSPC : ret) : 0;
 }
 
 /* Drop the job from its file: the id table's reference and the count. */
 static void accel_job_unlink(struct accel_sched_job *job)
 {
 	struct accel_file *afile = job->afile;
-	u32 slot = job->id & ACCEL_JOB_SLOT_MASK;
 	bool mine;
 
 	xa_lock(&afile->jobs);
-	mine = xa_load(&afile->jobs, slot) == job;
-	if (mine) {
-		__xa_store(&afile->jobs, slot, xa_mk_value(afile->job_free),
-			   GFP_ATOMIC);
-		afile->job_free = slot;
-	}
+	mine = xa_load(&afile->jobs, job->id) == job;
+	if (mine)
+		__xa_erase(&afile->jobs, job->id);
 	xa_unlock(&afile->jobs);
 	if (mine) {
 		atomic_dec(&afile->nr_jobs);
@@ -993,7 +963,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		job->deps[job->nwaits].point = pt.point;
 		job->deps[job->nwaits++].job = job;
 	}
-	ret = accel_job_slot_get(afile, job);
+	ret = accel_job_id_get(afile, job);
 	if (ret < 0)
 		goto err_job;
 	job->seq = atomic64_inc_return(&afile->job_seq);
@@ -1175,33 +1145,15 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 	return ret;
 }
 
-/* The job in a slot of the table, whatever its generation; a reference. */
-static struct accel_sched_job *accel_job_lookup_slot(struct accel_file *afile,
-						     unsigned long slot)
-{
-	struct accel_sched_job *job;
-
-	xa_lock(&afile->jobs);
-	job = xa_load(&afile->jobs, slot);
-	if (xa_is_value(job))
-		job = NULL; /* a free slot */
-	if (job)
-		kref_get(&job->ref);
-	xa_unlock(&afile->jobs);
-	return job;
-}
-
 /* Look a job up by id; a reference. */
 static struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id)
 {
 	struct accel_sched_job *job;
 
 	xa_lock(&afile->jobs);
-	job = xa_load(&afile->jobs, id & ACCEL_JOB_SLOT_MASK);
-	if (job && !xa_is_value(job) && job->id == id)
+	job = xa_load(&afile->jobs, id);
+	if (job)
 		kref_get(&job->ref);
-	else
-		job = NULL;
 	xa_unlock(&afile->jobs);
 	return job;
 }
@@ -1257,7 +1209,7 @@ static void accel_cancel_jobs(struct accel_file *afile, struct accel_queue *q,
 	unsigned long id;
 
 	xa_for_each(&afile->jobs, id, job) {
-		job = accel_job_lookup_slot(afile, id);
+		job = accel_job_lookup(afile, id);
 		if (!job)
 			continue;
 		if (!q || job->queue == q)
@@ -1581,7 +1533,7 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 		struct task_struct *t;
 		bool pending;
 
-		job = accel_job_lookup_slot(afile, id);
+		job = accel_job_lookup(afile, id);
 		if (!job)
 			continue;
 		spin_lock_irq(&job->engine->lock);
@@ -1608,9 +1560,8 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 void accel_sched_file_init(struct accel_file *afile)
 {
 	xa_init_flags(&afile->queues, XA_FLAGS_ALLOC1);
-	xa_init(&afile->jobs);
-	afile->job_free = 0;
-	afile->job_slots = 0;
+	xa_init_flags(&afile->jobs, XA_FLAGS_ALLOC1);
+	afile->next_job_id = 0;
 	spin_lock_init(&afile->events_lock);
 	INIT_LIST_HEAD(&afile->events);
 	init_waitqueue_head(&afile->events_wq);
@@ -1662,13 +1613,7 @@ void accel_sched_file_release(struct accel_file *afile)
 		accel_queue_free(q);
 	}
 	xa_destroy(&afile->queues);
-	{
-		struct accel_sched_job *job;
-		unsigned long slot;
-
-		xa_for_each(&afile->jobs, slot, job)
-			WARN_ON(!xa_is_value(job)); /* a job left linked */
-	}
+	WARN_ON(!xa_empty(&afile->jobs)); /* a job left linked */
 	xa_destroy(&afile->jobs);
 }
 

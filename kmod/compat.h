@@ -135,4 +135,23 @@ static inline void accel_eventfd_signal(struct eventfd_ctx *ctx)
 #define __assign_str_compat(dst, src) __assign_str(dst, src)
 #endif
 
+/*
+ * Point fences carry 64-bit points: their seqnos must be compared on 64
+ * bits (sync_file merges, dma_resv, every driver's is_later), declared by
+ * an ops field (6.1, 6.12) or a fence flag (later kernels).
+ */
+#include <linux/dma-fence.h>
+#if defined(ACCEL_HAVE_FENCE_OPS_64BIT_SEQNO)
+#define ACCEL_FENCE_OPS_SEQNO64 .use_64bit_seqno = true,
+static inline void accel_fence_set_seqno64(struct dma_fence *f) { }
+#elif defined(ACCEL_HAVE_FENCE_FLAG_SEQNO64)
+#define ACCEL_FENCE_OPS_SEQNO64
+static inline void accel_fence_set_seqno64(struct dma_fence *f)
+{
+	__set_bit(DMA_FENCE_FLAG_SEQNO64_BIT, &f->flags);
+}
+#else
+#error "accelsched: this kernel's dma_fence has no 64-bit seqno; points would compare on 32 bits"
+#endif
+
 #endif /* _ACCEL_COMPAT_H */

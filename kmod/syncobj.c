@@ -82,6 +82,7 @@ static const struct dma_fence_ops accel_point_fence_ops = {
 	.get_driver_name = accel_fence_driver_name,
 	.get_timeline_name = accel_fence_timeline_name,
 	.release = accel_fence_release,
+	ACCEL_FENCE_OPS_SEQNO64
 };
 
 static struct accel_point_fence *accel_point_fence_alloc(void)
@@ -104,6 +105,7 @@ static void accel_point_fence_init(struct accel_syncobj *s,
 	pf->kind = kind;
 	dma_fence_init(&pf->base, &accel_point_fence_ops, &pf->lock,
 		       s->context + kind, point);
+	accel_fence_set_seqno64(&pf->base);
 }
 
 /**

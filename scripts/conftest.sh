@@ -130,6 +130,19 @@ probe eventfd_signal_1arg <<'EOF'
 void probe(struct eventfd_ctx *c) { eventfd_signal(c); }
 EOF
 
+# dma_fence_ops.use_64bit_seqno: fences of the context compare their
+# seqnos on 64 bits (both 6.1 and 6.12; later kernels moved it to a flag).
+probe fence_ops_64bit_seqno <<'EOF'
+#include <linux/dma-fence.h>
+const struct dma_fence_ops probe_ops = { .use_64bit_seqno = true };
+EOF
+
+# DMA_FENCE_FLAG_SEQNO64_BIT: the same, as a fence flag.
+probe fence_flag_seqno64 <<'EOF'
+#include <linux/dma-fence.h>
+int probe(void) { return DMA_FENCE_FLAG_SEQNO64_BIT; }
+EOF
+
 # __assign_str(dst) without its source (6.10+). A trace event needs its own
 # header, included again by define_trace.h.
 cat >"$dir/assign_str_1arg_trace.h" <<'EOF'

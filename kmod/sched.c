@@ -1686,6 +1686,9 @@ int accel_sched_init(void)
 	accel_debugfs = debugfs_create_dir(ACCEL_DEVICE_NAME, NULL);
 	debugfs_create_file("engines", 0444, accel_debugfs, NULL,
 			    &accel_engines_fops);
+	/* What syncobjs hold: a gauge for the tests' bounds on memory. */
+	debugfs_create_atomic_t("point_fences", 0444, accel_debugfs,
+				&accel_point_fences_live);
 	return 0;
 }
 

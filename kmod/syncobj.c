@@ -29,12 +29,16 @@
  * fences signal with -ENOENT rather than wait forever.
  */
 #include <linux/anon_inodes.h>
+#include <linux/dma-fence-unwrap.h>
 #include <linux/file.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "internal.h"
+
+/* The fewest pending fences at which a syncobj sweeps its tree. */
+#define ACCEL_SWEEP_MIN 64
 
 /**
  * struct accel_point_fence - a fence on one point of a syncobj.
@@ -68,12 +72,21 @@ static const char *accel_fence_driver_name(struct dma_fence *f)
 
 static const char *accel_fence_timeline_name(struct dma_fence *f)
 {
-	return to_point_fence(f)->kind == ACCEL_POINT_REACHED ?
-		"syncobj" : "syncobj-submitted";
+	static const char *const names[] = {
+		[ACCEL_POINT_REACHED] = "syncobj",
+		[ACCEL_POINT_SUBMITTED] = "syncobj-submitted",
+		[ACCEL_POINT_FAILURE] = "syncobj-failure",
+	};
+
+	return names[to_point_fence(f)->kind];
 }
+
+/* Point fences alive, module-wide (debugfs point_fences). */
+atomic_t accel_point_fences_live = ATOMIC_INIT(0);
 
 static void accel_fence_release(struct dma_fence *f)
 {
+	atomic_dec(&accel_point_fences_live);
 	dma_fence_free(f);
 	module_put(THIS_MODULE);
 }
@@ -102,6 +115,7 @@ static void accel_point_fence_init(struct accel_syncobj *s,
 				   enum accel_point_kind kind)
 {
 	__module_get(THIS_MODULE);
+	atomic_inc(&accel_point_fences_live);
 	pf->kind = kind;
 	dma_fence_init(&pf->base, &accel_point_fence_ops, &pf->lock,
 		       s->context + kind, point);
@@ -127,8 +141,81 @@ struct accel_syncobj *accel_syncobj_create(u64 initial)
 	s->submitted = initial;
 	s->pending[ACCEL_POINT_REACHED] = RB_ROOT;
 	s->pending[ACCEL_POINT_SUBMITTED] = RB_ROOT;
-	s->context = dma_fence_context_alloc(ACCEL_POINT_KINDS);
+	s->sweep_at = ACCEL_SWEEP_MIN;
+	INIT_LIST_HEAD(&s->weak_imports);
+	s->context = dma_fence_context_alloc(ACCEL_POINT_KINDS + 1);
 	return s;
+}
+
+/*
+ * A pending fence that only the tree still references (its waiters gave
+ * up: a poll, a timed-out wait, a cancelled job) is garbage, but it would
+ * stay until its point is reached or the syncobj goes, so waits on ever
+ * new points could pin memory without bound. Each insertion that brings
+ * the tree to @sweep_at fences drops those, then sets @sweep_at to twice
+ * what is left (at least ACCEL_SWEEP_MIN): the sweep's cost is amortised
+ * over the insertions before it, and the tree holds at most about twice
+ * the fences someone references. Under the syncobj's lock no new
+ * reference can be taken from the tree, so a reference count of one there
+ * is final.
+ */
+static void accel_sweep_locked(struct accel_syncobj *s, struct list_head *dead)
+{
+	int kind;
+
+	lockdep_assert_held(&s->lock);
+	for (kind = 0; kind < ACCEL_POINT_KINDS; kind++) {
+		struct rb_node *n = rb_first(&s->pending[kind]);
+
+		while (n) {
+			struct accel_point_fence *pf =
+				rb_entry(n, struct accel_point_fence, node);
+
+			n = rb_next(n);
+			if (kref_read(&pf->base.refcount) != 1)
+				continue;
+			smp_rmb(); /* a waiter removes its callback, then puts */
+			if (!list_empty(&pf->base.cb_list))
+				continue;
+			rb_erase(&pf->node, &s->pending[kind]);
+			RB_CLEAR_NODE(&pf->node);
+			s->npending--;
+			list_add_tail(&pf->link, dead);
+		}
+	}
+	s->sweep_at = max_t(u32, ACCEL_SWEEP_MIN, 2 * s->npending);
+}
+
+/* Free what accel_sweep_locked() collected; no lock held. */
+static void accel_sweep_free(struct list_head *dead)
+{
+	struct accel_point_fence *pf, *tmp;
+
+	list_for_each_entry_safe(pf, tmp, dead, link) {
+		list_del_init(&pf->link);
+		dma_fence_put(&pf->base); /* the last reference */
+	}
+}
+
+/* Take the failure fence out (to signal it), under the lock. */
+static struct dma_fence *accel_take_fail_fence_locked(struct accel_syncobj *s)
+{
+	struct dma_fence *f = s->fail_fence;
+
+	lockdep_assert_held(&s->lock);
+	s->fail_fence = NULL;
+	return f;
+}
+
+/* With @error 0: the syncobj went, and never failed. */
+static void accel_fail_fence_signal(struct dma_fence *f, int error)
+{
+	if (!f)
+		return;
+	if (error)
+		dma_fence_set_error(f, error);
+	dma_fence_signal(f);
+	dma_fence_put(f);
 }
 
 /*
@@ -150,6 +237,7 @@ static void accel_detach_locked(struct accel_syncobj *s,
 			break;
 		rb_erase(n, &s->pending[kind]);
 		RB_CLEAR_NODE(n);
+		s->npending--;
 		list_add_tail(&pf->link, list);
 	}
 }
@@ -168,6 +256,8 @@ static void accel_signal_list(struct list_head *list, int error)
 	}
 }
 
+static void accel_syncobj_drop_weak_imports(struct accel_syncobj *s);
+
 /**
  * accel_syncobj_free() - kref release: the last reference is gone.
  * @ref: &accel_syncobj.ref.
@@ -179,13 +269,17 @@ static void accel_signal_list(struct list_head *list, int error)
 void accel_syncobj_free(struct kref *ref)
 {
 	struct accel_syncobj *s = container_of(ref, struct accel_syncobj, ref);
+	struct dma_fence *fail;
 	LIST_HEAD(list);
 
+	accel_syncobj_drop_weak_imports(s);
 	spin_lock(&s->lock);
 	accel_detach_locked(s, ACCEL_POINT_REACHED, U64_MAX, &list);
 	accel_detach_locked(s, ACCEL_POINT_SUBMITTED, U64_MAX, &list);
+	fail = accel_take_fail_fence_locked(s);
 	spin_unlock(&s->lock);
 	accel_signal_list(&list, -ENOENT);
+	accel_fail_fence_signal(fail, 0);
 	kfree(s);
 }
 
@@ -318,18 +412,21 @@ int accel_syncobj_promise(struct accel_syncobj *s, u64 point)
  */
 int accel_syncobj_fail(struct accel_syncobj *s, int error)
 {
+	struct dma_fence *fail = NULL;
 	LIST_HEAD(list);
 
 	if (WARN_ON_ONCE(error >= 0 || error < -MAX_ERRNO))
 		error = -EINVAL;
 	spin_lock(&s->lock);
 	if (!s->error) {
-		s->error = error;
+		WRITE_ONCE(s->error, error);
 		accel_detach_locked(s, ACCEL_POINT_REACHED, U64_MAX, &list);
 		accel_detach_locked(s, ACCEL_POINT_SUBMITTED, U64_MAX, &list);
+		fail = accel_take_fail_fence_locked(s);
 	}
 	spin_unlock(&s->lock);
 	accel_signal_list(&list, error);
+	accel_fail_fence_signal(fail, error);
 	return 0;
 }
 
@@ -375,6 +472,7 @@ static struct dma_fence *accel_point_lookup(struct accel_syncobj *s, u64 point,
 {
 	struct rb_node **link, *parent = NULL;
 	struct dma_fence *f;
+	LIST_HEAD(dead);
 	int error;
 	u64 cur;
 
@@ -418,7 +516,10 @@ static struct dma_fence *accel_point_lookup(struct accel_syncobj *s, u64 point,
 	rb_insert_color(&(*pf)->node, &s->pending[kind]);
 	f = dma_fence_get(&(*pf)->base); /* the tree keeps the first reference */
 	*pf = NULL;
+	if (++s->npending >= s->sweep_at)
+		accel_sweep_locked(s, &dead);
 	spin_unlock(&s->lock);
+	accel_sweep_free(&dead);
 	return f;
 }
 
@@ -453,18 +554,95 @@ struct dma_fence *accel_syncobj_point_fence(struct accel_syncobj *s, u64 point,
 	return f;
 }
 
+/**
+ * accel_syncobj_point_status() - where a point stands, without a fence.
+ * @s:     the syncobj.
+ * @point: the point.
+ * @kind:  reached, or submitted.
+ *
+ * For polls, which must not leave a fence behind for every point they look
+ * at.
+ *
+ * Context: any context.
+ * Return: 1 if reached (submitted), 0 if not, the error if the syncobj
+ * failed (whatever its value).
+ */
+int accel_syncobj_point_status(struct accel_syncobj *s, u64 point,
+			       enum accel_point_kind kind)
+{
+	int ret;
+
+	spin_lock(&s->lock);
+	if (s->error)
+		ret = s->error;
+	else
+		ret = point <= (kind == ACCEL_POINT_REACHED ? s->value :
+							      s->submitted);
+	spin_unlock(&s->lock);
+	return ret;
+}
+
+/**
+ * accel_syncobj_fail_fence() - a fence that signals when @s fails.
+ * @s: the syncobj.
+ *
+ * It signals with the syncobj's error when it fails (at once if it has),
+ * or without an error when the syncobj goes (its reached points stay
+ * reached). A wait in progress watches it for
+ * the points it has seen reached already, so that a failure during the
+ * wait reaches it as it reaches waits that start after (syncobj.rst).
+ *
+ * Context: process context; may sleep (allocates).
+ * Return: a new reference, or ERR_PTR(-ENOMEM).
+ */
+struct dma_fence *accel_syncobj_fail_fence(struct accel_syncobj *s)
+{
+	struct accel_point_fence *pf = accel_point_fence_alloc();
+	struct dma_fence *f;
+	int error;
+
+	if (!pf)
+		return ERR_PTR(-ENOMEM);
+	spin_lock(&s->lock);
+	error = s->error;
+	if (s->fail_fence) {
+		f = dma_fence_get(s->fail_fence);
+	} else if (!error) {
+		accel_point_fence_init(s, pf, 0, ACCEL_POINT_FAILURE);
+		s->fail_fence = &pf->base; /* the syncobj's reference */
+		f = dma_fence_get(&pf->base);
+		pf = NULL;
+	}
+	spin_unlock(&s->lock);
+	if (error && pf)
+		return accel_failed_fence(s, pf, 0, ACCEL_POINT_FAILURE, error);
+	kfree(pf);
+	return f;
+}
+
 /*
  * Imports: a foreign fence that reaches a point when it signals. Its
  * callback runs in whatever context the foreign driver signals from, so it
  * only queues work; the work advances the syncobj in process context. The
  * list lets module exit detach the callbacks of imports still pending.
+ *
+ * An import of another driver's fence keeps its syncobj alive until the
+ * fence signals. An import of an accelsched point (a sync_file exported
+ * from a syncobj, alone or merged with others) does not: the syncobj would
+ * otherwise keep itself alive through a cycle (point 3 of S imported into
+ * S at 3, or A:1 into B and B:1 into A), each waiting on the other for
+ * good, and never be freed. Such a *weak* import is listed on its syncobj,
+ * which clears it when it goes; its pending points then fail with -ENOENT
+ * as for any syncobj whose last handle, fd and job are gone.
  */
 struct accel_import {
 	struct dma_fence_cb cb;
 	struct work_struct work;
 	struct list_head link;
+	struct list_head slink;
 	struct dma_fence *fence;
 	struct accel_syncobj *s;
+	bool weak;
 	u64 point;
 };
 
@@ -474,22 +652,57 @@ static LIST_HEAD(accel_imports);
 static void accel_import_free(struct accel_import *imp)
 {
 	dma_fence_put(imp->fence);
-	accel_syncobj_put(imp->s);
+	if (!imp->weak)
+		accel_syncobj_put(imp->s);
 	kfree(imp);
+}
+
+/* Off the lists; the syncobj it may still advance (a reference), or NULL. */
+static struct accel_syncobj *accel_import_unlist(struct accel_import *imp)
+{
+	struct accel_syncobj *s;
+
+	spin_lock(&accel_imports_lock);
+	list_del(&imp->link);
+	s = imp->s;
+	if (imp->weak && s) {
+		list_del(&imp->slink);
+		imp->s = NULL;
+		/* Going already, and waiting for this lock to clear us. */
+		if (!kref_get_unless_zero(&s->ref))
+			s = NULL;
+	} else if (s) {
+		accel_syncobj_get(s);
+	}
+	spin_unlock(&accel_imports_lock);
+	return s;
+}
+
+static void accel_syncobj_drop_weak_imports(struct accel_syncobj *s)
+{
+	struct accel_import *imp, *tmp;
+
+	spin_lock(&accel_imports_lock);
+	list_for_each_entry_safe(imp, tmp, &s->weak_imports, slink) {
+		list_del_init(&imp->slink);
+		imp->s = NULL;
+	}
+	spin_unlock(&accel_imports_lock);
 }
 
 static void accel_import_work(struct work_struct *work)
 {
 	struct accel_import *imp = container_of(work, struct accel_import, work);
 	int status = dma_fence_get_status(imp->fence);
+	struct accel_syncobj *s = accel_import_unlist(imp);
 
-	spin_lock(&accel_imports_lock);
-	list_del(&imp->link);
-	spin_unlock(&accel_imports_lock);
-	if (status < 0)
-		accel_syncobj_fail(imp->s, status);
-	else
-		accel_syncobj_advance(imp->s, imp->point, imp->point, false);
+	if (s) {
+		if (status < 0)
+			accel_syncobj_fail(s, status);
+		else
+			accel_syncobj_advance(s, imp->point, imp->point, false);
+		accel_syncobj_put(s);
+	}
 	accel_import_free(imp);
 }
 
@@ -500,6 +713,19 @@ static void accel_import_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 	queue_work(accel_wq, &imp->work);
 }
 
+/* Whether @fence is, or contains, a point fence of ours. */
+static bool accel_fence_is_ours(struct dma_fence *fence)
+{
+	struct dma_fence_unwrap iter;
+	struct dma_fence *f;
+	bool ours = false;
+
+	/* No early exit: the iterator drops its chain reference at the end. */
+	dma_fence_unwrap_for_each(f, &iter, fence)
+		ours |= f->ops == &accel_point_fence_ops;
+	return ours;
+}
+
 /**
  * accel_syncobj_import_fence() - make @fence reach @point.
  * @s:     the syncobj.
@@ -507,7 +733,8 @@ static void accel_import_cb(struct dma_fence *f, struct dma_fence_cb *cb)
  * @fence: any driver's fence.
  *
  * @point becomes submitted now, and reached when @fence signals; the
- * syncobj fails if @fence signals with an error.
+ * syncobj fails if @fence signals with an error. The import keeps @s alive
+ * until then unless @fence holds an accelsched point (see above).
  *
  * Context: process context; may sleep.
  * Return: 0; -EINVAL for a point not above the value; the syncobj's error if
@@ -524,7 +751,9 @@ int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
 	if (!imp)
 		return -ENOMEM;
 	INIT_WORK(&imp->work, accel_import_work);
+	INIT_LIST_HEAD(&imp->slink);
 	imp->point = point;
+	imp->weak = accel_fence_is_ours(fence);
 
 	spin_lock(&s->lock);
 	if (s->error)
@@ -543,10 +772,12 @@ int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
 	spin_unlock(&s->lock);
 	accel_signal_list(&list, 0);
 
-	imp->s = accel_syncobj_get(s);
+	imp->s = imp->weak ? s : accel_syncobj_get(s);
 	imp->fence = dma_fence_get(fence);
 	spin_lock(&accel_imports_lock);
 	list_add_tail(&imp->link, &accel_imports);
+	if (imp->weak)
+		list_add_tail(&imp->slink, &s->weak_imports);
 	spin_unlock(&accel_imports_lock);
 	if (dma_fence_add_callback(fence, &imp->cb, accel_import_cb))
 		queue_work(accel_wq, &imp->work); /* already signalled */
@@ -568,8 +799,11 @@ void accel_syncobj_imports_fini(void)
 
 	spin_lock(&accel_imports_lock);
 	list_for_each_entry_safe(imp, tmp, &accel_imports, link) {
-		if (dma_fence_remove_callback(imp->fence, &imp->cb))
+		if (dma_fence_remove_callback(imp->fence, &imp->cb)) {
 			list_move(&imp->link, &detached);
+			if (imp->weak && imp->s)
+				list_del_init(&imp->slink);
+		}
 	}
 	spin_unlock(&accel_imports_lock);
 	/* Those whose callback ran are in accel_wq, which exit drains. */

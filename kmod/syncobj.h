@@ -20,7 +20,9 @@
 enum accel_point_kind {
 	ACCEL_POINT_REACHED = 0,
 	ACCEL_POINT_SUBMITTED = 1,
-	ACCEL_POINT_KINDS
+	ACCEL_POINT_KINDS,
+	/* Not a point: the fence of the syncobj's failure (or its end). */
+	ACCEL_POINT_FAILURE = ACCEL_POINT_KINDS,
 };
 
 /**
@@ -32,7 +34,16 @@ enum accel_point_kind {
  * @error:     0, or the negative errno the syncobj failed with (for good).
  * @pending:   per &enum accel_point_kind, the point fences not yet signalled,
  *             by point; each holds one reference owned by the tree.
- * @context:   the first of two dma_fence contexts (one per kind).
+ * @npending:  fences in @pending, both kinds.
+ * @sweep_at:  when @npending reaches it, the fences that only @pending
+ *             still references are dropped (see accel_sweep_locked()).
+ * @fail_fence: made on demand for waiters on points already reached; it
+ *             signals with the error when the syncobj fails, or without
+ *             one when it goes.
+ * @weak_imports: imports of accelsched points into this syncobj, which
+ *             do not keep it alive (accel_imports_lock; see syncobj.c).
+ * @context:   the first of three dma_fence contexts (one per kind, and
+ *             one for @fail_fence).
  * @promiser:  who made the latest promise (an opaque owner, a job id and
  *             its point), for the scheduler's pipelining; never
  *             dereferenced here.
@@ -48,6 +59,10 @@ struct accel_syncobj {
 	u64 submitted;
 	int error;
 	struct rb_root pending[ACCEL_POINT_KINDS];
+	u32 npending;
+	u32 sweep_at;
+	struct dma_fence *fail_fence;
+	struct list_head weak_imports;
 	u64 context;
 	struct {
 		const void *owner;
@@ -55,6 +70,8 @@ struct accel_syncobj {
 		u64 point;
 	} promiser;
 };
+
+extern atomic_t accel_point_fences_live;
 
 struct accel_syncobj *accel_syncobj_create(u64 initial);
 void accel_syncobj_free(struct kref *ref);
@@ -83,6 +100,9 @@ void accel_syncobj_query(struct accel_syncobj *s, u64 *value, u64 *submitted,
 			 int *error);
 struct dma_fence *accel_syncobj_point_fence(struct accel_syncobj *s, u64 point,
 					    enum accel_point_kind kind);
+int accel_syncobj_point_status(struct accel_syncobj *s, u64 point,
+			       enum accel_point_kind kind);
+struct dma_fence *accel_syncobj_fail_fence(struct accel_syncobj *s);
 int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
 			       struct dma_fence *fence);
 

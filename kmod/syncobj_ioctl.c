@@ -153,11 +153,16 @@ int accel_ioctl_syncobj_fail(struct accel_file *afile, void *data)
 	return ret;
 }
 
+/*
+ * One entry of a wait: the point's fence and, for a point already reached
+ * when the wait blocks, the syncobj's failure fence, so that a failure
+ * during the wait reaches a present waiter as it reaches later ones.
+ */
 struct accel_wait_entry {
-	struct dma_fence_cb cb;
-	struct dma_fence *fence;
+	struct dma_fence_cb cb, fail_cb;
+	struct dma_fence *fence, *fail;
 	struct task_struct *task;
-	bool armed;
+	bool armed, fail_armed;
 };
 
 static void accel_wait_wake(struct dma_fence *f, struct dma_fence_cb *cb)
@@ -167,10 +172,18 @@ static void accel_wait_wake(struct dma_fence *f, struct dma_fence_cb *cb)
 	wake_up_process(e->task);
 }
 
+static void accel_wait_fail_wake(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct accel_wait_entry *e =
+		container_of(cb, struct accel_wait_entry, fail_cb);
+
+	wake_up_process(e->task);
+}
+
 /*
  * Check every entry: 1 when the wait is satisfied (ALL: every entry; ANY:
- * one, whose index goes to *index), a negative errno when an entry's fence
- * failed (its index to *index), 0 otherwise.
+ * one, whose index goes to *index), a negative errno when an entry failed
+ * (its index to *index), 0 otherwise.
  */
 static int accel_wait_check(struct accel_wait_entry *e, u32 count, bool all,
 			    u32 *index)
@@ -178,6 +191,11 @@ static int accel_wait_check(struct accel_wait_entry *e, u32 count, bool all,
 	u32 i, done = 0;
 
 	for (i = 0; i < count; i++) {
+		if (e[i].fail && dma_fence_is_signaled(e[i].fail) &&
+		    e[i].fail->error) {
+			*index = i;
+			return e[i].fail->error;
+		}
 		if (!dma_fence_is_signaled(e[i].fence))
 			continue;
 		if (e[i].fence->error) {
@@ -193,22 +211,61 @@ static int accel_wait_check(struct accel_wait_entry *e, u32 count, bool all,
 	return done == count;
 }
 
+/* A poll (deadline 0 or past) makes no fence: it only reads values. */
+static int accel_wait_poll(struct accel_syncobj **ss, const u64 *points,
+			   u32 count, enum accel_point_kind kind, bool all,
+			   u32 *index)
+{
+	u32 i, done = 0;
+
+	for (i = 0; i < count; i++) {
+		int st = accel_syncobj_point_status(ss[i], points[i], kind);
+
+		if (st < 0 || (st && !all)) {
+			*index = i;
+			return st < 0 ? st : 0;
+		}
+		done += st;
+	}
+	return done == count ? 0 : -ETIME;
+}
+
+/*
+ * Before blocking, an ALL wait watches the syncobjs of its points already
+ * reached for a failure (an ANY wait with one reached does not block).
+ */
+static int accel_wait_watch_failures(struct accel_wait_entry *e,
+				     struct accel_syncobj **ss, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		struct dma_fence *f;
+
+		if (!dma_fence_is_signaled(e[i].fence))
+			continue;
+		f = accel_syncobj_fail_fence(ss[i]);
+		if (IS_ERR(f))
+			return PTR_ERR(f);
+		e[i].fail = f;
+	}
+	return 0;
+}
+
 static int accel_wait_fences(struct accel_wait_entry *e, u32 count, bool all,
 			     s64 deadline, u32 *index)
 {
 	ktime_t expires = ns_to_ktime(deadline);
-	bool poll = deadline <= 0;
 	u32 i;
 	int ret;
-
-	ret = accel_wait_check(e, count, all, index);
-	if (ret || poll)
-		return ret < 0 ? ret : (ret ? 0 : -ETIME);
 
 	for (i = 0; i < count; i++) {
 		e[i].task = current;
 		e[i].armed = !dma_fence_add_callback(e[i].fence, &e[i].cb,
 						     accel_wait_wake);
+		if (e[i].fail)
+			e[i].fail_armed = !dma_fence_add_callback(e[i].fail,
+						&e[i].fail_cb, accel_wait_fail_wake);
 	}
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -231,17 +288,22 @@ static int accel_wait_fences(struct accel_wait_entry *e, u32 count, bool all,
 		}
 	}
 	__set_current_state(TASK_RUNNING);
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count; i++) {
 		if (e[i].armed)
 			dma_fence_remove_callback(e[i].fence, &e[i].cb);
+		if (e[i].fail_armed)
+			dma_fence_remove_callback(e[i].fail, &e[i].fail_cb);
+	}
 	return ret;
 }
 
 int accel_ioctl_syncobj_wait(struct accel_file *afile, void *data)
 {
 	struct accel_syncobj_wait *args = data;
+	bool all = args->flags & ACCEL_WAIT_ALL;
 	enum accel_point_kind kind;
-	struct accel_wait_entry *e;
+	struct accel_wait_entry *e = NULL;
+	struct accel_syncobj **ss;
 	u32 *handles, i;
 	u64 *points;
 	int ret;
@@ -268,34 +330,68 @@ int accel_ioctl_syncobj_wait(struct accel_file *afile, void *data)
 		ret = PTR_ERR(points);
 		goto err_handles;
 	}
-	e = kcalloc(args->count, sizeof(*e), GFP_KERNEL);
-	if (!e) {
+	ss = kcalloc(args->count, sizeof(*ss), GFP_KERNEL);
+	if (!ss) {
 		ret = -ENOMEM;
 		goto err_points;
 	}
 	/* Look every handle up before waiting on any. */
 	for (i = 0; i < args->count; i++) {
-		struct accel_syncobj *s = accel_syncobj_lookup(afile, handles[i]);
-
-		if (!s) {
+		ss[i] = accel_syncobj_lookup(afile, handles[i]);
+		if (!ss[i]) {
 			ret = -ENOENT;
-			goto err_fences;
+			goto out;
 		}
-		e[i].fence = accel_syncobj_point_fence(s, points[i], kind);
-		accel_syncobj_put(s);
+	}
+	if (args->deadline <= 0) {
+		ret = accel_wait_poll(ss, points, args->count, kind, all,
+				      &args->index);
+		goto out;
+	}
+	e = kcalloc(args->count, sizeof(*e), GFP_KERNEL);
+	if (!e) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < args->count; i++) {
+		e[i].fence = accel_syncobj_point_fence(ss[i], points[i], kind);
 		if (IS_ERR(e[i].fence)) {
 			ret = PTR_ERR(e[i].fence);
 			e[i].fence = NULL;
-			goto err_fences;
+			goto out;
 		}
 	}
-	ret = accel_wait_fences(e, args->count, args->flags & ACCEL_WAIT_ALL,
-				args->deadline, &args->index);
-err_fences:
-	for (i = 0; i < args->count; i++)
+	ret = accel_wait_check(e, args->count, all, &args->index);
+	if (ret) {
+		ret = ret < 0 ? ret : 0;
+		goto out;
+	}
+	if (all) {
+		ret = accel_wait_watch_failures(e, ss, args->count);
+		if (ret)
+			goto out;
+	}
+	/*
+	 * The wait holds fences, not syncobjs: a syncobj whose last handle
+	 * goes meanwhile fails its pending points with -ENOENT as usual.
+	 */
+	for (i = 0; i < args->count; i++) {
+		accel_syncobj_put(ss[i]);
+		ss[i] = NULL;
+	}
+	ret = accel_wait_fences(e, args->count, all, args->deadline,
+				&args->index);
+out:
+	for (i = 0; e && i < args->count; i++) {
 		if (e[i].fence)
 			dma_fence_put(e[i].fence);
+		if (e[i].fail)
+			dma_fence_put(e[i].fail);
+	}
 	kfree(e);
+	for (i = 0; i < args->count; i++)
+		accel_syncobj_put(ss[i]);
+	kfree(ss);
 err_points:
 	kfree(points);
 err_handles:

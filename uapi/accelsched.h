@@ -427,7 +427,8 @@ struct accel_point {
  * @signals:    pointer to struct accel_point[@nsignals]; each point must be
  *              above its syncobj's value.
  * @timeout_ns: how long the job may run once released; 0 for the module's
- *              default (parameter job_timeout_ms).
+ *              default (parameter job_timeout_ms); at most one hour
+ *              (3600 s), -EINVAL above.
  * @nwaits:     at most ACCEL_JOB_MAX_POINTS.
  * @nsignals:   at most ACCEL_JOB_MAX_POINTS.
  * @queue:      the queue's handle.

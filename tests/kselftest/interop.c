@@ -216,4 +216,56 @@ TEST(export_point_into_a_dmabuf)
 	ASSERT_EQ(1, sync_file_status(out));
 }
 
+/*
+ * Points are 64-bit: the kernel must compare our fences' seqnos on 64 bits.
+ * A merge of points 10 and 10 + 2^31 + 5 of one syncobj keeps the later
+ * one (compared on 32 bits, it kept 10 and was ready too early), and so
+ * does a dma-buf given both: it stays busy until the later point.
+ */
+TEST(points_compare_on_64_bits)
+{
+	const uint64_t lo = 10, hi = 10 + (1ull << 31) + 5;
+	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+	struct sync_merge_data m = { .name = "accel-merge" };
+	int fd = accel_test_open(), a, b, out;
+	struct vgem_buf vb;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	ASSERT_EQ(0, so_export_sync_file(fd, h, lo, &a));
+	ASSERT_EQ(0, so_export_sync_file(fd, h, hi, &b));
+	m.fd2 = b;
+	ASSERT_EQ(0, xioctl(a, SYNC_IOC_MERGE, &m));
+	vgem_buf_new(&vb);
+	imp.fd = a;
+	ASSERT_EQ(0, xioctl(vb.dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp));
+	imp.fd = b;
+	ASSERT_EQ(0, xioctl(vb.dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp));
+
+	ASSERT_EQ(0, so_signal(fd, h, lo));
+	ASSERT_EQ(1, sync_file_status(a));
+	ASSERT_EQ(0, sync_file_status(b));
+	ASSERT_EQ(0, sync_file_status(m.fence));
+	ASSERT_FALSE(fd_ready(m.fence));
+	out = dmabuf_export_sync_file(vb.dmabuf);
+	ASSERT_EQ(0, sync_file_status(out));
+	close(out);
+
+	ASSERT_EQ(0, so_signal(fd, h, hi));
+	ASSERT_EQ(1, sync_file_status(m.fence));
+	out = dmabuf_export_sync_file(vb.dmabuf);
+	ASSERT_EQ(1, sync_file_status(out));
+	close(out);
+	/* The same across 2^32 and near 2^64. */
+	ASSERT_EQ(0, so_export_sync_file(fd, h, (1ull << 32) + 11, &a));
+	ASSERT_EQ(0, so_export_sync_file(fd, h, ~0ull - 1, &b));
+	m = (struct sync_merge_data){ .name = "accel-merge2", .fd2 = b };
+	ASSERT_EQ(0, xioctl(a, SYNC_IOC_MERGE, &m));
+	ASSERT_EQ(0, so_signal(fd, h, (1ull << 32) + 11));
+	ASSERT_EQ(0, sync_file_status(m.fence));
+	ASSERT_EQ(0, so_signal(fd, h, ~0ull - 1));
+	ASSERT_EQ(1, sync_file_status(m.fence));
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Regressions found from outside, through the documented ABI alone: a
+ * use-after-free when a job is released and completed while its submission
+ * is still arming it, fences pinned by polls, a present waiter that missed
+ * a failure, job ids that came back, a queue's doomed job released on the
+ * credit of its cancelled sibling, -ECANCELED where a dead producer must
+ * give -EOWNERDEAD, and sync_file import cycles that kept the module
+ * loaded. Each test is the user-visible behaviour, as an outside tester
+ * would check it.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "syncobj_util.h"
+
+static const char *engine_name(const char *tag)
+{
+	static char name[ACCEL_ENGINE_NAME_LEN];
+
+	snprintf(name, sizeof(name), "r-%s-%d", tag, getpid());
+	return name;
+}
+
+static uint32_t queue_new(int fd, const char *engine, uint32_t prio,
+			  uint32_t credits)
+{
+	struct accel_queue_create a = {
+		.priority = prio, .weight = 1, .credits = credits,
+	};
+
+	memcpy(a.engine, engine, strnlen(engine, sizeof(a.engine) - 1));
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_CREATE, &a));
+	return a.handle;
+}
+
+/* Submit one job by ioctl: a wait and a signal, either may be absent. */
+static int submit(int fd, uint32_t q, uint32_t wh, uint64_t wp, uint32_t sh,
+		  uint64_t sp, uint64_t ud)
+{
+	struct accel_point w = { .handle = wh, .point = wp };
+	struct accel_point s = { .handle = sh, .point = sp };
+	struct accel_job j = {
+		.user_data = ud, .queue = q,
+		.waits = (uintptr_t)&w, .nwaits = wh ? 1 : 0,
+		.signals = (uintptr_t)&s, .nsignals = sh ? 1 : 0,
+	};
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+	int ret = xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+
+	return ret ? ret : (int)j.id;
+}
+
+static int complete(int fd, uint32_t id, int status)
+{
+	struct accel_job_complete c = { .id = id, .status = status };
+
+	return xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &c);
+}
+
+static int fetch(int fd, struct accel_job_event *ev, uint32_t max)
+{
+	struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = max };
+
+	if (xioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f))
+		return -1;
+	return f.count;
+}
+
+static long read_long(const char *path)
+{
+	char buf[32] = { 0 };
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+static long module_refcnt(void)
+{
+	return read_long("/sys/module/" ACCEL_DEVICE_NAME "/refcnt");
+}
+
+static long point_fences(void)
+{
+	return read_long("/sys/kernel/debug/" ACCEL_DEVICE_NAME "/point_fences");
+}
+
+/* Wait up to @ms for the module's reference count to fall to @want. */
+static long refcnt_settles(long want, int ms)
+{
+	long n = module_refcnt();
+
+	for (int i = 0; i < ms && n != want; i++) {
+		usleep(1000);
+		n = module_refcnt();
+	}
+	return n;
+}
+
+/*
+ * Issue 1: three threads race one syncobj. One submits, by ioctl, jobs that
+ * wait on X:i and announces i; one signals X up to each announced value at
+ * once; one fetches and completes every release at once. A job is then
+ * often released and completed while its submission is still arming it,
+ * which freed it under the submitter (KASAN on the debug kernel, a lock-up
+ * after). Every job must complete and every signal point be reached.
+ */
+struct race {
+	int fd;
+	uint32_t q, x, y;
+	int n;
+	atomic_int announced;
+	atomic_int completed;
+	atomic_int stop;
+	int err;
+};
+
+static void *race_signaller(void *arg)
+{
+	struct race *r = arg;
+	int done = 0;
+
+	while (!atomic_load(&r->stop) && done < r->n) {
+		int a = atomic_load(&r->announced);
+
+		if (a > done) {
+			if (so_signal(r->fd, r->x, a) && !r->err)
+				r->err = 1;
+			done = a;
+		}
+	}
+	return NULL;
+}
+
+static void *race_executor(void *arg)
+{
+	struct race *r = arg;
+	struct accel_job_event ev[64];
+
+	while (!atomic_load(&r->stop) && atomic_load(&r->completed) < r->n) {
+		int got = fetch(r->fd, ev, 64);
+
+		for (int i = 0; i < got; i++) {
+			if (ev[i].type != ACCEL_JOB_EVENT_RELEASED ||
+			    complete(r->fd, ev[i].id, 0)) {
+				if (!r->err)
+					r->err = 2;
+				continue;
+			}
+			atomic_fetch_add(&r->completed, 1);
+		}
+	}
+	return NULL;
+}
+
+TEST_TIMEOUT(submit_races_release_and_complete, 120)
+{
+	struct race r = { .fd = accel_test_open(), .n = 4000 };
+	pthread_t ts, te;
+	uint64_t t0 = now_ns();
+	int i;
+
+	ASSERT_GE(r.fd, 0);
+	r.q = queue_new(r.fd, engine_name("race"), ACCEL_PRIORITY_NORMAL, 64);
+	r.x = so_new(r.fd, 0);
+	r.y = so_new(r.fd, 0);
+	ASSERT_EQ(0, pthread_create(&ts, NULL, race_signaller, &r));
+	ASSERT_EQ(0, pthread_create(&te, NULL, race_executor, &r));
+	for (i = 1; i <= r.n; i++) {
+		int id = submit(r.fd, r.q, r.x, i, r.y, i, i);
+
+		if (id <= 0) {
+			TH_LOG("submission %d: %d", i, id);
+			break;
+		}
+		atomic_store(&r.announced, i);
+		/* Bounded under TCG and KASAN: the race shows within a second. */
+		if (now_ns() - t0 > 30ull * 1000000000ull)
+			break;
+	}
+	r.n = i - 1;
+	for (int w = 0; w < 20000 && atomic_load(&r.completed) < r.n; w++)
+		usleep(1000);
+	atomic_store(&r.stop, 1);
+	pthread_join(ts, NULL);
+	pthread_join(te, NULL);
+	TH_LOG("%d jobs raced", r.n);
+	ASSERT_GT(r.n, 100);
+	ASSERT_EQ(0, r.err);
+	ASSERT_EQ(r.n, atomic_load(&r.completed));
+	ASSERT_EQ(0, so_wait1(r.fd, r.y, r.n, 0, in_ms(5000)));
+	ASSERT_EQ(0, close(r.fd));
+}
+
+/*
+ * Issue 3: polls on ever new unreached points leave nothing behind, and
+ * timed waits that give up leave at most about twice what is live.
+ */
+TEST(polls_and_expired_waits_pin_no_fences)
+{
+	enum { N = 1024 };
+	static uint32_t hs[N];
+	static uint64_t pts[N];
+	int fd = accel_test_open();
+	long before, after;
+	uint32_t x;
+
+	ASSERT_GE(fd, 0);
+	before = point_fences();
+	if (before < 0)
+		SKIP(return, "no debugfs point_fences gauge (debugfs not mounted)");
+	x = so_new(fd, 0);
+	for (int i = 0; i < N; i++)
+		hs[i] = x;
+	for (int round = 0; round < 200; round++) {
+		for (int i = 0; i < N; i++)
+			pts[i] = 1 + (uint64_t)round * N + i;
+		ASSERT_EQ(-ETIME, so_wait(fd, hs, pts, N, ACCEL_WAIT_ALL, 0, NULL));
+		ASSERT_EQ(-ETIME, so_wait(fd, hs, pts, N, 0, 0, NULL));
+	}
+	after = point_fences();
+	TH_LOG("point fences: %ld before, %ld after 400 polls of %d points",
+	       before, after, N);
+	ASSERT_LE(after - before, 0);
+	for (int round = 0; round < 20; round++) {
+		for (int i = 0; i < N; i++)
+			pts[i] = 1000000 + (uint64_t)round * N + i;
+		ASSERT_EQ(-ETIME, so_wait(fd, hs, pts, N, 0, in_ms(1), NULL));
+	}
+	after = point_fences();
+	TH_LOG("point fences: %ld after 20 timed waits of %d points", after, N);
+	/* At most about twice one wait's worth stays, never 20 waits' worth. */
+	ASSERT_LE(after - before, 2 * N + 64);
+	ASSERT_EQ(0, so_destroy(fd, x));
+	ASSERT_EQ(before, point_fences());
+	/* A point a wait still holds is never swept: it still wakes. */
+	x = so_new(fd, 0);
+	ASSERT_EQ(0, so_signal(fd, x, 1));
+	ASSERT_EQ(0, so_wait1(fd, x, 1, 0, 0));
+	close(fd);
+}
+
+/*
+ * Issue 7: a thread blocked in an ALL wait on [A:1 reached, B:5 pending]
+ * gets A's failure at once, not -ETIME at its deadline.
+ */
+struct waiter {
+	int fd;
+	uint32_t h[2];
+	uint64_t p[2];
+	uint32_t index;
+	int ret;
+	atomic_int started;
+};
+
+static void *waiter_thread(void *arg)
+{
+	struct waiter *w = arg;
+
+	atomic_store(&w->started, 1);
+	w->ret = so_wait(w->fd, w->h, w->p, 2, ACCEL_WAIT_ALL, in_ms(20000),
+			 &w->index);
+	return NULL;
+}
+
+TEST(present_waiter_gets_a_failure)
+{
+	struct waiter w = { .fd = accel_test_open(), .p = { 1, 5 } };
+	pthread_t t;
+
+	ASSERT_GE(w.fd, 0);
+	w.h[0] = so_new(w.fd, 1);
+	w.h[1] = so_new(w.fd, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
+	while (!atomic_load(&w.started))
+		usleep(1000);
+	usleep(50000); /* blocked by now */
+	ASSERT_EQ(0, so_fail(w.fd, w.h[0], -EIO));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(-EIO, w.ret);
+	ASSERT_EQ(0, w.index);
+	/* A later wait on the reached point sees it too. */
+	ASSERT_EQ(-EIO, so_wait1(w.fd, w.h[0], 1, 0, 0));
+	/* And the same wait is satisfied, not failed, if nothing fails. */
+	w.h[0] = so_new(w.fd, 1);
+	atomic_store(&w.started, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
+	while (!atomic_load(&w.started))
+		usleep(1000);
+	usleep(20000);
+	ASSERT_EQ(0, so_signal(w.fd, w.h[1], 5));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, w.ret);
+	/* A reached point's syncobj that goes during the wait fails nothing. */
+	w.h[1] = so_new(w.fd, 0);
+	atomic_store(&w.started, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
+	while (!atomic_load(&w.started))
+		usleep(1000);
+	usleep(200000); /* its handles looked up by now, even under TCG */
+	ASSERT_EQ(0, so_destroy(w.fd, w.h[0]));
+	usleep(20000);
+	ASSERT_EQ(0, so_signal(w.fd, w.h[1], 5));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, w.ret);
+	close(w.fd);
+}
+
+/*
+ * Issue 6: ids do not come back after 16,384 jobs; a stale COMPLETE of an
+ * old id finds nothing and leaves the new job alone.
+ */
+TEST_TIMEOUT(job_ids_do_not_come_back, 300)
+{
+	int fd = accel_test_open(), first, id = 0;
+	struct accel_job_event ev;
+	uint32_t q, y;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("ids"), ACCEL_PRIORITY_NORMAL, 1);
+	y = so_new(fd, 0);
+	first = submit(fd, q, 0, 0, 0, 0, 0);
+	ASSERT_GT(first, 0);
+	ASSERT_EQ(1, fetch(fd, &ev, 1));
+	ASSERT_EQ(0, complete(fd, first, 0));
+	for (int i = 0; i < 16384 + 64; i++) {
+		id = submit(fd, q, 0, 0, 0, 0, 0);
+		ASSERT_GT(id, 0);
+		ASSERT_NE(first, id);
+		ASSERT_EQ(1, fetch(fd, &ev, 1));
+		ASSERT_EQ(id, ev.id);
+		ASSERT_EQ(0, complete(fd, id, 0));
+	}
+	/* A job in flight; a stale COMPLETE of the first id misses it. */
+	id = submit(fd, q, 0, 0, y, 1, 0);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(1, fetch(fd, &ev, 1));
+	ASSERT_EQ(-ENOENT, complete(fd, first, -EIO));
+	ASSERT_EQ(-ETIME, so_wait1(fd, y, 1, 0, 0));
+	ASSERT_EQ(0, complete(fd, id, 0));
+	ASSERT_EQ(0, so_wait1(fd, y, 1, 0, 0));
+	close(fd);
+}
+
+/*
+ * Issue 5: engine of one credit; queue q has a job released, one pending,
+ * one runnable; q2 one runnable. Destroying q gives the credit to q2's
+ * job, never to q's runnable one about to be cancelled.
+ */
+TEST(queue_destroy_gives_the_credit_elsewhere)
+{
+	int fd = accel_test_open(), err, j1, j4;
+	const char *eng = engine_name("qd");
+	struct accel_queue_destroy d;
+	struct accel_job_event ev[8];
+	uint32_t q, q2, x, y1, y2, y3, y4;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, eng, ACCEL_PRIORITY_NORMAL, 1);
+	q2 = queue_new(fd, eng, ACCEL_PRIORITY_NORMAL, 0);
+	x = so_new(fd, 0);
+	y1 = so_new(fd, 0);
+	y2 = so_new(fd, 0);
+	y3 = so_new(fd, 0);
+	y4 = so_new(fd, 0);
+	j1 = submit(fd, q, 0, 0, y1, 1, 1);                /* released */
+	ASSERT_GT(j1, 0);
+	ASSERT_EQ(1, fetch(fd, ev, 8));
+	ASSERT_EQ(j1, ev[0].id);
+	ASSERT_GT(submit(fd, q, x, 1, y2, 1, 2), 0);       /* pending */
+	ASSERT_GT(submit(fd, q, 0, 0, y3, 1, 3), 0);       /* runnable */
+	j4 = submit(fd, q2, 0, 0, y4, 1, 4);               /* runnable */
+	ASSERT_GT(j4, 0);
+	ASSERT_EQ(0, fetch(fd, ev, 8));
+	d = (struct accel_queue_destroy){ .handle = q };
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	/* The only release: q2's job. */
+	ASSERT_EQ(1, fetch(fd, ev, 8));
+	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev[0].type);
+	ASSERT_EQ(4, ev[0].user_data);
+	ASSERT_EQ(j4, ev[0].id);
+	for (uint32_t h = y1; h <= y3; h++) {
+		ASSERT_EQ(0, so_query(fd, h, NULL, NULL, &err));
+		ASSERT_EQ(-ECANCELED, err);
+	}
+	ASSERT_EQ(-ENOENT, complete(fd, j1, 0));
+	ASSERT_EQ(0, complete(fd, j4, 0));
+	ASSERT_EQ(0, so_wait1(fd, y4, 1, 0, 0));
+	close(fd);
+}
+
+/*
+ * Issue 4: a process that submitted through io_uring a job still waiting
+ * on an unreached point, and one waiting for a credit, is killed: their
+ * promised points fail with -EOWNERDEAD, as on every producer-death path.
+ */
+TEST(uring_pending_jobs_of_a_killed_process_fail_ownerdead)
+{
+	int fd = accel_test_open(), sv[2], status, sfd, err;
+	uint32_t x, y, z;
+	pid_t pid;
+	char c;
+
+	ASSERT_GE(fd, 0);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	z = so_new(fd, 0);
+	ASSERT_EQ(0, pipe(sv));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int cfd = open(ACCEL_DEV_PATH, O_RDWR), efd;
+		struct accel_point wx = { .point = 1 }, sy = { .point = 1 };
+		struct accel_point sz = { .point = 1 };
+		struct accel_job j[3] = { 0 };
+		struct accel_uring_submit us[3];
+		struct accel_queue_create qc = { .weight = 1, .credits = 1,
+						 .priority = ACCEL_PRIORITY_NORMAL };
+		struct io_uring ring;
+
+		snprintf(qc.engine, sizeof(qc.engine), "r-kill-%d", getpid());
+		if (cfd < 0 || io_uring_queue_init(8, &ring, 0) ||
+		    ioctl(cfd, ACCEL_IOCTL_QUEUE_CREATE, &qc))
+			_exit(10);
+		for (int i = 0; i < 3; i++) {
+			uint32_t h = i == 0 ? x : i == 1 ? y : z;
+
+			if (so_export(fd, h, &efd) || so_import(cfd, efd, &h))
+				_exit(11);
+			close(efd);
+			if (i == 0)
+				wx.handle = h;
+			else if (i == 1)
+				sy.handle = h;
+			else
+				sz.handle = h;
+		}
+		/* j0 takes the credit; j1 waits on X:1; j2 waits for a credit. */
+		j[0].queue = j[1].queue = j[2].queue = qc.handle;
+		j[1].waits = (uintptr_t)&wx;
+		j[1].nwaits = 1;
+		j[1].signals = (uintptr_t)&sy;
+		j[1].nsignals = 1;
+		j[2].signals = (uintptr_t)&sz;
+		j[2].nsignals = 1;
+		for (int i = 0; i < 3; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			us[i] = (struct accel_uring_submit){ .job = (uintptr_t)&j[i] };
+			accel_prep_uring_cmd(sqe, cfd, ACCEL_URING_CMD_JOB_SUBMIT,
+					     &us[i], sizeof(us[i]));
+		}
+		if (io_uring_submit(&ring) != 3)
+			_exit(12);
+		if (write(sv[1], "r", 1) != 1)
+			_exit(13);
+		pause();
+		_exit(0);
+	}
+	(void)sfd;
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	usleep(20000);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, y, 1, 0, in_ms(5000)));
+	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, z, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
+	ASSERT_EQ(-EOWNERDEAD, err);
+	ASSERT_EQ(0, so_query(fd, z, NULL, NULL, &err));
+	ASSERT_EQ(-EOWNERDEAD, err);
+	/* Nothing waited on X went wrong: it is not failed. */
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(0, err);
+	close(fd);
+}
+
+/*
+ * Issue 8: import cycles through sync_files, S:3 into S at 3 and A:1 into
+ * B at 1 with B:1 into A at 1: once everything is closed the module's
+ * reference count falls back, so it can be unloaded.
+ */
+TEST(sync_file_import_cycles_are_freed)
+{
+	long base = module_refcnt();
+	int fd, sf, sf2;
+	uint32_t s, a, b;
+
+	if (base < 0)
+		SKIP(return, "no /sys/module/" ACCEL_DEVICE_NAME "/refcnt");
+	fd = accel_test_open();
+	ASSERT_GE(fd, 0);
+	s = so_new(fd, 0);
+	ASSERT_EQ(0, so_export_sync_file(fd, s, 3, &sf));
+	ASSERT_EQ(0, so_import_sync_file(fd, s, 3, sf));
+	close(sf);
+	a = so_new(fd, 0);
+	b = so_new(fd, 0);
+	ASSERT_EQ(0, so_export_sync_file(fd, a, 1, &sf));
+	ASSERT_EQ(0, so_export_sync_file(fd, b, 1, &sf2));
+	ASSERT_EQ(0, so_import_sync_file(fd, b, 1, sf));
+	ASSERT_EQ(0, so_import_sync_file(fd, a, 1, sf2));
+	close(sf);
+	close(sf2);
+	/* A cycle still open waits, as it must. */
+	ASSERT_EQ(-ETIME, so_wait1(fd, a, 1, 0, in_ms(20)));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(base, refcnt_settles(base, 5000));
+
+	/* An import of a point of ours still reaches its point. */
+	fd = accel_test_open();
+	ASSERT_GE(fd, 0);
+	a = so_new(fd, 0);
+	b = so_new(fd, 0);
+	ASSERT_EQ(0, so_export_sync_file(fd, a, 2, &sf));
+	ASSERT_EQ(0, so_import_sync_file(fd, b, 7, sf));
+	close(sf);
+	ASSERT_EQ(0, so_signal(fd, a, 2));
+	ASSERT_EQ(0, so_wait1(fd, b, 7, 0, in_ms(5000)));
+	/* One whose importer goes first: its source is untouched. */
+	ASSERT_EQ(0, so_export_sync_file(fd, a, 9, &sf));
+	ASSERT_EQ(0, so_import_sync_file(fd, b, 8, sf));
+	close(sf);
+	ASSERT_EQ(0, so_destroy(fd, b));
+	ASSERT_EQ(0, so_signal(fd, a, 9));
+	ASSERT_EQ(9, so_value(fd, a));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(base, refcnt_settles(base, 5000));
+}
+
+TEST_HARNESS_MAIN

@@ -416,6 +416,44 @@ static const char *ename(int err)
 }
 
 /*
+ * The errno classes of the ops whose errors are the module's own (no error
+ * the fuzzer failed a syncobj or a job with can come back from them): the
+ * common ones, and a few per op. Anything else is a violation.
+ */
+static const int common_errnos[] = {
+	EINVAL, ENOENT, EFAULT, E2BIG, ENOTTY, EBADF, ENOMEM, EMFILE, ENFILE,
+	ENOSPC, EINTR, EAGAIN,
+};
+
+static const int class_extra[NOPS][4] = {
+	[OP_Q_CREATE] = { EEXIST, EPERM, EBUSY },
+	[OP_JOB_SUBMIT] = { EBUSY },
+	[OP_JOB_COMPLETE] = { ETIMEDOUT, EALREADY, ECANCELED },
+	[OP_U_COMPLETE] = { ETIMEDOUT, EALREADY, ECANCELED },
+};
+
+static const bool class_checked[NOPS] = {
+	[OP_INFO] = true, [OP_SO_CREATE] = true, [OP_SO_DESTROY] = true,
+	[OP_SO_QUERY] = true, [OP_SO_FAIL] = true, [OP_SO_EXPORT] = true,
+	[OP_SO_IMPORT] = true, [OP_SO_EXPORT_SF] = true,
+	[OP_SO_EVENTFD] = true, [OP_SO_CANCEL] = true, [OP_Q_CREATE] = true,
+	[OP_Q_DESTROY] = true, [OP_JOB_SUBMIT] = true,
+	[OP_JOB_COMPLETE] = true, [OP_JOB_FETCH] = true,
+	[OP_U_COMPLETE] = true,
+};
+
+static bool errno_in_class(int op, int err)
+{
+	for (size_t i = 0; i < sizeof(common_errnos) / sizeof(common_errnos[0]); i++)
+		if (err == common_errnos[i])
+			return true;
+	for (int i = 0; i < 4; i++)
+		if (class_extra[op][i] == err)
+			return true;
+	return false;
+}
+
+/*
  * Judge one result (@err: 0 or a positive errno). A concurrently closed fd
  * whose number went to another file answers EBADF, ENOTTY (ioctl) or
  * EOPNOTSUPP (uring_cmd): those never count against an expectation.
@@ -434,6 +472,11 @@ static void judge(int op, int exp, int expv, int err, const char *what)
 	if (err == EBADF || err == EOPNOTSUPP ||
 	    (err == ENOTTY && exp != EXP_ENOTTY))
 		return;
+	if (err && class_checked[op] && !errno_in_class(op, err)) {
+		viol("%s (%s): errno %s is of no class this op returns",
+		     ops[op].name, what, ename(err));
+		return;
+	}
 	switch (exp) {
 	case EXP_NOFAULT: bad = err == EFAULT; break;
 	case EXP_EINVAL: bad = err != EINVAL; break;
@@ -1993,10 +2036,10 @@ static void print_summary(double elapsed)
 		char line[1024];
 		int len = 0;
 
-		if (ops[i].kind == K_IOCTL) {
+		if (ops[i].kind == K_IOCTL && op_enabled[i]) {
 			itot++;
 			icov += sh->calls[i] > 0;
-		} else if (ops[i].kind == K_URING) {
+		} else if (ops[i].kind == K_URING && op_enabled[i]) {
 			utot++;
 			ucov += sh->calls[i] > 0;
 		}
@@ -2011,7 +2054,8 @@ static void print_summary(double elapsed)
 		printf("# %-26s %10" PRIu64 " %s%s\n", ops[i].name, sh->calls[i],
 		       op_enabled[i] ? "" : "(skipped)", line);
 	}
-	printf("# coverage: %d/%d ioctls, %d/%d uring_cmds called\n", icov, itot, ucov, utot);
+	printf("# coverage: %d/%d ioctls, %d/%d uring_cmds called (of those not skipped)\n",
+	       icov, itot, ucov, utot);
 	printf("# workers: %" PRIu64 " started, %" PRIu64 " killed mid-run\n",
 	       sh->workers_started, sh->workers_killed);
 	printf("# total calls: %" PRIu64 " in %.1f s, %.0f calls/s\n", total,

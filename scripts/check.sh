@@ -9,11 +9,20 @@
 # KASAN, lockdep, kmemleak and fault injection, built on first use and
 # cached). A line before the summary lists the kernels that were booted.
 #
+# The library suites run twice more, each in a build of its own inside the
+# build directory: with ASan and UBSan ($build/asan: every test of meson's
+# "unit" suite) and with TSan ($build/tsan: the suites that exercise
+# threads, TSAN_TESTS below). Any sanitizer report fails its test: the
+# runtime options below stop the process at the first one, with a
+# non-zero exit status that Check and meson count as a failure.
+#
 # Environment:
 #   ACCEL_KERNELS="deb6.1 deb6.12"  the kernels to boot (default: all)
 #   ACCEL_SKIP_VM=1                 userspace suites only (says so, and the
 #                                   VM suites count as skipped)
 #   BUILD=build                     the meson build directory
+#   ACCEL_SKIP_SANITIZERS=1         no sanitizer builds (they count as
+#                                   skipped)
 set -u
 
 vm=1 user=1
@@ -62,6 +71,62 @@ if [ "$user" = 1 ]; then
 	add "userspace" "${1:-0}" "${2:-1}" "${3:-0}"
 fi
 
+# A sanitizer leg: san_leg NAME DIR SANITIZE TEST... (@SUITE: all of it).
+# Builds only what the tests need (the static programs of the VM cannot
+# link with a sanitizer runtime), runs them, and adds their counts.
+san_leg() {
+	name=$1 dir=$2 san=$3
+	shift 3
+	say "userspace suites with $name (meson test -C $dir)"
+	t0=$(date +%s)
+	if [ ! -f "$dir/build.ninja" ] &&
+	   ! meson setup "$dir" -Db_sanitize="$san" -Db_lundef=false \
+			>"$out/$name-setup.log" 2>&1; then
+		cat "$out/$name-setup.log"
+		echo "check.sh: meson setup of the $name build failed"
+		add "$name" 0 1 0
+		return
+	fi
+	# shellcheck disable=SC2046 # a list of files
+	if ! targets=$(python3 "$top/scripts/test-targets.py" "$dir" "$@") ||
+	   ! ninja -C "$dir" $targets >"$out/$name-build.log" 2>&1; then
+		tail -n 40 "$out/$name-build.log" 2>/dev/null
+		echo "check.sh: the $name build failed"
+		add "$name" 0 1 0
+		return
+	fi
+	case "$1" in
+	@*) set -- --suite "${1#@}" ;;
+	esac
+	meson test -C "$dir" --print-errorlogs --no-rebuild "$@" 2>&1 |
+		tee "$out/$name-test.log"
+	set -- $(python3 "$top/scripts/count-meson-tests.py" "$dir/meson-logs/testlog.json")
+	add "$name" "${1:-0}" "${2:-1}" "${3:-0}"
+	echo "check.sh: $name took $(($(date +%s) - t0)) s"
+}
+
+# TSan runs the suites with threads in them: the executors, the waits, the
+# vulkan driver's completion thread, process exit with work in flight,
+# the stress suite. The others are single-threaded and run under ASan+UBSan; under TSan
+# they would only add minutes (the whole unit suite takes about twice as
+# long there).
+TSAN_TESTS="internal scheduler semaphore queue cpu stress vulkan-queue vulkan-cpu
+	vulkan-stress vulkan exit-after-release-cpu exit-after-release-vulkan"
+
+if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
+	# Stop at the first report; UBSan's reports are recoverable otherwise.
+	export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:exitcode=66${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+	export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+	san_leg "asan+ubsan" "$build/asan" address,undefined @unit
+	# shellcheck disable=SC2086 # a list of test names
+	san_leg "tsan" "$build/tsan" thread $TSAN_TESTS
+elif [ "$user" = 1 ]; then
+	say "sanitizer suites: skipped (ACCEL_SKIP_SANITIZERS=1)"
+	add "asan+ubsan" 0 0 1
+	add "tsan" 0 0 1
+fi
+
 kselftests=$(find "$build/tests/kselftest" -maxdepth 1 -type f -perm -u+x -name 'kselftest-*' 2>/dev/null | sort)
 kernels=${ACCEL_KERNELS:-$(grep -v -E '^[[:space:]]*(#|$)' tests/qemu/kernels.conf | awk '{print $1}')}
 if [ "$vm" = 0 ]; then
@@ -97,15 +162,18 @@ else
 			--run "ACCEL_SCHEDULER=kernel hello-scheduler-static"
 		# libaccel's suites on the kernel scheduler: one suite, two runs
 		# (embedded on the host, kernel here), the queue suite twice
-		# (io_uring, and the ioctl path with io_uring denied).
+		# (io_uring, and the ioctl path with io_uring denied), and the
+		# stress suite.
 		ck="ACCEL_SCHEDULER=kernel CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120"
 		set -- "$@" --file "$build/tests/unit/test-semaphore-static" \
 			--file "$build/tests/unit/test-queue-static" \
 			--file "$build/tests/unit/test-kernel-sched-static" \
+			--file "$build/tests/unit/test-stress-static" \
 			--run "$ck test-semaphore-static" \
 			--run "$ck test-queue-static" \
 			--run "ACCEL_TEST_NO_URING=1 $ck test-queue-static" \
-			--run "$ck test-kernel-sched-static"
+			--run "$ck test-kernel-sched-static" \
+			--run "$ck test-stress-static"
 		# run-vm.sh picks the timeout: longer on a debug kernel.
 		"$top/tests/qemu/run-vm.sh" --kernel "$k" --module "$ko" --kmod vgem \
 			--out "$build/vm/$k" --counts "$out/ktap-$k.counts" "$@"

@@ -29,7 +29,8 @@
  * fences signal with -ENOENT rather than wait forever.
  */
 #include <linux/anon_inodes.h>
-#include <linux/dma-fence-unwrap.h>
+#include <linux/dma-fence-array.h>
+#include <linux/dma-fence-chain.h>
 #include <linux/file.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -713,16 +714,40 @@ static void accel_import_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 	queue_work(accel_wq, &imp->work);
 }
 
-/* Whether @fence is, or contains, a point fence of ours. */
+/* Whether @f, or a member of @f if it is an array, is a point fence of ours. */
+static bool accel_fence_leaf_is_ours(struct dma_fence *f)
+{
+	struct dma_fence_array *a = to_dma_fence_array(f);
+	unsigned int i;
+
+	if (!a)
+		return f->ops == &accel_point_fence_ops;
+	for (i = 0; i < a->num_fences; i++)
+		if (a->fences[i]->ops == &accel_point_fence_ops)
+			return true;
+	return false;
+}
+
+/*
+ * Whether @fence is, or contains, a point fence of ours: itself, the
+ * members of an array (a merged sync_file), the fences of a chain's links
+ * (a DRM timeline's). The links are walked under RCU, without taking
+ * references (fences are freed after a grace period), rather than with
+ * dma_fence_unwrap_for_each(), whose references leaked on Debian's 6.1.
+ */
 static bool accel_fence_is_ours(struct dma_fence *fence)
 {
-	struct dma_fence_unwrap iter;
-	struct dma_fence *f;
+	struct dma_fence *f = fence;
 	bool ours = false;
 
-	/* No early exit: the iterator drops its chain reference at the end. */
-	dma_fence_unwrap_for_each(f, &iter, fence)
-		ours |= f->ops == &accel_point_fence_ops;
+	rcu_read_lock();
+	while (f && !ours) {
+		struct dma_fence_chain *c = to_dma_fence_chain(f);
+
+		ours = accel_fence_leaf_is_ours(c ? c->fence : f);
+		f = c ? rcu_dereference(c->prev) : NULL;
+	}
+	rcu_read_unlock();
 	return ours;
 }
 

@@ -1056,11 +1056,24 @@ static void release_in_order(struct accel_sched_kernel *k, struct kernel_job *r,
 		*p = r;
 		return;
 	}
-	release(k, r, res);
-	for (q->next_seq++; q->held && q->held->seq == q->next_seq; q->next_seq++) {
-		r = q->held;
-		q->held = r->next;
+	/*
+	 * Take the run of releases off @q first: once the last of them is
+	 * pushed, its job may complete and drop the last queue reference,
+	 * which frees @q (and each pushed @r) under this thread.
+	 */
+	r->res = res;
+	r->next = NULL;
+	for (p = &r->next, q->next_seq++; q->held && q->held->seq == q->next_seq;
+	     q->next_seq++, p = &(*p)->next) {
+		*p = q->held;
+		q->held = q->held->next;
+		(*p)->next = NULL;
+	}
+	while (r) {
+		struct kernel_job *next = r->next;
+
 		release(k, r, r->res);
+		r = next;
 	}
 }
 

@@ -49,6 +49,12 @@ struct emb_timepoint {
 	struct emb_timepoint *prev, *next; /* NULL when not linked */
 	uint64_t value;
 	bool submitted;
+	/*
+	 * A host wait's point already reached: linked only to hear of a
+	 * failure, as the module's failure fence does (syncobj.rst: every
+	 * waiter, present and future, gets the error).
+	 */
+	bool fail_only;
 	void (*fire)(struct emb_timepoint *tp, int status);
 };
 
@@ -163,7 +169,7 @@ static void fire_ready(struct emb_sem *s, int error)
 
 	for (; tp != &s->head; tp = next) {
 		next = tp->next;
-		if (!error && !tp_satisfied(s, tp))
+		if (!error && (tp->fail_only || !tp_satisfied(s, tp)))
 			continue;
 		tp_unlink(tp);
 		tp->fire(tp, error);
@@ -179,6 +185,22 @@ static void tp_arm(struct emb_sem *s, struct emb_timepoint *tp)
 		tp->fire(tp, s->error);
 	else if (tp_satisfied(s, tp))
 		tp->fire(tp, 0);
+	else
+		tp_link(s, tp);
+	unlock_sem(s);
+}
+
+/*
+ * A host wait's tp_arm(): a point reached already stays linked, for a
+ * failure during the wait to wake the waiter at once.
+ */
+static void tp_arm_host(struct emb_sem *s, struct emb_timepoint *tp)
+{
+	tp->next = tp->prev = NULL;
+	pthread_mutex_lock(&s->lock);
+	tp->fail_only = !s->error && tp_satisfied(s, tp);
+	if (s->error)
+		tp->fire(tp, s->error);
 	else
 		tp_link(s, tp);
 	unlock_sem(s);
@@ -344,7 +366,7 @@ static int sleep_until(uint32_t count, const struct accel_sched_point *p,
 		w->tps[i].tp.submitted = submitted;
 		w->tps[i].tp.fire = host_tp_fire;
 		w->tps[i].wait = w;
-		tp_arm(to_emb(p[i].sem), &w->tps[i].tp);
+		tp_arm_host(to_emb(p[i].sem), &w->tps[i].tp);
 	}
 	for (;;) {
 		unsigned int seen = atomic_load(&w->word);

@@ -281,6 +281,48 @@ START_TEST(test_fail_wakes_sleeping_waiter)
 }
 END_TEST
 
+/*
+ * A waiter already blocked on [A:1 reached, B:5 pending] hears of A's
+ * failure at once: with no deadline, a waiter that missed it would hang
+ * (the join gives up after 20 s and the test fails).
+ */
+struct blocked_all {
+	accel_semaphore_list_t list;
+	uint32_t index;
+	int ret;
+};
+
+static void *blocked_all_main(void *arg)
+{
+	struct blocked_all *b = arg;
+
+	b->ret = accel_semaphore_list_wait(&b->list, ACCEL_SEMAPHORE_WAIT_ALL,
+					   ACCEL_DEADLINE_INFINITE, &b->index);
+	return NULL;
+}
+
+START_TEST(test_fail_wakes_waiter_on_reached_point)
+{
+	accel_semaphore_t *s[2] = { sem_new(1), sem_new(0) };
+	uint64_t v[2] = { 1, 5 };
+	struct blocked_all b = { .list = { 2, s, v }, .index = 99 };
+	struct timespec ts = { 0, 50 * MS }, until;
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, blocked_all_main, &b), 0);
+	nanosleep(&ts, NULL); /* blocked by now, or not yet: both must work */
+	ASSERT_OK(accel_semaphore_fail(s[0], -EIO));
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 20;
+	ck_assert_msg(pthread_timedjoin_np(t, NULL, &until) == 0,
+		      "a waiter blocked on a reached point missed its failure");
+	ck_assert_int_eq(b.ret, -EIO);
+	ck_assert_uint_eq(b.index, 0);
+	accel_semaphore_release(s[0]);
+	accel_semaphore_release(s[1]);
+}
+END_TEST
+
 START_TEST(test_fail_future_waiters)
 {
 	accel_semaphore_t *s = sem_new(4);
@@ -570,6 +612,7 @@ static Suite *semaphore_suite(void)
 	tcase_add_test(tc, test_any_wakes_on_later_entry);
 	tcase_add_test(tc, test_all_waits_for_every_entry);
 	tcase_add_test(tc, test_fail_wakes_sleeping_waiter);
+	tcase_add_test(tc, test_fail_wakes_waiter_on_reached_point);
 	tcase_add_test(tc, test_fail_future_waiters);
 	tcase_add_test(tc, test_first_failure_wins);
 	tcase_add_test(tc, test_signal_failed);

@@ -7,7 +7,8 @@
 # test) and the kernel suites (KTAP, in a VM per kernel of
 # tests/qemu/kernels.conf: Debian's 6.1 and 6.12, and the debug 6.12 with
 # KASAN, lockdep, kmemleak and fault injection, built on first use and
-# cached). A line before the summary lists the kernels that were booted.
+# cached), and the uapi fuzzer for a minute in a VM of its own on the debug
+# kernel. A line before the summary lists the kernels that were booted.
 #
 # The library suites run twice more, each in a build of its own inside the
 # build directory: with ASan and UBSan ($build/asan: every test of meson's
@@ -23,6 +24,9 @@
 #   BUILD=build                     the meson build directory
 #   ACCEL_SKIP_SANITIZERS=1         no sanitizer builds (they count as
 #                                   skipped)
+#   ACCEL_FUZZ_S=60                 the fuzzer's seconds (ACCEL_FUZZ_SEED=N
+#                                   replays a run, ACCEL_FUZZ_ARGS adds
+#                                   arguments, e.g. "--skip op,op")
 set -u
 
 vm=1 user=1
@@ -186,6 +190,30 @@ else
 			add "ktap $k" 0 1 0
 		fi
 	done
+fi
+
+# The uapi fuzzer (tests/fuzz), in a VM of its own on the debug kernel, so
+# that a crash it finds does not take the other suites' results with it.
+# ACCEL_FUZZ_S: its seconds (default 60); ACCEL_FUZZ_SEED: replay a seed;
+# ACCEL_FUZZ_ARGS: more fuzzer arguments (--skip op,op).
+fuzz_kernel=${ACCEL_FUZZ_KERNEL:-debug6.12}
+if [ "$vm" = 1 ] && case " $kernels " in *" $fuzz_kernel "*) true ;; *) false ;; esac; then
+	say "uapi fuzzer on $fuzz_kernel"
+	t0=$(date +%s)
+	rm -f "$out/fuzz-$fuzz_kernel.counts"
+	BUILD=$build FUZZ_ARGS=${ACCEL_FUZZ_ARGS:-} "$top/scripts/fuzz-vm.sh" \
+		--kernel "$fuzz_kernel" --seconds "${ACCEL_FUZZ_S:-60}" \
+		${ACCEL_FUZZ_SEED:+--seed "$ACCEL_FUZZ_SEED"} \
+		--out "$build/vm/fuzz-$fuzz_kernel" --counts "$out/fuzz-$fuzz_kernel.counts"
+	booted="$booted fuzz:$fuzz_kernel ($(($(date +%s) - t0)) s)"
+	if [ -f "$out/fuzz-$fuzz_kernel.counts" ]; then
+		set -- $(cat "$out/fuzz-$fuzz_kernel.counts")
+		add "fuzz $fuzz_kernel" "$1" "$2" "$3"
+	else
+		add "fuzz $fuzz_kernel" 0 1 0
+	fi
+elif [ "$vm" = 0 ]; then
+	add "fuzz $fuzz_kernel" 0 0 1
 fi
 
 say "summary"

@@ -113,6 +113,7 @@ static long refcnt_settles(long want, int ms)
 struct race {
 	int fd;
 	uint32_t q, x, y;
+	struct accel_point waits[ACCEL_JOB_MAX_POINTS];
 	int n;
 	atomic_int announced;
 	atomic_int completed;
@@ -158,6 +159,20 @@ static void *race_executor(void *arg)
 	return NULL;
 }
 
+static int submit_waits(struct race *r, int i)
+{
+	struct accel_point sig = { .handle = r->y, .point = i };
+	struct accel_job j = {
+		.user_data = i, .queue = r->q,
+		.waits = (uintptr_t)r->waits, .nwaits = ACCEL_JOB_MAX_POINTS,
+		.signals = (uintptr_t)&sig, .nsignals = 1,
+	};
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+	int ret = xioctl(r->fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+
+	return ret ? ret : (int)j.id;
+}
+
 TEST_TIMEOUT(submit_races_release_and_complete, 120)
 {
 	struct race r = { .fd = accel_test_open(), .n = 4000 };
@@ -169,19 +184,30 @@ TEST_TIMEOUT(submit_races_release_and_complete, 120)
 	r.q = queue_new(r.fd, engine_name("race"), ACCEL_PRIORITY_NORMAL, 64);
 	r.x = so_new(r.fd, 0);
 	r.y = so_new(r.fd, 0);
+	/*
+	 * 63 waits already reached, then X:i: arming a job walks them all
+	 * after its last callback is in, which widens the window in which
+	 * the job can be released and completed under it.
+	 */
+	for (i = 0; i < ACCEL_JOB_MAX_POINTS - 1; i++)
+		r.waits[i] = (struct accel_point){ .handle = so_new(r.fd, 1), .point = 1 };
+	r.waits[ACCEL_JOB_MAX_POINTS - 1].handle = r.x;
 	ASSERT_EQ(0, pthread_create(&ts, NULL, race_signaller, &r));
 	ASSERT_EQ(0, pthread_create(&te, NULL, race_executor, &r));
 	for (i = 1; i <= r.n; i++) {
-		int id = submit(r.fd, r.q, r.x, i, r.y, i, i);
+		int id;
 
+		/* Bounded under TCG and KASAN. */
+		if (now_ns() - t0 > 20ull * 1000000000ull)
+			break;
+		/* Announced first: X reaches i while the job is being armed. */
+		atomic_store(&r.announced, i);
+		r.waits[ACCEL_JOB_MAX_POINTS - 1].point = i;
+		id = submit_waits(&r, i);
 		if (id <= 0) {
 			TH_LOG("submission %d: %d", i, id);
 			break;
 		}
-		atomic_store(&r.announced, i);
-		/* Bounded under TCG and KASAN: the race shows within a second. */
-		if (now_ns() - t0 > 30ull * 1000000000ull)
-			break;
 	}
 	r.n = i - 1;
 	for (int w = 0; w < 20000 && atomic_load(&r.completed) < r.n; w++)

@@ -2178,8 +2178,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < o.procs; i++)
 		pids[i] = spawn(splitmix(&(uint64_t){ o.seed + ++gen }), o.threads, deadline);
 	next_kill = now_s() + 0.5 + rn(&r, 1500) / 1000.0;
+	double next_report = t0 + 5;
+
 	while (now_s() < deadline) {
 		usleep(20000);
+		/* A rate so far, should the kernel not let the run end. */
+		if (now_s() >= next_report) {
+			printf("# progress: %.0f s, %" PRIu64 " calls, %.0f calls/s\n",
+			       now_s() - t0, sh->total, sh->total / (now_s() - t0));
+			next_report += 5;
+		}
 		for (int i = 0; i < o.procs; i++) {
 			pid_t w = waitpid(pids[i], &status, WNOHANG);
 

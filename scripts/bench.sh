@@ -7,7 +7,10 @@
 # vulkan on lavapipe) run here, through the dynamically linked
 # accel-bench-dynamic (a static program cannot load libvulkan); those that
 # need the module run in the VM on ACCEL_BENCH_KERNEL (default deb6.12).
-# Every METRIC is a ratio measured side by side in one run.
+# Every METRIC is a ratio measured side by side in one run, except one:
+# fuzz.calls_per_s, the uapi fuzzer's call rate over ACCEL_FUZZ_BENCH_S
+# seconds (default 20) in the VM on ACCEL_FUZZ_KERNEL (default debug6.12),
+# a rate that only compares between runs on the same machine and kernel.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,6 +50,32 @@ if [ "$rc" != 0 ]; then
 	echo "bench.sh: the VM benchmark run failed" >&2
 	exit "$rc"
 fi
+
+# The fuzzer's rate. A problem it finds is make check's to report; here it
+# only says so (the rate stands), unless no rate came out at all.
+fkernel=${ACCEL_FUZZ_KERNEL:-debug6.12}
+echo "# uapi fuzzer in the VM ($fkernel, ${ACCEL_FUZZ_BENCH_S:-20} s)"
+frc=0
+BUILD=$build "$top/scripts/fuzz-vm.sh" --kernel "$fkernel" \
+	--seconds "${ACCEL_FUZZ_BENCH_S:-20}" --metric \
+	--out "$build/vm/bench-fuzz-$fkernel" >"$out/fuzz.log" 2>&1 || frc=$?
+sed -n 's/^    \(# total calls: .*\)$/\1/p' "$out/fuzz.log"
+if ! sed -n 's/^ *\(METRIC fuzz\.calls_per_s .*\)$/\1/p' "$out/fuzz.log" |
+		tee -a "$out/metrics.txt" | grep -q .; then
+	# The kernel died under it (a bug the fuzzer found): its rate until
+	# then, from the progress line it prints every 5 s, saying so.
+	last=$(sed -n 's/^ *# progress: \([0-9]*\) s, [0-9]* calls, \([0-9]*\) calls\/s$/\1 \2/p' \
+		"$out/fuzz.log" | tail -n1)
+	if [ -z "$last" ]; then
+		cat "$out/fuzz.log"
+		echo "bench.sh: the fuzzer printed no rate" >&2
+		exit 1
+	fi
+	echo "# fuzz: the run did not finish; the rate is over its first ${last% *} s"
+	echo "METRIC fuzz.calls_per_s ${last#* }" | tee -a "$out/metrics.txt"
+fi
+[ "$frc" = 0 ] || echo "# fuzz: the run reported problems (exit $frc): see $out/fuzz.log"
+
 if [ "$hrc" != 0 ]; then
 	cat "$out/host.log"
 	echo "bench.sh: a host benchmark failed" >&2

@@ -53,6 +53,8 @@ struct accel_file {
 
 	/* Syncobj handles (from 1): the xarray's own lock. */
 	struct xarray syncobjs;
+	/* Its sync_file imports still pending (they may outlive it). */
+	struct accel_import_quota *imports;
 
 	/*
 	 * Pending notifications (notify.c). notify_lock is taken with

@@ -32,6 +32,11 @@ static int accel_open(struct inode *inode, struct file *file)
 	afile = kzalloc(sizeof(*afile), GFP_KERNEL);
 	if (!afile)
 		return -ENOMEM;
+	afile->imports = accel_import_quota_new();
+	if (!afile->imports) {
+		kfree(afile);
+		return -ENOMEM;
+	}
 
 	afile->adev = &accel_dev;
 	afile->client_id = atomic64_inc_return(&accel_dev.next_client_id);
@@ -57,6 +62,7 @@ static int accel_release(struct inode *inode, struct file *file)
 	xa_for_each(&afile->syncobjs, handle, s)
 		accel_syncobj_put(s);
 	xa_destroy(&afile->syncobjs);
+	accel_import_quota_put(afile->imports);
 	kfree(afile);
 	return 0;
 }

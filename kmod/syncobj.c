@@ -33,6 +33,7 @@
 #include <linux/dma-fence-chain.h>
 #include <linux/file.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -643,6 +644,7 @@ struct accel_import {
 	struct list_head slink;
 	struct dma_fence *fence;
 	struct accel_syncobj *s;
+	struct accel_import_quota *quota;
 	bool weak;
 	u64 point;
 };
@@ -650,11 +652,38 @@ struct accel_import {
 static DEFINE_SPINLOCK(accel_imports_lock);
 static LIST_HEAD(accel_imports);
 
+/*
+ * An import stays until its fence signals, which may be never: each file
+ * may have at most max_pending_imports of them pending (-ENOSPC), counted
+ * in a quota that outlives the file while its imports do.
+ */
+static unsigned int accel_max_pending_imports = 4096;
+module_param_named(max_pending_imports, accel_max_pending_imports, uint, 0644);
+MODULE_PARM_DESC(max_pending_imports,
+		 "Most sync_file imports one open file may have pending (default 4096)");
+
+struct accel_import_quota *accel_import_quota_new(void)
+{
+	struct accel_import_quota *q = kzalloc(sizeof(*q), GFP_KERNEL);
+
+	if (q)
+		refcount_set(&q->ref, 1);
+	return q;
+}
+
+void accel_import_quota_put(struct accel_import_quota *q)
+{
+	if (refcount_dec_and_test(&q->ref))
+		kfree(q);
+}
+
 static void accel_import_free(struct accel_import *imp)
 {
 	dma_fence_put(imp->fence);
 	if (!imp->weak)
 		accel_syncobj_put(imp->s);
+	atomic_dec(&imp->quota->pending);
+	accel_import_quota_put(imp->quota);
 	kfree(imp);
 }
 
@@ -756,6 +785,7 @@ static bool accel_fence_is_ours(struct dma_fence *fence)
  * @s:     the syncobj.
  * @point: the point; must be above the current value.
  * @fence: any driver's fence.
+ * @quota: the importing file's.
  *
  * @point becomes submitted now, and reached when @fence signals; the
  * syncobj fails if @fence signals with an error. The import keeps @s alive
@@ -763,18 +793,26 @@ static bool accel_fence_is_ours(struct dma_fence *fence)
  *
  * Context: process context; may sleep.
  * Return: 0; -EINVAL for a point not above the value; the syncobj's error if
- * it has failed; -ENOMEM. Nothing changes on error.
+ * it has failed; -ENOSPC past the file's max_pending_imports; -ENOMEM.
+ * Nothing changes on error.
  */
 int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
-			       struct dma_fence *fence)
+			       struct dma_fence *fence,
+			       struct accel_import_quota *quota)
 {
 	struct accel_import *imp;
 	LIST_HEAD(list);
 	int ret = 0;
 
+	if (atomic_inc_return(&quota->pending) > accel_max_pending_imports) {
+		atomic_dec(&quota->pending);
+		return -ENOSPC;
+	}
 	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
-	if (!imp)
+	if (!imp) {
+		atomic_dec(&quota->pending);
 		return -ENOMEM;
+	}
 	INIT_WORK(&imp->work, accel_import_work);
 	INIT_LIST_HEAD(&imp->slink);
 	imp->point = point;
@@ -788,6 +826,7 @@ int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
 	if (ret) {
 		spin_unlock(&s->lock);
 		kfree(imp);
+		atomic_dec(&quota->pending);
 		return ret;
 	}
 	if (point > s->submitted) {
@@ -799,6 +838,8 @@ int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
 
 	imp->s = imp->weak ? s : accel_syncobj_get(s);
 	imp->fence = dma_fence_get(fence);
+	refcount_inc(&quota->ref);
+	imp->quota = quota;
 	spin_lock(&accel_imports_lock);
 	list_add_tail(&imp->link, &accel_imports);
 	if (imp->weak)

@@ -9,6 +9,7 @@
 #include <linux/dma-fence.h>
 #include <linux/kref.h>
 #include <linux/rbtree.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -103,8 +104,21 @@ struct dma_fence *accel_syncobj_point_fence(struct accel_syncobj *s, u64 point,
 int accel_syncobj_point_status(struct accel_syncobj *s, u64 point,
 			       enum accel_point_kind kind);
 struct dma_fence *accel_syncobj_fail_fence(struct accel_syncobj *s);
+/**
+ * struct accel_import_quota - a file's imports still pending.
+ * @ref:     the file's, and one per pending import (which may outlive it).
+ * @pending: imports made through the file and not yet done.
+ */
+struct accel_import_quota {
+	refcount_t ref;
+	atomic_t pending;
+};
+
+struct accel_import_quota *accel_import_quota_new(void);
+void accel_import_quota_put(struct accel_import_quota *q);
 int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
-			       struct dma_fence *fence);
+			       struct dma_fence *fence,
+			       struct accel_import_quota *quota);
 
 int accel_syncobj_export_fd(struct accel_syncobj *s);
 struct accel_syncobj *accel_syncobj_from_fd(int fd);

@@ -487,7 +487,7 @@ int accel_ioctl_syncobj_import_sync_file(struct accel_file *afile,
 		accel_syncobj_put(s);
 		return -EINVAL;
 	}
-	ret = accel_syncobj_import_fence(s, args->point, f);
+	ret = accel_syncobj_import_fence(s, args->point, f, afile->imports);
 	dma_fence_put(f);
 	accel_syncobj_put(s);
 	return ret;

@@ -559,4 +559,39 @@ TEST(sync_file_import_cycles_are_freed)
 	ASSERT_EQ(base, refcnt_settles(base, 5000));
 }
 
+/*
+ * Imports stay until their fence signals, which may be never: a file may
+ * have at most max_pending_imports pending; past it -ENOSPC, and nothing
+ * changes. Once they are done the room comes back.
+ */
+TEST(pending_imports_are_bounded)
+{
+	int fd = accel_test_open(), sf;
+	uint64_t sub;
+	uint32_t a, b;
+	long old;
+
+	ASSERT_GE(fd, 0);
+	old = set_param("max_pending_imports", 4);
+	ASSERT_GE(old, 0);
+	a = so_new(fd, 0);
+	b = so_new(fd, 0);
+	ASSERT_EQ(0, so_export_sync_file(fd, a, 1, &sf));
+	for (int i = 1; i <= 4; i++)
+		ASSERT_EQ(0, so_import_sync_file(fd, b, i, sf));
+	ASSERT_EQ(-ENOSPC, so_import_sync_file(fd, b, 5, sf));
+	ASSERT_EQ(0, so_query(fd, b, NULL, &sub, NULL));
+	ASSERT_EQ(4, sub);
+	ASSERT_EQ(0, so_signal(fd, a, 1));
+	ASSERT_EQ(0, so_wait1(fd, b, 4, 0, in_ms(5000)));
+	/* Done, so the room is back (the work that ends them may lag). */
+	for (int i = 0; i < 500 && so_import_sync_file(fd, b, 5, sf); i++)
+		usleep(1000);
+	ASSERT_EQ(0, so_query(fd, b, NULL, &sub, NULL));
+	ASSERT_EQ(5, sub);
+	set_param("max_pending_imports", old);
+	close(sf);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN

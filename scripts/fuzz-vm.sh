@@ -49,10 +49,14 @@ ko=$(tail -n1 "$out/kmod.out")
 
 cmd="accel-fuzz --seconds $seconds${seed:+ --seed $seed}${metric:+ $metric} ${FUZZ_ARGS:-} $*"
 echo "# fuzz-vm.sh: $kernel: $cmd"
-# The VM's own limit: the fuzz, the wind-down, boot and the kmemleak scans
-# (several times slower on a debug kernel).
-timeout=$((seconds + 900))
+# The VM's own limit: boot, the fuzz, its wind-down (at most 90 s per
+# worker on a debug kernel), the kmemleak scans.
+timeout=$((seconds + 480))
+# The first splat is the finding: the kernel panics on it (a KASAN report,
+# a WARNING, a soft lockup, a task hung for 20 s) instead of fuzzing on in
+# a corrupted kernel, or hanging in one until the timeout.
 set -- --kernel "$kernel" --module "$ko" --file "$fuzz" --run "$cmd" \
-	--out "$out" --timeout "$timeout"
+	--out "$out" --timeout "$timeout" \
+	--append "panic_on_warn=1 kasan.fault=panic softlockup_panic=1 hung_task_panic=1"
 [ -n "$counts" ] && set -- "$@" --counts "$counts"
 exec "$top/tests/qemu/run-vm.sh" "$@"

@@ -166,57 +166,22 @@ static void job_signal(accel_scheduler_t *s, struct accel_sched_job *job,
 	s->ops->sem_fail(p->sem, -EINVAL, msg);
 }
 
-/* The parts of a hop's sentence (accel_sched_wait_failed_message()). */
-#define HOP_NOT_RUN " was not run: its wait "
-#define HOP_FAILED ") failed with "
-#define HOP_VIA " (via "
-
-/*
- * If @msg is a hop's sentence, the cause it names (the text after the
- * errno name and ": "), with *@hops increased by the submissions it
- * passed through: its own, and the N of a "(via N submissions)"; else
- * NULL.
- */
-static const char *hop_cause(const char *msg, uint64_t *hops)
+void accel_sched_wait_failed_hop(const struct accel_sched_job *job,
+				 uint32_t i, int err, char *msg, size_t len)
 {
-	const char *p = strstr(msg, HOP_NOT_RUN), *end, *via;
-	unsigned long long n = 0;
-
-	if (!p || !(p = strstr(p, HOP_FAILED)))
-		return NULL;
-	p += strlen(HOP_FAILED);
-	end = strstr(p, ": ");
-	if (!end)
-		return NULL;
-	via = strstr(p, HOP_VIA);
-	if (via && via < end &&
-	    sscanf(via + strlen(HOP_VIA), "%llu", &n) != 1)
-		return NULL;
-	*hops += 1 + n;
-	return end + 2;
+	accel_strfmt(msg, len,
+		     "%s was not run: its wait %u (value %" PRIu64 ") failed with %s",
+		     job->label, i, job->waits[i].value, accel_errno_name(-err));
 }
 
 void accel_sched_wait_failed_message(const struct accel_sched_job *job,
 				     uint32_t i, int err, char *msg, size_t len)
 {
-	const char *cause = accel_semaphore_failure_message(job->waits[i].sem);
-	const char *next;
-	uint64_t hops = 0;
-	int n;
+	char hop[ACCEL_FAILURE_MAX];
 
-	n = snprintf(msg, len,
-		     "%s" HOP_NOT_RUN "%u (value %" PRIu64 HOP_FAILED "%s: %s",
-		     job->label, i, job->waits[i].value, accel_errno_name(-err),
-		     cause);
-	if (n >= 0 && (size_t)n < len)
-		return;
-	/* Too long for one message: count the hops, keep the first cause. */
-	while ((next = hop_cause(cause, &hops)))
-		cause = next;
-	accel_strfmt(msg, len,
-		     "%s" HOP_NOT_RUN "%u (value %" PRIu64 HOP_FAILED "%s" HOP_VIA "%" PRIu64 " submission%s): %s",
-		     job->label, i, job->waits[i].value, accel_errno_name(-err),
-		     hops, hops == 1 ? "" : "s", cause);
+	accel_sched_wait_failed_hop(job, i, err, hop, sizeof(hop));
+	accel_failure_compose(msg, len, hop,
+			      accel_semaphore_failure_message(job->waits[i].sem));
 }
 
 static void wait_failed_message(struct accel_sched_job *job, int err,

@@ -54,23 +54,53 @@
  * struct accel_semaphore - the part every kind's semaphore starts with.
  * @ref:       the public reference count.
  * @scheduler: the scheduler it lives in (a reference).
- * @msg_lock:  protects @failure.
- * @failure:   why it failed; written once, by the first failure, before
- *             the failed state is visible to waiters.
+ * @failure:   why it failed, in full; written once, then immutable.
+ * @hop:       while @cause is set: this semaphore's own sentence of a
+ *             cascaded failure (malloc'ed; kept until fini, as a reader
+ *             may hold it).
+ * @cause:     a cascaded failure not resolved yet: the semaphore whose
+ *             failure caused this one (a reference). The full message is
+ *             composed when read, once the chain of causes reaches a
+ *             semaphore with a full message (semaphore.c).
+ * @drop_next: in this thread's list of semaphores to destroy (semaphore.c).
+ *
+ * The failure fields of every semaphore are protected by one lock in
+ * semaphore.c: a cascade walks several semaphores, and failures are rare.
+ * In the embedded scheduler, the message is set before the failed state
+ * is visible to waiters; in the kernel one, the module fails points first.
  */
 struct accel_semaphore {
 	struct accel_ref ref;
 	accel_scheduler_t *scheduler;
-	pthread_mutex_t msg_lock;
 	char failure[ACCEL_FAILURE_MAX];
+	char *hop;
+	accel_semaphore_t *cause;
+	accel_semaphore_t *drop_next;
 };
 
 /* Sets up the header (one reference, a reference on @s). */
 void accel_semaphore_init(accel_semaphore_t *sem, accel_scheduler_t *s);
-/* Tears down the header (drops the scheduler). */
+/* Tears down the header (drops the scheduler and the cause). */
 void accel_semaphore_fini(accel_semaphore_t *sem);
 /* Writes @message as the failure message if none is set yet. */
 void accel_semaphore_set_failure(accel_semaphore_t *sem, const char *message);
+/*
+ * accel_semaphore_set_failure_cause() - if @sem has no failure message yet,
+ * make it "<@hop>: <@cause's message>" (a hop's sentence, see
+ * accel_sched_wait_failed_message()), however late @cause's message is
+ * written: @sem keeps a reference to @cause until the message is composed.
+ */
+void accel_semaphore_set_failure_cause(accel_semaphore_t *sem, const char *hop,
+				       accel_semaphore_t *cause);
+/* True if @sem has a failure message, or a cause to compose one from. */
+bool accel_semaphore_failure_known(accel_semaphore_t *sem);
+/*
+ * accel_failure_compose() - "<@hop>: <@cause>" into @msg, or, when that
+ * does not fit in @len, "<@hop> (via N submissions): <the first failure>",
+ * counting the hops in @cause instead of repeating them.
+ */
+void accel_failure_compose(char *msg, size_t len, const char *hop,
+			   const char *cause);
 
 /*
  * accel_semaphore_check_list() - validate a public list for @fn: counts,
@@ -305,6 +335,12 @@ void accel_sched_job_finish(struct accel_sched_job *job, int status,
  */
 void accel_sched_wait_failed_message(const struct accel_sched_job *job,
 				     uint32_t i, int err, char *msg, size_t len);
+/*
+ * accel_sched_wait_failed_hop() - the same sentence up to the errno name,
+ * without the cause: what accel_semaphore_set_failure_cause() takes.
+ */
+void accel_sched_wait_failed_hop(const struct accel_sched_job *job,
+				 uint32_t i, int err, char *msg, size_t len);
 
 /* Monotonic clock in ns, and the futex helpers of the waits. */
 int64_t accel_now_ns(void);

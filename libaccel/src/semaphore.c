@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,27 +30,204 @@ ACCEL_EXPORT int64_t accel_deadline_after(uint64_t ns)
 	return now + (int64_t)ns;
 }
 
+/*
+ * Failure messages. A semaphore's message is written once and then never
+ * changes. A cascaded failure (a submission not run because its wait
+ * failed) is "<its own sentence>: <the cause's message>", and its cause's
+ * message may not be known yet when it fails: the kernel scheduler fails a
+ * whole chain of submissions at once, and this library learns of each in
+ * no set order. Such a semaphore then keeps its sentence (@hop) and a
+ * reference to its cause, and the message is composed when it is read,
+ * from the root of the chain back; until the chain reaches a semaphore
+ * with a full message, a read returns the sentence alone.
+ *
+ * failure_lock protects the failure fields of every semaphore: a cascade
+ * spans several. Links never form a cycle: a link that would (a
+ * submission that waits on the semaphore it signals) is not made, and the
+ * sentence stands alone. A chain is at most FAILURE_HOPS_MAX links long.
+ */
+#define FAILURE_HOPS_MAX 65536
+
+static pthread_mutex_t failure_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void accel_semaphore_init(accel_semaphore_t *sem, accel_scheduler_t *s)
 {
 	accel_ref_init(&sem->ref);
 	accel_scheduler_retain(s);
 	sem->scheduler = s;
-	pthread_mutex_init(&sem->msg_lock, NULL);
 	sem->failure[0] = '\0';
+	sem->hop = NULL;
+	sem->cause = NULL;
+	sem->drop_next = NULL;
+}
+
+/*
+ * Semaphores whose last reference this thread dropped while it was
+ * destroying another: destroyed one after the other, not recursively, so
+ * that freeing a long chain of causes takes no deep stack.
+ */
+static __thread accel_semaphore_t *drop_list;
+static __thread bool dropping;
+
+static void drop_cause(accel_semaphore_t *cause)
+{
+	if (!cause || !accel_ref_put(&cause->ref))
+		return;
+	cause->drop_next = drop_list;
+	drop_list = cause;
+	if (dropping)
+		return;
+	dropping = true;
+	while (drop_list) {
+		accel_semaphore_t *sem = drop_list;
+
+		drop_list = sem->drop_next;
+		sem->scheduler->ops->sem_destroy(sem);
+	}
+	dropping = false;
 }
 
 void accel_semaphore_fini(accel_semaphore_t *sem)
 {
-	pthread_mutex_destroy(&sem->msg_lock);
-	accel_scheduler_release(sem->scheduler);
+	accel_scheduler_t *s = sem->scheduler;
+
+	free(sem->hop);
+	drop_cause(sem->cause);
+	accel_scheduler_release(s);
 }
 
 void accel_semaphore_set_failure(accel_semaphore_t *sem, const char *message)
 {
-	pthread_mutex_lock(&sem->msg_lock);
-	if (!sem->failure[0])
+	pthread_mutex_lock(&failure_lock);
+	if (!sem->failure[0] && !sem->cause)
 		accel_strfmt(sem->failure, sizeof(sem->failure), "%s", message);
-	pthread_mutex_unlock(&sem->msg_lock);
+	pthread_mutex_unlock(&failure_lock);
+}
+
+/* The parts of a hop's sentence (accel_sched_wait_failed_message()). */
+#define HOP_NOT_RUN " was not run: its wait "
+#define HOP_FAILED ") failed with "
+#define HOP_VIA " (via "
+
+/*
+ * If @msg is a hop's sentence, the cause it names (the text after the
+ * errno name and ": "), with *@hops increased by the submissions it
+ * passed through: its own, and the N of a "(via N submissions)"; else
+ * NULL.
+ */
+static const char *hop_cause(const char *msg, uint64_t *hops)
+{
+	const char *p = strstr(msg, HOP_NOT_RUN), *end, *via;
+	unsigned long long n = 0;
+
+	if (!p || !(p = strstr(p, HOP_FAILED)))
+		return NULL;
+	p += strlen(HOP_FAILED);
+	end = strstr(p, ": ");
+	if (!end)
+		return NULL;
+	via = strstr(p, HOP_VIA);
+	if (via && via < end &&
+	    sscanf(via + strlen(HOP_VIA), "%llu", &n) != 1)
+		return NULL;
+	*hops += 1 + n;
+	return end + 2;
+}
+
+void accel_failure_compose(char *msg, size_t len, const char *hop,
+			   const char *cause)
+{
+	const char *next;
+	uint64_t hops = 0;
+	int n = snprintf(msg, len, "%s: %s", hop, cause);
+
+	if (n >= 0 && (size_t)n < len)
+		return;
+	/* Too long for one message: count the hops, keep the first cause. */
+	while ((next = hop_cause(cause, &hops)))
+		cause = next;
+	accel_strfmt(msg, len, "%s" HOP_VIA "%" PRIu64 " submission%s): %s",
+		     hop, hops, hops == 1 ? "" : "s", cause);
+}
+
+/*
+ * Under failure_lock: compose the messages of @sem's chain of causes, from
+ * the root back, if the chain reaches one. Returns the causes whose
+ * references the composed links held, *@count of them, for the caller to
+ * drop after unlocking (drop_causes()); NULL if nothing was composed.
+ */
+static accel_semaphore_t **resolve_locked(accel_semaphore_t *sem, size_t *count)
+{
+	accel_semaphore_t *p = sem, **causes;
+	size_t n = 0;
+
+	while (p->cause && n < FAILURE_HOPS_MAX) {
+		p = p->cause;
+		n++;
+	}
+	if (p->cause || !p->failure[0] || !n)
+		return NULL; /* no root yet */
+	causes = malloc(n * sizeof(*causes));
+	if (!causes)
+		return NULL; /* the sentence alone, for now */
+	p = sem;
+	for (size_t i = 0; i < n; i++, p = p->cause)
+		causes[i] = p; /* the links, for now */
+	for (size_t i = n; i--;) {
+		p = causes[i];
+		accel_failure_compose(p->failure, sizeof(p->failure), p->hop,
+				      p->cause->failure);
+		causes[i] = p->cause;
+		p->cause = NULL;
+	}
+	*count = n;
+	return causes;
+}
+
+static void drop_causes(accel_semaphore_t **causes, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		drop_cause(causes[i]);
+	free(causes);
+}
+
+void accel_semaphore_set_failure_cause(accel_semaphore_t *sem, const char *hop,
+				       accel_semaphore_t *cause)
+{
+	accel_semaphore_t *p = cause;
+	char *copy = strdup(hop);
+	size_t n = 0;
+
+	pthread_mutex_lock(&failure_lock);
+	if (sem->failure[0] || sem->cause)
+		goto out; /* the first failure wins */
+	while (p != sem && p->cause && n++ < FAILURE_HOPS_MAX)
+		p = p->cause;
+	if (cause->failure[0] && !cause->cause) {
+		accel_failure_compose(sem->failure, sizeof(sem->failure), hop,
+				      cause->failure);
+	} else if (p == sem || p->cause || !copy) {
+		/* A cycle, too long a chain, or no memory: the sentence alone. */
+		accel_strfmt(sem->failure, sizeof(sem->failure), "%s", hop);
+	} else {
+		accel_semaphore_retain(cause);
+		sem->cause = cause;
+		sem->hop = copy;
+		copy = NULL;
+	}
+out:
+	pthread_mutex_unlock(&failure_lock);
+	free(copy);
+}
+
+bool accel_semaphore_failure_known(accel_semaphore_t *sem)
+{
+	bool known;
+
+	pthread_mutex_lock(&failure_lock);
+	known = sem->failure[0] || sem->cause;
+	pthread_mutex_unlock(&failure_lock);
+	return known;
 }
 
 ACCEL_EXPORT int accel_semaphore_create(accel_scheduler_t *scheduler,
@@ -95,15 +273,24 @@ ACCEL_EXPORT int accel_semaphore_query(accel_semaphore_t *semaphore,
 
 ACCEL_EXPORT const char *accel_semaphore_failure_message(accel_semaphore_t *semaphore)
 {
-	const char *msg;
+	accel_semaphore_t **causes = NULL;
+	const char *msg = "";
+	size_t n = 0;
 
 	if (!semaphore) {
 		accel_fail(EINVAL, "accel_semaphore_failure_message: semaphore is NULL");
 		return "";
 	}
-	pthread_mutex_lock(&semaphore->msg_lock);
-	msg = semaphore->failure;
-	pthread_mutex_unlock(&semaphore->msg_lock);
+	pthread_mutex_lock(&failure_lock);
+	if (semaphore->cause)
+		causes = resolve_locked(semaphore, &n);
+	if (semaphore->failure[0])
+		msg = semaphore->failure;
+	else if (semaphore->hop)
+		msg = semaphore->hop;
+	pthread_mutex_unlock(&failure_lock);
+	if (causes)
+		drop_causes(causes, n);
 	return msg;
 }
 

@@ -441,7 +441,7 @@ static int kernel_sem_fail(accel_semaphore_t *sem, int error, const char *messag
 }
 
 static void resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem,
-			    int error, int depth);
+			    int error);
 
 static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 			   const struct accel_sched_point *p, uint32_t flags,
@@ -478,7 +478,7 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 		kernel_sem_query(p[args.index].sem, &v, &error);
 		if (error == err) {
 			*index = args.index;
-			resolve_failure(k, p[args.index].sem, err, 0);
+			resolve_failure(k, p[args.index].sem, err);
 			return err;
 		}
 	}
@@ -546,7 +546,7 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
  * and the reaper, joined by kernel_destroy(), outlives every job. A
  * process that dies leaves the rest to the module (-EOWNERDEAD).
  *
- * Locking: jobs_lock (recursive: resolve_failure() nests) protects the
+ * Locking: jobs_lock (recursive) protects the
  * list of jobs in flight and their released/id/timedout/settled fields;
  * sq_lock the ring's submission side (the reaper alone reads the CQ).
  * Order: jobs_lock, then sq_lock.
@@ -558,8 +558,6 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 #define TAG_STOP 1
 #define TAG_POLL 2
 #define FETCH_MAX 64
-/* How deep resolve_failure() follows a chain of failed jobs. */
-#define RESOLVE_DEPTH 16
 /* The ioctl reaper's look at its jobs when nothing woke it, in ms. */
 #define SCAN_PERIOD_MS 1000
 
@@ -689,6 +687,28 @@ static void note_failure(accel_semaphore_t *sem, int error, const char *msg)
 		accel_semaphore_set_failure(sem, msg);
 }
 
+/*
+ * @job was not run, or failed, because its wait @i failed with @error: its
+ * signals' messages are its sentence and that wait's message, however
+ * late that one is written.
+ */
+static void note_wait_failure(struct accel_sched_job *job, uint32_t i,
+			      int error)
+{
+	char hop[ACCEL_FAILURE_MAX];
+	uint64_t v;
+	int e;
+
+	accel_sched_wait_failed_hop(job, i, error, hop, sizeof(hop));
+	for (uint32_t j = 0; j < job->signal_count; j++) {
+		accel_semaphore_t *sem = job->signals[j].sem;
+
+		kernel_sem_query(sem, &v, &e);
+		if (!e || e == error)
+			accel_semaphore_set_failure_cause(sem, hop, job->waits[i].sem);
+	}
+}
+
 /* Notes @msg, then fails @sem with @error (the first failure wins). */
 static void fail_signal(accel_semaphore_t *sem, int error, const char *msg)
 {
@@ -716,49 +736,61 @@ static void timeout_message(const struct accel_sched_job *job, char *msg,
 		job->label);
 }
 
-static void resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem,
-			    int error, int depth);
-
-/* Why @r's points failed with @error, as the embedded scheduler says it. */
-static void describe_job(struct accel_sched_kernel *k, struct kernel_job *r,
-			 int error, char *msg, size_t len, int depth)
+/*
+ * Why @r's points failed with @error, as the embedded scheduler says it,
+ * when no wait of its failed: its signals get the message. Otherwise its
+ * signals name the failed wait as their cause, which is returned.
+ */
+static accel_semaphore_t *describe_job(struct kernel_job *r, int error)
 {
 	struct accel_sched_job *job = r->job;
 	uint32_t i = failed_wait(job, error, NULL, NULL);
+	char msg[ACCEL_FAILURE_MAX];
 
 	if (i < job->wait_count) {
-		resolve_failure(k, job->waits[i].sem, error, depth + 1);
-		accel_sched_wait_failed_message(job, i, error, msg, len);
-	} else if (error == -ETIMEDOUT && r->released) {
-		timeout_message(job, msg, len);
-	} else if (r->why[0]) {
-		accel_strfmt(msg, len, "%s", r->why);
-	} else {
-		accel_strfmt(msg, len, "%s failed in the kernel scheduler with %s",
-			     job->label, accel_errno_name(-error));
+		note_wait_failure(job, i, error);
+		return job->waits[i].sem;
 	}
+	if (error == -ETIMEDOUT && r->released)
+		timeout_message(job, msg, sizeof(msg));
+	else if (r->why[0])
+		accel_strfmt(msg, sizeof(msg), "%s", r->why);
+	else
+		accel_strfmt(msg, sizeof(msg), "%s failed in the kernel scheduler with %s",
+			     job->label, accel_errno_name(-error));
+	for (uint32_t j = 0; j < job->signal_count; j++)
+		note_failure(job->signals[j].sem, error, msg);
+	return NULL;
 }
 
 /*
  * resolve_failure() - give @sem, failed with @error by the module, the
- * message of the job of this process that promised it, if it has none.
+ * message of the job of this process that promised it, if it has none;
+ * and so on down the chain of jobs not run because the one before failed,
+ * to the first failure. Each link names its cause, so the order in which
+ * the jobs of a chain are resolved does not matter (semaphore.c); the walk
+ * ends at a semaphore with a message, or after as many steps as there are
+ * jobs in flight (a job may wait on what it signals).
  */
 static void resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem,
-			    int error, int depth)
+			    int error)
 {
-	char msg[ACCEL_FAILURE_MAX];
 	struct kernel_job *r;
+	size_t steps = 0, jobs = 0;
 
-	if (depth > RESOLVE_DEPTH || accel_semaphore_failure_message(sem)[0])
-		return;
 	pthread_mutex_lock(&k->jobs_lock);
-	for_each_job(r, k) {
-		if (!job_signals(r->job, sem))
-			continue;
-		describe_job(k, r, error, msg, sizeof(msg), depth);
-		for (uint32_t i = 0; i < r->job->signal_count; i++)
-			note_failure(r->job->signals[i].sem, error, msg);
-		break;
+	for_each_job(r, k)
+		jobs++;
+	while (sem && steps++ <= jobs && !accel_semaphore_failure_known(sem)) {
+		accel_semaphore_t *next = NULL;
+
+		for_each_job(r, k) {
+			if (job_signals(r->job, sem)) {
+				next = describe_job(r, error);
+				break;
+			}
+		}
+		sem = next;
 	}
 	pthread_mutex_unlock(&k->jobs_lock);
 }
@@ -1021,7 +1053,7 @@ static void not_run(struct accel_sched_kernel *k, struct kernel_job *r,
 	struct accel_sched_job *job = r->job;
 
 	if (wait < job->wait_count) {
-		resolve_failure(k, job->waits[wait].sem, err, 0);
+		resolve_failure(k, job->waits[wait].sem, err);
 		atomic_store(&job->wait_index, wait);
 		atomic_store(&job->wait_error, err);
 	} else {
@@ -1314,6 +1346,9 @@ static void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *jo
 		msg = buf;
 	} else if (!released && r->why[0]) {
 		msg = r->why;
+	} else if (status && status == atomic_load(&job->wait_error)) {
+		/* Not run: its signals name the failed wait as their cause. */
+		note_wait_failure(job, atomic_load(&job->wait_index), status);
 	}
 	if (status)
 		for (uint32_t i = 0; i < job->signal_count; i++)

@@ -44,6 +44,76 @@ START_TEST(test_refcount)
 }
 END_TEST
 
+/*
+ * A cascaded failure whose cause has no message yet (the kernel scheduler
+ * fails a chain at once; the library learns of it in any order) names the
+ * first failure once that is written, whatever order the hops came in.
+ */
+START_TEST(test_failure_cause_any_order)
+{
+	enum { CHAIN = 100 };
+	accel_semaphore_t *sem[CHAIN];
+	accel_scheduler_t *s;
+	char hop[64];
+	const char *m;
+
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	for (int i = 0; i < CHAIN; i++)
+		ASSERT_OK(accel_semaphore_create(s, 0, &sem[i]));
+	for (int i = CHAIN - 1; i > 0; i -= 2) { /* odd hops first, then even */
+		snprintf(hop, sizeof(hop), "#%d was not run: its wait 0 (value 1) failed with EIO", i);
+		accel_semaphore_set_failure_cause(sem[i], hop, sem[i - 1]);
+	}
+	m = accel_semaphore_failure_message(sem[CHAIN - 1]);
+	ck_assert_str_eq(m, "#99 was not run: its wait 0 (value 1) failed with EIO");
+	for (int i = CHAIN - 2; i > 0; i -= 2) {
+		snprintf(hop, sizeof(hop), "#%d was not run: its wait 0 (value 1) failed with EIO", i);
+		accel_semaphore_set_failure_cause(sem[i], hop, sem[i - 1]);
+	}
+	accel_semaphore_set_failure(sem[0], "#0 failed: the root cause");
+	ck_assert_str_eq(m, "#99 was not run: its wait 0 (value 1) failed with EIO");
+	m = accel_semaphore_failure_message(sem[CHAIN - 1]);
+	ASSERT_CONTAINS("hop 99", m, "#99 was not run: its wait 0 (value 1) failed with EIO: #98 was not run");
+	ASSERT_CONTAINS("hop 99", m, " submissions): #0 failed: the root cause");
+	ASSERT_CONTAINS("hop 2", accel_semaphore_failure_message(sem[2]),
+			"#2 was not run: its wait 0 (value 1) failed with EIO: #1 was not run");
+	/* The first failure wins; a cause may not loop back. */
+	accel_semaphore_set_failure(sem[5], "late");
+	ASSERT_CONTAINS("hop 5", accel_semaphore_failure_message(sem[5]), "the root cause");
+	for (int i = 0; i < CHAIN; i++)
+		accel_semaphore_release(sem[i]);
+	ASSERT_OK(accel_semaphore_create(s, 0, &sem[0]));
+	accel_semaphore_set_failure_cause(sem[0], "#1 was not run: its wait 0 (value 1) failed with EIO", sem[0]);
+	ck_assert_str_eq(accel_semaphore_failure_message(sem[0]),
+			 "#1 was not run: its wait 0 (value 1) failed with EIO");
+	accel_semaphore_release(sem[0]);
+	accel_scheduler_release(s);
+}
+END_TEST
+
+/* Releasing a long chain of unresolved causes frees it all, without recursion. */
+START_TEST(test_failure_cause_chain_freed)
+{
+	enum { CHAIN = 50000 };
+	accel_semaphore_t **sem = calloc(CHAIN, sizeof(*sem));
+	accel_scheduler_t *s;
+
+	ck_assert_ptr_nonnull(sem);
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	for (int i = 0; i < CHAIN; i++)
+		ASSERT_OK(accel_semaphore_create(s, 0, &sem[i]));
+	for (int i = 0; i + 1 < CHAIN; i++)
+		accel_semaphore_set_failure_cause(sem[i], "#n was not run: its wait 0 (value 1) failed with EIO",
+						  sem[i + 1]);
+	for (int i = CHAIN; i--;) /* sem[0] last: it frees the whole chain */
+		accel_semaphore_release(sem[i]);
+	free(sem);
+	accel_scheduler_release(s);
+}
+END_TEST
+
 START_TEST(test_config_defaults)
 {
 	struct accel_sched_config cfg;
@@ -589,6 +659,8 @@ static Suite *internal_suite(void)
 	tcase_add_test(tc, test_config_defaults);
 	tcase_add_test(tc, test_config_env_over_options);
 	tcase_add_test(tc, test_executor_pending_job);
+	tcase_add_test(tc, test_failure_cause_any_order);
+	tcase_add_test(tc, test_failure_cause_chain_freed);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("uring");

@@ -768,7 +768,7 @@ static int32_t pick_status(struct rng *r, bool allow_zero)
 	if (one_in(r, 3)) {
 		do
 			e = -(int32_t)(1 + rn(r, ACCEL_MAX_ERRNO));
-		while (e <= -512 && e >= -530);
+		while ((e <= -512 && e >= -530) || e == -EFAULT);
 		return e;
 	}
 	return errs[rn(r, N(errs))];
@@ -1141,7 +1141,8 @@ static void content_oracle(struct call *c)
 
 /*
  * Keep the errors the fuzzer injects (FAIL, COMPLETE) out of the kernel's
- * internal range (512..530), so that one seen later anywhere is the
+ * internal range (512..530) and off EFAULT, so that one seen later
+ * anywhere (a WAIT or SIGNAL answers with a failed syncobj's error) is the
  * module's own.
  */
 static void no_internal_errno(struct call *c)
@@ -1156,6 +1157,8 @@ static void no_internal_errno(struct call *c)
 		e = &((struct accel_job_complete *)c->buf)->status;
 	if (e && *e <= -512 && *e >= -530)
 		*e = -511;
+	if (e && *e == -EFAULT && c->op != OP_NOP && c->op != OP_U_NOP)
+		*e = -EIO;
 }
 
 /* Mutate one field of c->buf to an edge value. */

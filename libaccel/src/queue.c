@@ -33,25 +33,79 @@ struct submission {
 	struct accel_sched_point *points; /* waits, then signals */
 };
 
-ACCEL_EXPORT int accel_queue_create(accel_device_t *device, uint32_t flags,
-				    accel_queue_t **out)
+static const char *const priority_names[] = {
+	[ACCEL_QUEUE_PRIORITY_NORMAL] = "NORMAL",
+	[ACCEL_QUEUE_PRIORITY_HIGH] = "HIGH",
+	[ACCEL_QUEUE_PRIORITY_LOW] = "LOW",
+};
+
+static const uint32_t priority_class[] = {
+	[ACCEL_QUEUE_PRIORITY_NORMAL] = ACCEL_SCHED_PRIO_NORMAL,
+	[ACCEL_QUEUE_PRIORITY_HIGH] = ACCEL_SCHED_PRIO_HIGH,
+	[ACCEL_QUEUE_PRIORITY_LOW] = ACCEL_SCHED_PRIO_LOW,
+};
+
+/* Bytes of a larger (later) options struct that this library ignores. */
+static int check_tail(const accel_queue_options_t *o, const char *fn)
 {
-	accel_queue_t *q;
-	accel_scheduler_t *s;
+	const uint8_t *p = (const uint8_t *)o;
+
+	for (uint32_t i = sizeof(*o); i < o->size; i++)
+		if (p[i])
+			return accel_fail(EINVAL,
+				"%s: options->size is %u and byte %u is not zero; this library knows the first %zu bytes of accel_queue_options_t, later fields must be zero",
+				fn, o->size, i, sizeof(*o));
+	return 0;
+}
+
+/* The hardware queues of a device: one (bit 0) on every backend today. */
+#define DEVICE_QUEUE_MASK UINT64_C(1)
+
+/* Validates @o into @params; -EINVAL naming the field otherwise. */
+static int check_options(const accel_queue_options_t *o,
+			 struct accel_sched_queue_params *params,
+			 const char *fn)
+{
+	if (o->size < ACCEL_QUEUE_OPTIONS_SIZE_V1)
+		return accel_fail(EINVAL,
+			"%s: options->size is %u; it must be at least %u (set it to sizeof(accel_queue_options_t), or use ACCEL_QUEUE_OPTIONS_INIT)",
+			fn, o->size, ACCEL_QUEUE_OPTIONS_SIZE_V1);
+	if (o->size > sizeof(*o) && check_tail(o, fn))
+		return -EINVAL;
+	if (o->flags)
+		return accel_fail(EINVAL, "%s: options->flags is 0x%x; no flags are defined, pass 0",
+				  fn, o->flags);
+	if (o->priority >= ACCEL_ARRAY_SIZE(priority_names))
+		return accel_fail(EINVAL,
+			"%s: options->priority is %u; it must be ACCEL_QUEUE_PRIORITY_NORMAL (0), _HIGH (1) or _LOW (2)",
+			fn, o->priority);
+	if (o->weight > ACCEL_QUEUE_WEIGHT_MAX)
+		return accel_fail(EINVAL,
+			"%s: options->weight is %u; it must be in %u..%u (0 takes the default, %u)",
+			fn, o->weight, ACCEL_QUEUE_WEIGHT_MIN, ACCEL_QUEUE_WEIGHT_MAX,
+			ACCEL_QUEUE_WEIGHT_DEFAULT);
+	if (o->affinity && !(o->affinity & DEVICE_QUEUE_MASK))
+		return accel_fail(EINVAL,
+			"%s: options->affinity is 0x%" PRIx64 "; the device has 1 hardware queue, so the mask must include bit 0 (0x1), or be 0 or ACCEL_QUEUE_AFFINITY_ANY",
+			fn, o->affinity);
+	params->caller = fn;
+	params->priority = priority_class[o->priority];
+	params->weight = o->weight ? o->weight : ACCEL_QUEUE_WEIGHT_DEFAULT;
+	params->affinity = o->affinity ? o->affinity & DEVICE_QUEUE_MASK : DEVICE_QUEUE_MASK;
+	return 0;
+}
+
+static int queue_create(accel_device_t *device,
+			const struct accel_sched_queue_params *params,
+			accel_queue_t **out)
+{
+	accel_scheduler_t *s = device->scheduler;
+	accel_queue_t *q = calloc(1, sizeof(*q));
 	int err;
 
-	if (!out)
-		return accel_fail(EINVAL, "accel_queue_create: out is NULL");
-	*out = NULL;
-	if (!device)
-		return accel_fail(EINVAL, "accel_queue_create: device is NULL");
-	if (flags)
-		return accel_fail(EINVAL, "accel_queue_create: flags 0x%x: no flags are defined; pass 0", flags);
-	q = calloc(1, sizeof(*q));
 	if (!q)
-		return accel_fail(ENOMEM, "accel_queue_create: out of memory");
-	s = device->scheduler;
-	err = s->ops->executor_create(s, device->uri, &q->executor);
+		return accel_fail(ENOMEM, "%s: out of memory", params->caller);
+	err = s->ops->executor_create(s, device->uri, params, &q->executor);
 	if (err) {
 		free(q);
 		return err;
@@ -62,6 +116,42 @@ ACCEL_EXPORT int accel_queue_create(accel_device_t *device, uint32_t flags,
 	atomic_init(&q->next_submission, 1);
 	*out = q;
 	return 0;
+}
+
+ACCEL_EXPORT int accel_queue_create(accel_device_t *device, uint32_t flags,
+				    accel_queue_t **out)
+{
+	const accel_queue_options_t o = ACCEL_QUEUE_OPTIONS_INIT;
+	struct accel_sched_queue_params params;
+	const char *fn = "accel_queue_create";
+
+	if (!out)
+		return accel_fail(EINVAL, "%s: out is NULL", fn);
+	*out = NULL;
+	if (!device)
+		return accel_fail(EINVAL, "%s: device is NULL", fn);
+	if (flags)
+		return accel_fail(EINVAL, "%s: flags 0x%x: no flags are defined; pass 0", fn, flags);
+	check_options(&o, &params, fn);
+	return queue_create(device, &params, out);
+}
+
+ACCEL_EXPORT int accel_queue_create_with_options(accel_device_t *device,
+						 const accel_queue_options_t *options,
+						 accel_queue_t **out)
+{
+	const accel_queue_options_t defaults = ACCEL_QUEUE_OPTIONS_INIT;
+	struct accel_sched_queue_params params;
+	const char *fn = "accel_queue_create_with_options";
+	int err;
+
+	if (!out)
+		return accel_fail(EINVAL, "%s: out is NULL", fn);
+	*out = NULL;
+	if (!device)
+		return accel_fail(EINVAL, "%s: device is NULL", fn);
+	err = check_options(options ? options : &defaults, &params, fn);
+	return err ? err : queue_create(device, &params, out);
 }
 
 ACCEL_EXPORT void accel_queue_retain(accel_queue_t *queue)

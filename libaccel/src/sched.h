@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "accel/queue.h"
 #include "accel/scheduler.h"
 #include "accel/semaphore.h"
 #include "macros.h"
@@ -121,6 +122,27 @@ struct accel_sched_point {
 };
 
 struct accel_sched_executor;
+
+/* Priority classes, in the module's numbering: lower goes first. */
+#define ACCEL_SCHED_PRIO_HIGH 0
+#define ACCEL_SCHED_PRIO_NORMAL 1
+#define ACCEL_SCHED_PRIO_LOW 2
+#define ACCEL_SCHED_PRIO_COUNT 3
+
+/*
+ * struct accel_sched_queue_params - a queue's place in its engine's
+ * arbitration (accel_queue_create_with_options(), validated).
+ * @caller:   the public function, for messages.
+ * @priority: ACCEL_SCHED_PRIO_*.
+ * @weight:   ACCEL_QUEUE_WEIGHT_MIN..ACCEL_QUEUE_WEIGHT_MAX.
+ * @affinity: the device's hardware queues it may use (non-zero).
+ */
+struct accel_sched_queue_params {
+	const char *caller;
+	uint32_t priority;
+	uint32_t weight;
+	uint64_t affinity;
+};
 
 /*
  * struct accel_sched_job - one unit of work for a scheduler.
@@ -216,8 +238,12 @@ struct accel_scheduler_ops {
 			const struct accel_sched_point *points, uint32_t flags,
 			int64_t deadline, uint32_t *index);
 
-	/* Executors: one per queue; @name is for messages and thread names. */
+	/*
+	 * Executors: one per queue; @name (the device's URI) is for messages
+	 * and names the engine; @params are validated already.
+	 */
 	int (*executor_create)(accel_scheduler_t *s, const char *name,
+			       const struct accel_sched_queue_params *params,
 			       struct accel_sched_executor **out);
 	void (*executor_destroy)(struct accel_sched_executor *ex);
 

@@ -452,6 +452,15 @@ static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 	return 0;
 }
 
+/* ---- executors -------------------------------------------------------- */
+
+static int emb_executor_create(accel_scheduler_t *sched, const char *name,
+			       const struct accel_sched_queue_params *params,
+			       struct accel_sched_executor **out)
+{
+	return accel_executor_thread_create(sched, name, out);
+}
+
 /* ---- the scheduler ---------------------------------------------------- */
 
 static void embedded_destroy(accel_scheduler_t *s)
@@ -474,7 +483,7 @@ static const struct accel_scheduler_ops embedded_ops = {
 	.sem_signal = emb_sem_signal,
 	.sem_fail = emb_sem_fail,
 	.sem_wait = emb_sem_wait,
-	.executor_create = accel_executor_thread_create,
+	.executor_create = emb_executor_create,
 	.executor_destroy = accel_executor_thread_destroy,
 	.job_submit = emb_job_submit,
 };

@@ -491,7 +491,8 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
  *
  * Queues. Each accel queue is a kernel queue (ACCEL_IOCTL_QUEUE_CREATE) on
  * the engine named after its device ("cpu" for cpu://, "vulkan:0" for
- * vulkan://0), priority normal, weight 1. The first queue to name an
+ * vulkan://0), with the priority class and weight of its options
+ * (accel_queue_create(): normal, weight 1). The first queue to name an
  * engine gives it KERNEL_ENGINE_CREDITS credits; when another process made
  * it with another limit, the queue takes that one.
  *
@@ -551,6 +552,13 @@ static int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
  * sq_lock the ring's submission side (the reaper alone reads the CQ).
  * Order: jobs_lock, then sq_lock.
  */
+
+_Static_assert(ACCEL_SCHED_PRIO_HIGH == ACCEL_PRIORITY_HIGH &&
+	       ACCEL_SCHED_PRIO_NORMAL == ACCEL_PRIORITY_NORMAL &&
+	       ACCEL_SCHED_PRIO_LOW == ACCEL_PRIORITY_LOW &&
+	       ACCEL_QUEUE_WEIGHT_MIN == ACCEL_WEIGHT_MIN &&
+	       ACCEL_QUEUE_WEIGHT_MAX == ACCEL_WEIGHT_MAX,
+	       "the library's priority classes and weights are the module's");
 
 /* Credits of an engine this library creates: released jobs in flight. */
 #define KERNEL_ENGINE_CREDITS 4
@@ -1391,11 +1399,12 @@ static void engine_name(const char *uri, char *out, size_t len)
 }
 
 static int queue_create(struct accel_sched_kernel *k, const char *name,
+			const struct accel_sched_queue_params *params,
 			struct kernel_queue *q)
 {
 	struct accel_queue_create a = {
-		.priority = ACCEL_PRIORITY_NORMAL,
-		.weight = ACCEL_WEIGHT_MIN,
+		.priority = params->priority,
+		.weight = params->weight,
 		.credits = KERNEL_ENGINE_CREDITS,
 	};
 	int err;
@@ -1407,10 +1416,15 @@ static int queue_create(struct accel_sched_kernel *k, const char *name,
 		a.credits = 0;
 		err = kioctl(k->fd, ACCEL_IOCTL_QUEUE_CREATE, &a);
 	}
+	if (err == -EACCES && a.priority == ACCEL_PRIORITY_HIGH)
+		return accel_fail(EACCES,
+			"%s: the accelsched module refused priority HIGH on engine \"%s\" for %s (EACCES): this process lacks CAP_SYS_NICE, which HIGH requires; ACCEL_QUEUE_PRIORITY_NORMAL works without it",
+			params->caller, a.engine, name);
 	if (err)
 		return accel_fail(-err,
-			"accel_queue_create: ACCEL_IOCTL_QUEUE_CREATE on engine \"%s\" for %s failed with %s%s",
-			a.engine, name, accel_errno_name(-err),
+			"%s: ACCEL_IOCTL_QUEUE_CREATE on engine \"%s\" for %s (priority %u, weight %u) failed with %s%s",
+			params->caller, a.engine, name, a.priority, a.weight,
+			accel_errno_name(-err),
 			err == -EMFILE ? " (the module's per-file queue limit, parameter max_queues)" : "");
 	q->handle = a.handle;
 	return 0;
@@ -1425,6 +1439,7 @@ static void queue_destroy(struct accel_sched_kernel *k, struct kernel_queue *q)
 }
 
 static int kernel_executor_create(accel_scheduler_t *s, const char *name,
+				  const struct accel_sched_queue_params *params,
 				  struct accel_sched_executor **out)
 {
 	struct accel_sched_kernel *k = to_kernel(s);
@@ -1444,7 +1459,7 @@ static int kernel_executor_create(accel_scheduler_t *s, const char *name,
 	if (!q)
 		return accel_fail(ENOMEM, "accel_queue_create: out of memory");
 	q->k = k;
-	err = queue_create(k, name, q);
+	err = queue_create(k, name, params, q);
 	if (err) {
 		free(q);
 		return err;

@@ -604,9 +604,12 @@ START_TEST(test_executor_pending_job)
 	uint64_t ns_a = 0, ns_b = 0, value;
 	char why[ACCEL_REASON_MAX];
 	int error;
+	struct accel_sched_queue_params params = {
+		"test", ACCEL_SCHED_PRIO_NORMAL, 1, 1,
+	};
 
 	ck_assert_int_eq(accel_sched_embedded_open(&s, why, sizeof(why)), 0);
-	ck_assert_int_eq(s->ops->executor_create(s, "test", &ex), 0);
+	ck_assert_int_eq(s->ops->executor_create(s, "test", &params, &ex), 0);
 	ck_assert_int_eq(accel_semaphore_create(s, 0, &a), 0);
 	ck_assert_int_eq(accel_semaphore_create(s, 0, &b), 0);
 	atomic_store(&in_flight, NULL);

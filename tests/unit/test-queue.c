@@ -996,6 +996,128 @@ START_TEST(test_release_queue_with_pending_work)
 }
 END_TEST
 
+/* ---- queue options ------------------------------------------------------ */
+
+static void plain_setup(void)
+{
+	device_setup();
+}
+
+static void plain_teardown(void)
+{
+	device_teardown();
+}
+
+/* A barrier on @q completes: the queue works. */
+static void check_queue_runs(accel_queue_t *q)
+{
+	accel_semaphore_t *s = sem_new(0);
+	POINT(sig, s, 1);
+
+	ASSERT_OK(accel_queue_barrier(q, NULL, &sig, 0));
+	ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+	accel_semaphore_release(s);
+}
+
+/*
+ * NULL options, the initializer, every class and the weight bounds make
+ * working queues; on the kernel scheduler HIGH may be refused with EACCES
+ * (no CAP_SYS_NICE), and the message must say so.
+ */
+START_TEST(test_options_valid)
+{
+	static const uint32_t prio[] = {
+		ACCEL_QUEUE_PRIORITY_NORMAL, ACCEL_QUEUE_PRIORITY_HIGH,
+		ACCEL_QUEUE_PRIORITY_LOW,
+	};
+	static const uint32_t weight[] = { 0, 1, 7, ACCEL_QUEUE_WEIGHT_MAX };
+	accel_queue_t *q = TEST_NOT_NULL;
+
+	ASSERT_OK(accel_queue_create_with_options(dev, NULL, &q));
+	check_queue_runs(q);
+	accel_queue_release(q);
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t j = 0; j < 4; j++) {
+			accel_queue_options_t o = ACCEL_QUEUE_OPTIONS_INIT;
+			int err;
+
+			o.priority = prio[i];
+			o.weight = weight[j];
+			o.affinity = j % 2 ? 1 : 0;
+			err = accel_queue_create_with_options(dev, &o, &q);
+			if (err == -EACCES && prio[i] == ACCEL_QUEUE_PRIORITY_HIGH &&
+			    test_kernel_mode()) {
+				ASSERT_MESSAGE_CONTAINS("CAP_SYS_NICE");
+				ASSERT_MESSAGE_CONTAINS("NORMAL works");
+				ck_assert_ptr_null(q);
+				continue;
+			}
+			ck_assert_msg(err == 0,
+				      "priority %u weight %u: accel_queue_create_with_options returned %d: %s",
+				      prio[i], weight[j], err, accel_error_message());
+			check_queue_runs(q);
+			accel_queue_release(q);
+		}
+	}
+}
+END_TEST
+
+/* A later, larger struct is accepted when its unknown tail is zero. */
+START_TEST(test_options_larger_struct)
+{
+	struct {
+		accel_queue_options_t o;
+		uint64_t later;
+	} big = { ACCEL_QUEUE_OPTIONS_INIT, 0 };
+	accel_queue_t *q = NULL;
+
+	big.o.size = sizeof(big);
+	ASSERT_OK(accel_queue_create_with_options(dev, &big.o, &q));
+	accel_queue_release(q);
+	big.later = 5;
+	q = TEST_NOT_NULL;
+	ASSERT_ERRNO(accel_queue_create_with_options(dev, &big.o, &q), EINVAL);
+	ck_assert_ptr_null(q);
+	ASSERT_MESSAGE_CONTAINS("options->size is 32 and byte 24 is not zero");
+}
+END_TEST
+
+/* Each bad field: -EINVAL, a message naming it and its range, no queue. */
+START_TEST(test_options_invalid)
+{
+	static const struct {
+		uint32_t size, flags, priority, weight;
+		uint64_t affinity;
+		const char *msg;
+	} bad[] = {
+		{ 0, 0, 0, 0, 0, "options->size is 0; it must be at least 24" },
+		{ 16, 0, 0, 0, 0, "options->size is 16; it must be at least 24" },
+		{ 24, 1, 0, 0, 0, "options->flags is 0x1; no flags are defined, pass 0" },
+		{ 24, 0, 3, 0, 0, "options->priority is 3; it must be ACCEL_QUEUE_PRIORITY_NORMAL (0), _HIGH (1) or _LOW (2)" },
+		{ 24, 0, 0, 20000, 0, "options->weight is 20000; it must be in 1..10000 (0 takes the default, 1)" },
+		{ 24, 0, 0, 10001, 0, "options->weight is 10001; it must be in 1..10000" },
+		{ 24, 0, 0, 0, 6, "options->affinity is 0x6; the device has 1 hardware queue, so the mask must include bit 0" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		accel_queue_options_t o = {
+			bad[i].size, bad[i].flags, bad[i].priority,
+			bad[i].weight, bad[i].affinity,
+		};
+		accel_queue_t *q = TEST_NOT_NULL;
+
+		ASSERT_ERRNO(accel_queue_create_with_options(dev, &o, &q), EINVAL);
+		ck_assert_msg(q == NULL, "case %zu: *out is not NULL", i);
+		ASSERT_MESSAGE_CONTAINS("accel_queue_create_with_options: ");
+		ASSERT_MESSAGE_CONTAINS(bad[i].msg);
+	}
+	ASSERT_ERRNO(accel_queue_create_with_options(NULL, NULL, TEST_NOT_NULL), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("device is NULL");
+	ASSERT_ERRNO(accel_queue_create_with_options(dev, NULL, NULL), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("out is NULL");
+}
+END_TEST
+
 static Suite *queue_suite(void)
 {
 	Suite *suite = suite_create("queue");
@@ -1029,6 +1151,14 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_execute_errors);
 	tcase_add_test(tc, test_threads_submit);
 	tcase_add_test(tc, test_release_queue_with_pending_work);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("options");
+	tcase_add_checked_fixture(tc, plain_setup, plain_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_options_valid);
+	tcase_add_test(tc, test_options_larger_struct);
+	tcase_add_test(tc, test_options_invalid);
 	suite_add_tcase(suite, tc);
 	return suite;
 }

@@ -46,7 +46,8 @@ extern "C" {
 typedef struct accel_queue accel_queue_t;
 
 /**
- * accel_queue_create() - a queue on @device.
+ * accel_queue_create() - a queue on @device: priority NORMAL, the default
+ * weight, any affinity (accel_queue_create_with_options() with NULL).
  * @flags: must be 0.
  * @out:   receives it (one reference); NULL first and on failure. The
  *         queue holds a reference to @device, and each submission one to
@@ -56,6 +57,92 @@ typedef struct accel_queue accel_queue_t;
  */
 int accel_queue_create(accel_device_t *device, uint32_t flags,
 		       accel_queue_t **out);
+
+/**
+ * enum accel_queue_priority - a queue's priority class.
+ * @ACCEL_QUEUE_PRIORITY_NORMAL: the default (0, so zeroed options take it).
+ * @ACCEL_QUEUE_PRIORITY_HIGH:   released before any NORMAL or LOW job that is
+ *                               runnable on the same engine. The kernel
+ *                               scheduler may require CAP_SYS_NICE for it.
+ * @ACCEL_QUEUE_PRIORITY_LOW:    released only when no HIGH or NORMAL job is
+ *                               runnable on the same engine.
+ *
+ * Between classes the priority is strict; within a class, queues share the
+ * engine by weight (see accel_queue_options_t).
+ */
+typedef enum accel_queue_priority {
+	ACCEL_QUEUE_PRIORITY_NORMAL = 0,
+	ACCEL_QUEUE_PRIORITY_HIGH = 1,
+	ACCEL_QUEUE_PRIORITY_LOW = 2,
+} accel_queue_priority_t;
+
+/* The weights a queue may have; 0 in the options takes the default. */
+#define ACCEL_QUEUE_WEIGHT_MIN 1
+#define ACCEL_QUEUE_WEIGHT_MAX 10000
+#define ACCEL_QUEUE_WEIGHT_DEFAULT 1
+
+/* An affinity that lets the queue use any of the device's queues. */
+#define ACCEL_QUEUE_AFFINITY_ANY UINT64_MAX
+
+/**
+ * struct accel_queue_options - how accel_queue_create_with_options() should
+ * make a queue. Versioned by its size, so that it can grow: set @size to
+ * sizeof(accel_queue_options_t) (ACCEL_QUEUE_OPTIONS_INIT does), zero what
+ * you do not set; a later, larger struct is accepted by this library when
+ * the fields it does not know are zero.
+ * @size:     sizeof(accel_queue_options_t) as the caller compiled it; at
+ *            least ACCEL_QUEUE_OPTIONS_SIZE_V1.
+ * @flags:    must be 0 (none are defined yet).
+ * @priority: an accel_queue_priority_t; 0 is NORMAL.
+ * @weight:   the queue's share of its engine within its priority class,
+ *            ACCEL_QUEUE_WEIGHT_MIN..ACCEL_QUEUE_WEIGHT_MAX; 0 takes
+ *            ACCEL_QUEUE_WEIGHT_DEFAULT. A queue of weight 3 gets three
+ *            times the device time of a queue of weight 1 while both have
+ *            runnable work.
+ * @affinity: which of the device's hardware queues (streams) the queue may
+ *            use, one bit each (IREE's queue affinity); 0 or
+ *            ACCEL_QUEUE_AFFINITY_ANY: any. Every backend exposes one
+ *            hardware queue today (bit 0), so a mask must include bit 0.
+ */
+typedef struct accel_queue_options {
+	uint32_t size;
+	uint32_t flags;
+	uint32_t priority;
+	uint32_t weight;
+	uint64_t affinity;
+} accel_queue_options_t;
+
+/* The size of the first version of accel_queue_options_t. */
+#define ACCEL_QUEUE_OPTIONS_SIZE_V1 24
+
+/* Initializer with the defaults: NORMAL, the default weight, any affinity. */
+#define ACCEL_QUEUE_OPTIONS_INIT                                             \
+	{ sizeof(accel_queue_options_t), 0, ACCEL_QUEUE_PRIORITY_NORMAL, 0, \
+	  ACCEL_QUEUE_AFFINITY_ANY }
+
+/**
+ * accel_queue_create_with_options() - a queue on @device with a priority
+ * class, a weight and an affinity.
+ * @options: what the queue should be; NULL means ACCEL_QUEUE_OPTIONS_INIT.
+ *           Only read during the call.
+ * @out:     receives it (one reference); NULL first and on failure.
+ *
+ * Both schedulers arbitrate each engine (a device) the same way: strict
+ * priority between classes, weighted fair share of the device time within
+ * a class, only sync points ordering jobs (see Documentation/libaccel.rst).
+ *
+ * Return: 0, or with nothing created:
+ *
+ * - -EINVAL: NULL @device or @out, or an invalid option; the message names
+ *   the field, its value and the range it must be in;
+ * - -EACCES: the kernel scheduler refused ACCEL_QUEUE_PRIORITY_HIGH to this
+ *   process (it lacks CAP_SYS_NICE; the message says so; NORMAL works);
+ * - -ENOMEM, -EAGAIN (no thread), or the module's errors (-EMFILE: its
+ *   per-file queue limit).
+ */
+int accel_queue_create_with_options(accel_device_t *device,
+				    const accel_queue_options_t *options,
+				    accel_queue_t **out);
 
 /** accel_queue_retain() - one more reference (NULL: no-op). */
 void accel_queue_retain(accel_queue_t *queue);

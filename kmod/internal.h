@@ -80,6 +80,9 @@ struct accel_file {
 	/* SUBMIT answers queued as task work, their CQEs not yet posted. */
 	atomic_t answers_in_transit;
 	struct mutex sched_mutex;
+	/* Its tenant (a reference) and per-engine totals (sched_mutex). */
+	struct accel_tenant *tenant;
+	struct list_head engines;
 	spinlock_t events_lock;
 	struct list_head events;
 	wait_queue_head_t events_wq;

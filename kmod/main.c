@@ -28,6 +28,7 @@
 static int accel_open(struct inode *inode, struct file *file)
 {
 	struct accel_file *afile;
+	int ret;
 
 	afile = kzalloc(sizeof(*afile), GFP_KERNEL);
 	if (!afile)
@@ -40,6 +41,12 @@ static int accel_open(struct inode *inode, struct file *file)
 
 	afile->adev = &accel_dev;
 	afile->client_id = atomic64_inc_return(&accel_dev.next_client_id);
+	ret = accel_sched_file_tenant(afile);
+	if (ret) {
+		accel_import_quota_put(afile->imports);
+		kfree(afile);
+		return ret;
+	}
 	xa_init_flags(&afile->syncobjs, XA_FLAGS_ALLOC1);
 	accel_notify_init(afile);
 	accel_sched_file_init(afile);

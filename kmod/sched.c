@@ -44,6 +44,8 @@
  * and kicks the engine's work item, which makes it runnable and releases.
  * Syncobjs are signalled and failed outside every engine lock.
  */
+#include <linux/capability.h>
+#include <linux/cgroup.h>
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -52,6 +54,7 @@
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 #include <linux/uaccess.h>
 
 #include "internal.h"
@@ -66,6 +69,22 @@ MODULE_PARM_DESC(max_queues, "Most queues one open file may hold (default 64)");
 static unsigned int accel_max_jobs = 16384;
 module_param_named(max_jobs, accel_max_jobs, uint, 0644);
 MODULE_PARM_DESC(max_jobs, "Most jobs one open file may have submitted and not completed (default 16384)");
+
+static unsigned int accel_default_credits = 1;
+module_param_named(default_credits, accel_default_credits, uint, 0644);
+MODULE_PARM_DESC(default_credits, "Credit limit of a new engine until the administrator sets one (default 1)");
+
+static unsigned int accel_tenant_max_queues = 1024;
+module_param_named(tenant_max_queues, accel_tenant_max_queues, uint, 0644);
+MODULE_PARM_DESC(tenant_max_queues, "Most queues one tenant may hold over all its files (default 1024)");
+
+static unsigned int accel_tenant_max_jobs = 65536;
+module_param_named(tenant_max_jobs, accel_tenant_max_jobs, uint, 0644);
+MODULE_PARM_DESC(tenant_max_jobs, "Most jobs one tenant may have submitted and not completed over all its files (default 65536)");
+
+static bool accel_root_tenant_per_file = true;
+module_param_named(root_tenant_per_file, accel_root_tenant_per_file, bool, 0644);
+MODULE_PARM_DESC(root_tenant_per_file, "A file opened from the root cgroup (or where cgroup2 is not used) is a tenant of its own; N: the root cgroup is one tenant (default Y)");
 
 static unsigned int accel_job_timeout_ms = 10000;
 module_param_named(job_timeout_ms, accel_job_timeout_ms, uint, 0644);
@@ -210,9 +229,24 @@ struct accel_submit_pdu {
 };
 
 static struct kmem_cache *accel_job_cache;
+
+/*
+ * A submission runs from its queue's lookup to the end of arming in a read
+ * section of this SRCU: QUEUE_DESTROY waits for those in flight before it
+ * cancels the queue's jobs and frees it, so a job is never armed on a
+ * freed queue, nor after the cancel that should have taken it. A read
+ * section costs a per-CPU increment; destroying a queue, a grace period.
+ */
+DEFINE_STATIC_SRCU(accel_submit_srcu);
 static DEFINE_MUTEX(accel_engines_lock);
 static LIST_HEAD(accel_engines);
+static DEFINE_MUTEX(accel_tenants_lock);
+static LIST_HEAD(accel_tenants);
 static struct dentry *accel_debugfs;
+/* /sys/kernel/accelsched/{engines,tenants}/ */
+static struct kobject *accel_sysfs, *accel_sysfs_engines, *accel_sysfs_tenants;
+
+#define ACCEL_TENANT_WEIGHT_DEFAULT 100
 
 /* ---------------------------------------------------------------- engines */
 
@@ -263,11 +297,13 @@ static void accel_engine_free(struct kref *ref)
 	struct accel_engine *e = container_of(ref, struct accel_engine, ref);
 	struct accel_sched_job *job, *tmp;
 
-	list_del(&e->link);
+	list_del_init(&e->link);
 	mutex_unlock(&accel_engines_lock);
 	llist_for_each_entry_safe(job, tmp, llist_del_all(&e->pool), ready)
 		kmem_cache_free(accel_job_cache, job);
-	kfree(e);
+	/* Waits for a sysfs read or write in progress; the release frees. */
+	kobject_del(&e->kobj);
+	kobject_put(&e->kobj);
 }
 
 static void accel_engine_put(struct accel_engine *e)
@@ -295,20 +331,29 @@ static bool accel_engine_name_valid(const char *name)
 	return true;
 }
 
-/* Find or create the engine @name; a reference. */
+static void accel_engine_kobj_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct accel_engine, kobj));
+}
+
+static const struct kobj_type accel_engine_ktype;
+
+/*
+ * Find or create the engine @name; a reference. @credits, from the queue
+ * creation that names it, sets the limit of an engine this call creates
+ * only when the caller has CAP_SYS_ADMIN (an administrator); otherwise, and
+ * for an engine that exists, it is ignored: credit limits are the
+ * administrator's (sysfs), never the first process's to name an engine.
+ */
 static struct accel_engine *accel_engine_get(const char *name, u32 credits)
 {
 	struct accel_engine *e;
-	int i;
+	int i, ret;
 
 	mutex_lock(&accel_engines_lock);
 	list_for_each_entry(e, &accel_engines, link) {
 		if (strcmp(e->name, name))
 			continue;
-		if (credits && credits != e->credits) {
-			mutex_unlock(&accel_engines_lock);
-			return ERR_PTR(-EEXIST);
-		}
 		kref_get(&e->ref);
 		mutex_unlock(&accel_engines_lock);
 		return e;
@@ -318,10 +363,20 @@ static struct accel_engine *accel_engine_get(const char *name, u32 credits)
 		mutex_unlock(&accel_engines_lock);
 		return ERR_PTR(-ENOMEM);
 	}
+	kobject_init(&e->kobj, &accel_engine_ktype);
+	ret = kobject_add(&e->kobj, accel_sysfs_engines, "%s", name);
+	if (ret) {
+		mutex_unlock(&accel_engines_lock);
+		kobject_put(&e->kobj);
+		return ERR_PTR(ret);
+	}
 	kref_init(&e->ref);
 	strscpy(e->name, name, sizeof(e->name));
 	spin_lock_init(&e->lock);
-	e->credits = credits ?: 1;
+	if (!credits || !capable(CAP_SYS_ADMIN))
+		credits = clamp(accel_default_credits, 1U, (u32)ACCEL_CREDITS_MAX);
+	e->credits = credits;
+	INIT_LIST_HEAD(&e->entities);
 	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++)
 		e->rq[i] = RB_ROOT_CACHED;
 	init_llist_head(&e->ready);
@@ -341,32 +396,75 @@ static bool accel_queue_less(struct rb_node *a, const struct rb_node *b)
 	       rb_entry(b, struct accel_queue, rb)->vruntime;
 }
 
+static bool accel_entity_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct accel_entity, rb)->vruntime <
+	       rb_entry(b, struct accel_entity, rb)->vruntime;
+}
+
+/*
+ * Two levels: the engine's class holds the tenants (entities) with a
+ * runnable queue, each entity its runnable queues. An entity that becomes
+ * runnable starts no lower than its class's floor, as a queue does within
+ * its entity (accel_job_runnable_locked()).
+ */
 static void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q)
 {
+	struct accel_entity *ent = q->ent;
+
 	lockdep_assert_held(&e->lock);
-	rb_add_cached(&q->rb, &e->rq[q->priority], accel_queue_less);
+	rb_add_cached(&q->rb, &ent->rq, accel_queue_less);
 	q->on_rq = true;
+	if (!ent->on_rq) {
+		ent->vruntime = max(ent->vruntime, e->min_vruntime[ent->priority]);
+		rb_add_cached(&ent->rb, &e->rq[ent->priority], accel_entity_less);
+		ent->on_rq = true;
+	}
 }
 
 static void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
 {
+	struct accel_entity *ent = q->ent;
+
 	lockdep_assert_held(&e->lock);
-	rb_erase_cached(&q->rb, &e->rq[q->priority]);
+	rb_erase_cached(&q->rb, &ent->rq);
 	q->on_rq = false;
+	if (RB_EMPTY_ROOT(&ent->rq.rb_root)) {
+		rb_erase_cached(&ent->rb, &e->rq[ent->priority]);
+		ent->on_rq = false;
+	}
 }
 
-/* Charge @ns of engine time (may be negative: a correction) to @q. */
+static u64 accel_vruntime_add(u64 v, s64 ns, u32 weight)
+{
+	s64 dv = div_s64(ns * (s64)ACCEL_WEIGHT_UNIT, weight);
+
+	return dv < 0 && (u64)-dv > v ? 0 : v + dv;
+}
+
+/*
+ * Charge @ns of engine time (may be negative: a correction) to @q, and to
+ * its tenant on the engine: the queue by its weight among its tenant's
+ * queues, the tenant by its weight among the engine's tenants.
+ */
 static void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
 {
 	struct accel_engine *e = q->engine;
-	s64 dv = div_s64(ns * (s64)ACCEL_WEIGHT_UNIT, q->weight);
+	struct accel_entity *ent = q->ent;
+	struct rb_root_cached *rq = &e->rq[ent->priority];
 
 	lockdep_assert_held(&e->lock);
+	if (ent->on_rq)
+		rb_erase_cached(&ent->rb, rq);
 	if (q->on_rq)
-		accel_rq_del_locked(e, q);
-	q->vruntime = dv < 0 && (u64)-dv > q->vruntime ? 0 : q->vruntime + dv;
-	if (!list_empty(&q->runnable))
-		accel_rq_add_locked(e, q);
+		rb_erase_cached(&q->rb, &ent->rq);
+	q->vruntime = accel_vruntime_add(q->vruntime, ns, q->weight);
+	ent->vruntime = accel_vruntime_add(ent->vruntime, ns,
+					   READ_ONCE(ent->tenant->weight));
+	if (q->on_rq)
+		rb_add_cached(&q->rb, &ent->rq, accel_queue_less);
+	if (ent->on_rq)
+		rb_add_cached(&ent->rb, rq, accel_entity_less);
 }
 
 /* ---------------------------------------------------------------- jobs */
@@ -522,12 +620,17 @@ static void accel_engine_schedule_locked(struct accel_engine *e)
 		struct accel_sched_job *job;
 		int p;
 
+		/* The class first, then its tenant, then the tenant's queue. */
 		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
 			struct rb_node *n = rb_first_cached(&e->rq[p]);
+			struct accel_entity *ent;
 
 			if (n) {
-				q = rb_entry(n, struct accel_queue, rb);
-				e->min_vruntime[p] = max(e->min_vruntime[p], q->vruntime);
+				ent = rb_entry(n, struct accel_entity, rb);
+				e->min_vruntime[p] = max(e->min_vruntime[p], ent->vruntime);
+				q = rb_entry(rb_first_cached(&ent->rq),
+					     struct accel_queue, rb);
+				ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
 				break;
 			}
 		}
@@ -586,7 +689,7 @@ static void accel_job_runnable_locked(struct accel_sched_job *job)
 			break;
 	list_add(&job->qlink, &it->qlink);
 	if (!q->on_rq && !READ_ONCE(q->dead)) {
-		q->vruntime = max(q->vruntime, e->min_vruntime[q->priority]);
+		q->vruntime = max(q->vruntime, q->ent->min_vruntime);
 		accel_rq_add_locked(e, q);
 	}
 }
@@ -616,6 +719,7 @@ static void accel_job_unlink(struct accel_sched_job *job)
 	xa_unlock(&afile->jobs);
 	if (mine) {
 		atomic_dec(&afile->nr_jobs);
+		atomic_dec(&afile->tenant->nr_jobs);
 		accel_job_put(job);
 	}
 }
@@ -884,6 +988,12 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		atomic_dec(&afile->nr_jobs);
 		return ERR_PTR(-ENOSPC);
 	}
+	/* One tenant cannot take every job's memory, however many files. */
+	if (atomic_inc_return(&afile->tenant->nr_jobs) > accel_tenant_max_jobs) {
+		atomic_dec(&afile->tenant->nr_jobs);
+		atomic_dec(&afile->nr_jobs);
+		return ERR_PTR(-ENOSPC);
+	}
 
 	job = accel_engine_pool_get(q->engine);
 	if (job)
@@ -972,6 +1082,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 err_job:
 	accel_job_put(job);
 err_count:
+	atomic_dec(&afile->tenant->nr_jobs);
 	atomic_dec(&afile->nr_jobs);
 	return ERR_PTR(ret);
 }
@@ -1160,9 +1271,66 @@ static struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id
 
 /* ---------------------------------------------------------------- ioctls */
 
+static void accel_queue_free(struct accel_queue *q);
+
+/*
+ * The file's totals on @e (a new one holds an engine reference), found or
+ * made. Called with the file's sched_mutex.
+ */
+static struct accel_file_engine *accel_file_engine_get(struct accel_file *afile,
+						       struct accel_engine *e)
+{
+	struct accel_file_engine *fe;
+
+	lockdep_assert_held(&afile->sched_mutex);
+	list_for_each_entry(fe, &afile->engines, link)
+		if (fe->engine == e)
+			return fe;
+	fe = kzalloc(sizeof(*fe), GFP_KERNEL);
+	if (!fe)
+		return NULL;
+	kref_get(&e->ref);
+	fe->engine = e;
+	list_add_tail(&fe->link, &afile->engines);
+	return fe;
+}
+
+/*
+ * Bind @q to its tenant's entity of its class on its engine, made from
+ * @spare if there is none yet (then *@spare is taken).
+ */
+static void accel_queue_bind_locked(struct accel_queue *q,
+				    struct accel_entity **spare)
+{
+	struct accel_engine *e = q->engine;
+	struct accel_tenant *t = q->afile->tenant;
+	struct accel_entity *ent;
+
+	lockdep_assert_held(&e->lock);
+	list_for_each_entry(ent, &e->entities, link)
+		if (ent->tenant == t && ent->priority == q->priority)
+			goto found;
+	ent = *spare;
+	*spare = NULL;
+	ent->tenant = t;
+	ent->priority = q->priority;
+	ent->rq = RB_ROOT_CACHED;
+	RB_CLEAR_NODE(&ent->rb);
+	/* A new tenant starts at the class's floor, like a waking one. */
+	ent->vruntime = e->min_vruntime[q->priority];
+	list_add_tail(&ent->link, &e->entities);
+found:
+	ent->nr_queues++;
+	q->ent = ent;
+	/* A new queue starts level with its tenant's runnable queues. */
+	q->vruntime = ent->min_vruntime;
+}
+
 int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 {
 	struct accel_queue_create *args = data;
+	struct accel_tenant *t = afile->tenant;
+	struct accel_entity *spare;
 	struct accel_engine *e;
 	struct accel_queue *q;
 	int ret;
@@ -1175,13 +1343,23 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 		return -EINVAL;
 	if (!accel_engine_name_valid(args->engine))
 		return -EINVAL;
+	/* As amdgpu's context priorities: above NORMAL needs CAP_SYS_NICE. */
+	if (args->priority == ACCEL_PRIORITY_HIGH && !capable(CAP_SYS_NICE))
+		return -EACCES;
+	if (atomic_inc_return(&t->nr_queues) > accel_tenant_max_queues) {
+		ret = -EMFILE;
+		goto err_count;
+	}
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q)
-		return -ENOMEM;
+	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+	if (!q || !spare) {
+		ret = -ENOMEM;
+		goto err_alloc;
+	}
 	e = accel_engine_get(args->engine, args->credits);
 	if (IS_ERR(e)) {
-		kfree(q);
-		return PTR_ERR(e);
+		ret = PTR_ERR(e);
+		goto err_alloc;
 	}
 	q->afile = afile;
 	q->engine = e;
@@ -1189,16 +1367,35 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	q->weight = args->weight;
 	INIT_LIST_HEAD(&q->runnable);
 	RB_CLEAR_NODE(&q->rb);
+	mutex_lock(&afile->sched_mutex);
+	q->fstat = accel_file_engine_get(afile, e);
+	mutex_unlock(&afile->sched_mutex);
+	if (!q->fstat) {
+		ret = -ENOMEM;
+		goto err_engine;
+	}
+	spin_lock_irq(&e->lock);
+	accel_queue_bind_locked(q, &spare);
+	spin_unlock_irq(&e->lock);
+	kfree(spare);
 	ret = accel_max_queues ?
 		xa_alloc(&afile->queues, &q->handle, q,
 			 XA_LIMIT(1, accel_max_queues), GFP_KERNEL) : -EBUSY;
 	if (ret) {
-		accel_engine_put(e);
-		kfree(q);
+		accel_queue_free(q);
 		return ret == -EBUSY ? -EMFILE : ret;
 	}
 	args->handle = q->handle;
 	return 0;
+
+err_engine:
+	accel_engine_put(e);
+err_alloc:
+	kfree(spare);
+	kfree(q);
+err_count:
+	atomic_dec(&t->nr_queues);
+	return ret;
 }
 
 /* Cancel every job of @afile (of @q only, if given) with @error. */
@@ -1236,11 +1433,18 @@ static void accel_queue_retire(struct accel_queue *q)
 static void accel_queue_free(struct accel_queue *q)
 {
 	struct accel_engine *e = q->engine;
+	struct accel_entity *ent = q->ent;
 
 	spin_lock_irq(&e->lock);
 	if (q->on_rq)
 		accel_rq_del_locked(e, q);
+	if (--ent->nr_queues)
+		ent = NULL;
+	else
+		list_del(&ent->link);
 	spin_unlock_irq(&e->lock);
+	kfree(ent);
+	atomic_dec(&q->afile->tenant->nr_queues);
 	accel_engine_put(e);
 	kfree(q);
 }
@@ -1264,6 +1468,12 @@ int accel_ioctl_queue_destroy(struct accel_file *afile, void *data)
 		mutex_unlock(&afile->sched_mutex);
 		return -ENOENT;
 	}
+	/*
+	 * A submission on another thread may have looked the queue up
+	 * before it died: let every such one finish arming its job (which
+	 * is then in the table, for the cancel below) before the queue goes.
+	 */
+	synchronize_srcu(&accel_submit_srcu);
 	accel_queue_retire(q);
 	accel_cancel_jobs(afile, q, -ECANCELED);
 	xa_erase(&afile->queues, args->handle);
@@ -1289,15 +1499,20 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 	ujobs = u64_to_user_ptr(args->jobs);
 	for (i = 0; i < args->count; i++) {
 		struct accel_sched_job *job;
+		int idx;
 
 		if (copy_from_user(&uj, &ujobs[i], sizeof(uj)))
 			return -EFAULT;
+		idx = srcu_read_lock(&accel_submit_srcu);
 		job = accel_job_init(afile, &uj);
-		if (IS_ERR(job))
+		if (IS_ERR(job)) {
+			srcu_read_unlock(&accel_submit_srcu, idx);
 			return PTR_ERR(job);
+		}
 		if (put_user(job->id, &ujobs[i].id)) {
 			/* Not armed yet: undo it whole. */
 			accel_job_unlink(job);
+			srcu_read_unlock(&accel_submit_srcu, idx);
 			return -EFAULT;
 		}
 		/*
@@ -1308,6 +1523,7 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 		 */
 		kref_get(&job->ref);
 		accel_job_arm(job, NULL);
+		srcu_read_unlock(&accel_submit_srcu, idx);
 		accel_job_put(job);
 		args->submitted = i + 1;
 	}
@@ -1356,6 +1572,7 @@ static int accel_job_do_complete(struct accel_file *afile,
 	dt = args->device_ns ?: ktime_get_ns() - job->release_ns;
 	q->avg_ns = q->avg_ns ? (q->avg_ns * 7 + dt) / 8 : dt;
 	q->busy_ns += dt;
+	q->fstat->busy_ns += dt;
 	e->busy_ns += dt;
 	accel_queue_charge_locked(q, (s64)dt - (s64)job->charged);
 	accel_timeout_del_locked(e, job);
@@ -1442,16 +1659,19 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 	struct accel_job uj;
 	struct accel_sched_job *job;
 	bool early;
-	int ret;
+	int ret, idx;
 
 	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));
 	if (args.reserved || !IS_ALIGNED(args.job, sizeof(u64)))
 		return -EINVAL;
 	if (copy_from_user(&uj, u64_to_user_ptr(args.job), sizeof(uj)))
 		return -EFAULT;
+	idx = srcu_read_lock(&accel_submit_srcu);
 	job = accel_job_init(afile, &uj);
-	if (IS_ERR(job))
+	if (IS_ERR(job)) {
+		srcu_read_unlock(&accel_submit_srcu, idx);
 		return PTR_ERR(job);
+	}
 	/*
 	 * Issued by io-wq (IOSQE_ASYNC, or a punt), not by the submitter: a
 	 * release answered from task work runs in the submitter as soon as
@@ -1467,6 +1687,7 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 	job->issuing = true;
 	kref_get(&job->ref); /* arming may fail and free it */
 	ret = accel_job_arm(job, cmd);
+	srcu_read_unlock(&accel_submit_srcu, idx);
 	accel_job_put(job);
 	if (ret != -EIOCBQUEUED) {
 		if (!early)
@@ -1566,10 +1787,13 @@ void accel_sched_file_init(struct accel_file *afile)
 	INIT_LIST_HEAD(&afile->events);
 	init_waitqueue_head(&afile->events_wq);
 	mutex_init(&afile->sched_mutex);
+	INIT_LIST_HEAD(&afile->engines);
 	atomic_set(&afile->nr_jobs, 0);
 	atomic64_set(&afile->job_seq, 0);
 	atomic_set(&afile->answers_in_transit, 0);
 }
+
+static void accel_tenant_put(struct accel_tenant *t);
 
 /*
  * The file goes (its process may have died): every job it did not complete
@@ -1577,6 +1801,7 @@ void accel_sched_file_init(struct accel_file *afile)
  */
 void accel_sched_file_release(struct accel_file *afile)
 {
+	struct accel_file_engine *fe, *fetmp;
 	struct accel_event_node *n, *tmp;
 	struct accel_queue *q;
 	unsigned long handle;
@@ -1615,33 +1840,366 @@ void accel_sched_file_release(struct accel_file *afile)
 	xa_destroy(&afile->queues);
 	WARN_ON(!xa_empty(&afile->jobs)); /* a job left linked */
 	xa_destroy(&afile->jobs);
+	list_for_each_entry_safe(fe, fetmp, &afile->engines, link) {
+		list_del(&fe->link);
+		accel_engine_put(fe->engine);
+		kfree(fe);
+	}
+	accel_tenant_put(afile->tenant);
 }
 
-/* drm-engine-<name>: the engine time this file's jobs consumed. */
+/*
+ * An engine's name as a drm-usage-stats key: the format splits a line at
+ * its first ':' and allows none in a key, while engine names may hold one.
+ * Each ':' is written "%3a" ('%' is never in an engine name, so the
+ * mapping is one to one).
+ */
+static void accel_seq_engine_key(struct seq_file *m, const char *prefix,
+				 const char *name)
+{
+	seq_puts(m, prefix);
+	for (; *name; name++) {
+		if (*name == ':')
+			seq_puts(m, "%3a");
+		else
+			seq_putc(m, *name);
+	}
+	seq_putc(m, ':');
+}
+
+/**
+ * accel_sched_show_fdinfo - the file's scheduler lines of its fdinfo.
+ * @m:     the fdinfo.
+ * @afile: the file.
+ *
+ * Per engine the file ever named, in the drm-usage-stats format:
+ * ``drm-engine-<engine>: <ns> ns``, the engine time its jobs consumed over
+ * the file's whole life (queues destroyed included), and
+ * ``drm-engine-capacity-<engine>: <credits>``. Then ``accel-tenant`` (the
+ * cgroup id of the file's tenant, 0 for a tenant of its own).
+ *
+ * Context: process context; takes the file's sched_mutex.
+ */
 void accel_sched_show_fdinfo(struct seq_file *m, struct accel_file *afile)
 {
-	struct accel_queue *q, *o;
-	unsigned long h, h2;
+	struct accel_file_engine *fe;
 
-	xa_lock(&afile->queues);
-	xa_for_each(&afile->queues, h, q) {
-		u64 ns = 0;
-		bool seen = false;
-
-		xa_for_each(&afile->queues, h2, o) {
-			if (h2 >= h)
-				break;
-			if (o->engine == q->engine)
-				seen = true;
-		}
-		if (seen)
-			continue;
-		xa_for_each(&afile->queues, h2, o)
-			if (o->engine == q->engine)
-				ns += READ_ONCE(o->busy_ns);
-		seq_printf(m, "drm-engine-%s:\t%llu ns\n", q->engine->name, ns);
+	mutex_lock(&afile->sched_mutex);
+	list_for_each_entry(fe, &afile->engines, link) {
+		accel_seq_engine_key(m, "drm-engine-", fe->engine->name);
+		seq_printf(m, "\t%llu ns\n", READ_ONCE(fe->busy_ns));
+		accel_seq_engine_key(m, "drm-engine-capacity-", fe->engine->name);
+		seq_printf(m, "\t%u\n", READ_ONCE(fe->engine->credits));
 	}
-	xa_unlock(&afile->queues);
+	mutex_unlock(&afile->sched_mutex);
+	seq_printf(m, "accel-tenant:\t%llu\n", afile->tenant->cgroup_id);
+}
+
+/* ---------------------------------------------------------------- tenants */
+
+static void accel_tenant_kobj_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct accel_tenant, kobj));
+}
+
+static const struct kobj_type accel_tenant_ktype;
+
+/* Called with accel_tenants_lock, which it drops. */
+static void accel_tenant_free(struct kref *ref)
+{
+	struct accel_tenant *t = container_of(ref, struct accel_tenant, ref);
+
+	if (!t->cgroup_id) {
+		mutex_unlock(&accel_tenants_lock);
+		kfree(t);
+		return;
+	}
+	list_del_init(&t->link);
+	mutex_unlock(&accel_tenants_lock);
+	kobject_del(&t->kobj); /* waits for a sysfs access in progress */
+	kobject_put(&t->kobj);
+}
+
+static void accel_tenant_put(struct accel_tenant *t)
+{
+	kref_put_mutex(&t->ref, accel_tenant_free, &accel_tenants_lock);
+}
+
+/*
+ * The tenant of a file opened now: the cgroup (v2) of the opening task.
+ * A file opened from the root cgroup (every task, where nothing uses
+ * cgroup2) is a tenant of its own while root_tenant_per_file is set (the
+ * default): the root holds whatever was not placed anywhere, and sharing
+ * one tenant there would make unrelated processes share one share.
+ */
+static u64 accel_current_tenant_id(void)
+{
+	u64 id = 0;
+#ifdef CONFIG_CGROUPS
+	struct cgroup *cg;
+
+	rcu_read_lock();
+	cg = task_dfl_cgroup(current);
+	if (cgroup_parent(cg) || !READ_ONCE(accel_root_tenant_per_file))
+		id = cgroup_id(cg);
+	rcu_read_unlock();
+#endif
+	return id;
+}
+
+/**
+ * accel_sched_file_tenant - bind a new file to its tenant.
+ * @afile: the file, being opened.
+ *
+ * Return: 0, or -ENOMEM.
+ * Context: process context (the opener's); takes accel_tenants_lock.
+ */
+int accel_sched_file_tenant(struct accel_file *afile)
+{
+	u64 id = accel_current_tenant_id();
+	struct accel_tenant *t;
+
+	mutex_lock(&accel_tenants_lock);
+	if (id) {
+		list_for_each_entry(t, &accel_tenants, link) {
+			if (t->cgroup_id == id) {
+				kref_get(&t->ref);
+				goto out;
+			}
+		}
+	}
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t) {
+		mutex_unlock(&accel_tenants_lock);
+		return -ENOMEM;
+	}
+	kref_init(&t->ref);
+	INIT_LIST_HEAD(&t->link);
+	t->cgroup_id = id;
+	t->weight = ACCEL_TENANT_WEIGHT_DEFAULT;
+	if (id) {
+		kobject_init(&t->kobj, &accel_tenant_ktype);
+		if (kobject_add(&t->kobj, accel_sysfs_tenants, "%llu", id)) {
+			mutex_unlock(&accel_tenants_lock);
+			kobject_put(&t->kobj);
+			return -ENOMEM;
+		}
+		list_add_tail(&t->link, &accel_tenants);
+	}
+out:
+	mutex_unlock(&accel_tenants_lock);
+	afile->tenant = t;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ sysfs */
+
+/*
+ * /sys/kernel/accelsched/engines/<name>/credits and
+ * /sys/kernel/accelsched/tenants/<cgroup-id>/weight: the administrator's
+ * (0644, and CAP_SYS_ADMIN checked on write too, as a file mode alone does
+ * not hold in a user namespace's view of sysfs). A write pins its object:
+ * the configuration stays until the module is unloaded, even when the last
+ * queue of the engine, or the last file of the tenant, goes.
+ */
+static ssize_t credits_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(e->credits));
+}
+
+static ssize_t credits_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+	bool alive = true;
+	u32 v;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtou32(buf, 10, &v);
+	if (ret)
+		return ret;
+	if (v < 1 || v > ACCEL_CREDITS_MAX)
+		return -EINVAL;
+	mutex_lock(&accel_engines_lock);
+	/* Off the list once its last reference went: it is being freed. */
+	if (list_empty(&e->link))
+		alive = false;
+	else if (!e->pinned)
+		e->pinned = kref_get_unless_zero(&e->ref);
+	mutex_unlock(&accel_engines_lock);
+	if (!alive)
+		return -ENODEV;
+	spin_lock_irq(&e->lock);
+	WRITE_ONCE(e->credits, v);
+	accel_engine_schedule_locked(e); /* more credits release more now */
+	spin_unlock_irq(&e->lock);
+	return count;
+}
+
+static ssize_t in_flight_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(e->in_flight));
+}
+
+static ssize_t busy_ns_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(e->busy_ns));
+}
+
+static struct kobj_attribute accel_engine_credits = __ATTR_RW(credits);
+static struct kobj_attribute accel_engine_in_flight = __ATTR_RO(in_flight);
+static struct kobj_attribute accel_engine_busy_ns = __ATTR_RO(busy_ns);
+
+static struct attribute *accel_engine_attrs[] = {
+	&accel_engine_credits.attr,
+	&accel_engine_in_flight.attr,
+	&accel_engine_busy_ns.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(accel_engine);
+
+static const struct kobj_type accel_engine_ktype = {
+	.release = accel_engine_kobj_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = accel_engine_groups,
+};
+
+static ssize_t weight_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct accel_tenant *t = container_of(kobj, struct accel_tenant, kobj);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(t->weight));
+}
+
+static ssize_t weight_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct accel_tenant *t = container_of(kobj, struct accel_tenant, kobj);
+	bool alive = true;
+	u32 v;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtou32(buf, 10, &v);
+	if (ret)
+		return ret;
+	if (v < ACCEL_WEIGHT_MIN || v > ACCEL_WEIGHT_MAX)
+		return -EINVAL;
+	mutex_lock(&accel_tenants_lock);
+	if (list_empty(&t->link))
+		alive = false;
+	else if (!t->pinned)
+		t->pinned = kref_get_unless_zero(&t->ref);
+	mutex_unlock(&accel_tenants_lock);
+	if (!alive)
+		return -ENODEV;
+	/* Charges from now on use it; what was consumed stays consumed. */
+	WRITE_ONCE(t->weight, v);
+	return count;
+}
+
+static ssize_t queues_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct accel_tenant *t = container_of(kobj, struct accel_tenant, kobj);
+
+	return sysfs_emit(buf, "%d\n", atomic_read(&t->nr_queues));
+}
+
+static ssize_t jobs_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	struct accel_tenant *t = container_of(kobj, struct accel_tenant, kobj);
+
+	return sysfs_emit(buf, "%d\n", atomic_read(&t->nr_jobs));
+}
+
+static struct kobj_attribute accel_tenant_weight = __ATTR_RW(weight);
+static struct kobj_attribute accel_tenant_queues = __ATTR_RO(queues);
+static struct kobj_attribute accel_tenant_jobs = __ATTR_RO(jobs);
+
+static struct attribute *accel_tenant_attrs[] = {
+	&accel_tenant_weight.attr,
+	&accel_tenant_queues.attr,
+	&accel_tenant_jobs.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(accel_tenant);
+
+static const struct kobj_type accel_tenant_ktype = {
+	.release = accel_tenant_kobj_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = accel_tenant_groups,
+};
+
+static int accel_sysfs_init(void)
+{
+	accel_sysfs = kobject_create_and_add(ACCEL_DEVICE_NAME, kernel_kobj);
+	if (!accel_sysfs)
+		return -ENOMEM;
+	accel_sysfs_engines = kobject_create_and_add("engines", accel_sysfs);
+	accel_sysfs_tenants = kobject_create_and_add("tenants", accel_sysfs);
+	if (!accel_sysfs_engines || !accel_sysfs_tenants) {
+		kobject_put(accel_sysfs_engines);
+		kobject_put(accel_sysfs_tenants);
+		kobject_put(accel_sysfs);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Drop the administrator's pins; no file is open any more. */
+static void accel_sysfs_fini(void)
+{
+	struct accel_engine *e, *eit;
+	struct accel_tenant *t, *tit;
+
+	for (;;) {
+		e = NULL;
+		mutex_lock(&accel_engines_lock);
+		list_for_each_entry(eit, &accel_engines, link) {
+			if (eit->pinned) {
+				e = eit;
+				e->pinned = false;
+				break;
+			}
+		}
+		mutex_unlock(&accel_engines_lock);
+		if (!e)
+			break;
+		accel_engine_put(e);
+	}
+	for (;;) {
+		t = NULL;
+		mutex_lock(&accel_tenants_lock);
+		list_for_each_entry(tit, &accel_tenants, link) {
+			if (tit->pinned) {
+				t = tit;
+				t->pinned = false;
+				break;
+			}
+		}
+		mutex_unlock(&accel_tenants_lock);
+		if (!t)
+			break;
+		accel_tenant_put(t);
+	}
+	kobject_put(accel_sysfs_engines);
+	kobject_put(accel_sysfs_tenants);
+	kobject_put(accel_sysfs);
 }
 
 /* ---------------------------------------------------------------- debugfs */
@@ -1661,14 +2219,21 @@ static int accel_engines_show(struct seq_file *m, void *unused)
 			   e->nr_released, e->nr_completed, e->nr_failed,
 			   e->nr_timedout);
 		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
-			struct rb_node *n;
+			struct rb_node *tn, *n;
 
-			for (n = rb_first_cached(&e->rq[p]); n; n = rb_next(n)) {
-				struct accel_queue *q = rb_entry(n, struct accel_queue, rb);
+			for (tn = rb_first_cached(&e->rq[p]); tn; tn = rb_next(tn)) {
+				struct accel_entity *ent = rb_entry(tn, struct accel_entity, rb);
 
-				seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu\n",
-					   prio[p], q->afile->client_id, q->handle,
-					   q->weight, q->vruntime, q->busy_ns);
+				seq_printf(m, "  tenant %s %llu weight %u vruntime %llu\n",
+					   prio[p], ent->tenant->cgroup_id,
+					   READ_ONCE(ent->tenant->weight), ent->vruntime);
+				for (n = rb_first_cached(&ent->rq); n; n = rb_next(n)) {
+					struct accel_queue *q = rb_entry(n, struct accel_queue, rb);
+
+					seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu\n",
+						   prio[p], q->afile->client_id, q->handle,
+						   q->weight, q->vruntime, q->busy_ns);
+				}
 			}
 		}
 		spin_unlock_irq(&e->lock);
@@ -1680,9 +2245,16 @@ DEFINE_SHOW_ATTRIBUTE(accel_engines);
 
 int accel_sched_init(void)
 {
+	int ret;
+
 	accel_job_cache = KMEM_CACHE(accel_sched_job, 0);
 	if (!accel_job_cache)
 		return -ENOMEM;
+	ret = accel_sysfs_init();
+	if (ret) {
+		kmem_cache_destroy(accel_job_cache);
+		return ret;
+	}
 	accel_debugfs = debugfs_create_dir(ACCEL_DEVICE_NAME, NULL);
 	debugfs_create_file("engines", 0444, accel_debugfs, NULL,
 			    &accel_engines_fops);
@@ -1695,6 +2267,8 @@ int accel_sched_init(void)
 void accel_sched_fini(void)
 {
 	debugfs_remove_recursive(accel_debugfs);
+	accel_sysfs_fini();
 	kmem_cache_destroy(accel_job_cache);
 	WARN_ON(!list_empty(&accel_engines));
+	WARN_ON(!list_empty(&accel_tenants));
 }

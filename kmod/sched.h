@@ -6,6 +6,7 @@
 #define _ACCEL_SCHED_H
 
 #include <linux/dma-fence.h>
+#include <linux/kobject.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -26,11 +27,18 @@ struct io_uring_cmd;
  * @lock:     protects everything below, the scheduling fields of its queues
  *            and the state of their jobs. Taken with interrupts off; fence
  *            locks nest inside it, never outside.
- * @credits:  the most released jobs in flight.
+ * @kobj:     its sysfs directory, /sys/kernel/accelsched/engines/<name>/;
+ *            its release frees the engine.
+ * @pinned:   the administrator configured it: a reference held until the
+ *            module goes, so that the configuration outlives its queues
+ *            (accel_engines_lock).
+ * @credits:  the most released jobs in flight (set by the administrator).
  * @in_flight: released and not completed.
- * @rq:       per priority class, the queues with runnable jobs, by vruntime.
- * @min_vruntime: per class, the floor a queue that becomes runnable starts
- *            from (so an idle queue cannot bank time and then starve others).
+ * @rq:       per priority class, the tenants (&struct accel_entity) with
+ *            runnable jobs, by tenant vruntime.
+ * @entities: every &struct accel_entity of the engine.
+ * @min_vruntime: per class, the floor a tenant that becomes runnable starts
+ *            from (so an idle tenant cannot bank time and then starve others).
  * @ready:    jobs whose last wait was reached in a fence callback.
  * @kick:     drains @ready and releases what it can (process context);
  *            queued, it holds an engine reference.
@@ -43,10 +51,13 @@ struct accel_engine {
 	struct list_head link;
 	struct kref ref;
 	char name[32];
+	struct kobject kobj;
+	bool pinned;
 	spinlock_t lock;
 	u32 credits;
 	u32 in_flight;
 	struct rb_root_cached rq[3];
+	struct list_head entities;
 	u64 min_vruntime[3];
 	struct llist_head ready;
 	struct llist_head pool;
@@ -61,17 +72,83 @@ struct accel_engine {
 };
 
 /**
+ * struct accel_tenant - who shares an engine: a cgroup (v2), or one file.
+ * @link:     in the global tenant list (accel_tenants_lock); cgroup tenants.
+ * @ref:      one per file, one more while @pinned.
+ * @kobj:     a cgroup tenant's /sys/kernel/accelsched/tenants/<cgroup-id>/;
+ *            its release frees the tenant.
+ * @cgroup_id: the cgroup's id; 0 for a per-file tenant.
+ * @weight:   its share of an engine's class against other tenants,
+ *            [ACCEL_WEIGHT_MIN, ACCEL_WEIGHT_MAX], 100 by default (READ_ONCE:
+ *            the administrator may change it at any time).
+ * @pinned:   the administrator configured it (accel_tenants_lock).
+ * @nr_queues: its queues, over all its files (limit: tenant_max_queues).
+ * @nr_jobs:  its jobs submitted and not completed (limit: tenant_max_jobs).
+ */
+struct accel_tenant {
+	struct list_head link;
+	struct kref ref;
+	struct kobject kobj;
+	u64 cgroup_id;
+	u32 weight;
+	bool pinned;
+	atomic_t nr_queues;
+	atomic_t nr_jobs;
+};
+
+/**
+ * struct accel_entity - one tenant's queues of one class on one engine.
+ * @link:     in &accel_engine.entities.
+ * @tenant:   the tenant (its files keep it alive longer than any queue).
+ * @priority: the class.
+ * @nr_queues: queues using it; it goes with the last.
+ * @vruntime: engine time its queues consumed, scaled by 1/tenant weight.
+ * @min_vruntime: the floor a queue of it that becomes runnable starts from.
+ * @rb:       in the engine's rq[@priority] while @on_rq.
+ * @on_rq:    one of its queues is runnable.
+ * @rq:       its runnable queues, by queue vruntime.
+ *
+ * All under the engine's lock.
+ */
+struct accel_entity {
+	struct list_head link;
+	struct accel_tenant *tenant;
+	u32 priority;
+	u32 nr_queues;
+	u64 vruntime;
+	u64 min_vruntime;
+	struct rb_node rb;
+	bool on_rq;
+	struct rb_root_cached rq;
+};
+
+/**
+ * struct accel_file_engine - what one file's jobs consumed of one engine,
+ * for the file's whole life (fdinfo): it outlives the file's queues.
+ * @link:     in the file's list (its sched_mutex).
+ * @engine:   the engine; a reference.
+ * @busy_ns:  engine time (written under the engine's lock).
+ */
+struct accel_file_engine {
+	struct list_head link;
+	struct accel_engine *engine;
+	u64 busy_ns;
+};
+
+/**
  * struct accel_queue - a submission queue of one file.
  * @afile:    the file (the queue never outlives it).
  * @engine:   the engine; a reference.
+ * @ent:      its tenant's entity on the engine for its class.
+ * @fstat:    its file's totals on the engine.
  * @handle:   its handle in the file.
  * @priority: its class.
  * @weight:   its share in the class.
  * @vruntime: engine time consumed, scaled by 1/@weight (engine lock).
  * @busy_ns:  engine time consumed (engine lock).
  * @avg_ns:   running average of its jobs' engine time (engine lock).
- * @rb:       in @engine->rq[@priority] while @on_rq.
- * @on_rq:    it has runnable jobs and sits in the engine's run queue.
+ * @rb:       in @ent->rq while @on_rq.
+ * @on_rq:    it has runnable jobs and sits in its entity's run queue.
  * @runnable: its runnable jobs, in submission order (engine lock).
  * @dead:     destroyed: no new jobs.
  * @answer_seq: the next number of a release answered through io_uring
@@ -80,6 +157,8 @@ struct accel_engine {
 struct accel_queue {
 	struct accel_file *afile;
 	struct accel_engine *engine;
+	struct accel_entity *ent;
+	struct accel_file_engine *fstat;
 	u32 handle;
 	u32 priority;
 	u32 weight;
@@ -98,6 +177,7 @@ struct accel_sched_file_stats {
 	u64 busy_ns;
 };
 
+int accel_sched_file_tenant(struct accel_file *afile);
 int accel_sched_init(void);
 void accel_sched_fini(void);
 void accel_sched_file_init(struct accel_file *afile);

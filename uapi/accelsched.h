@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 3
+#define ACCEL_ABI_MINOR 4
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -72,6 +72,14 @@ extern "C" {
  * ACCEL_URING_SEQ_VALID).
  */
 #define ACCEL_FEATURE_URING_SEQ (1ULL << 4)
+/**
+ * ACCEL_FEATURE_TENANTS - engines are shared by tenants (ABI 1.4): engine
+ * time goes to tenants (cgroups) by their weights, then to a tenant's
+ * queues by theirs; credit limits and tenant weights are the
+ * administrator's (/sys/kernel/accelsched/); a HIGH queue needs
+ * CAP_SYS_NICE. See Documentation/sched.rst, "Tenants".
+ */
+#define ACCEL_FEATURE_TENANTS (1ULL << 5)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -373,11 +381,16 @@ struct accel_uring_wait {
 /**
  * struct accel_queue_create - ACCEL_IOCTL_QUEUE_CREATE.
  * @engine:   the engine's name, NUL-terminated, [a-z0-9:._-], not empty.
- * @priority: ACCEL_PRIORITY_HIGH, _NORMAL or _LOW.
- * @weight:   share within the class, ACCEL_WEIGHT_MIN..ACCEL_WEIGHT_MAX.
- * @credits:  the engine's credit limit (1..ACCEL_CREDITS_MAX) if this call
- *            creates the engine; 0 takes the existing limit (or 1). Naming
- *            an existing engine with another non-zero limit is -EEXIST.
+ * @priority: ACCEL_PRIORITY_HIGH, _NORMAL or _LOW. HIGH needs CAP_SYS_NICE
+ *            (-EACCES without it, since ABI 1.4).
+ * @weight:   share among the queues of the caller's tenant in the class,
+ *            ACCEL_WEIGHT_MIN..ACCEL_WEIGHT_MAX (tenants share an engine by
+ *            the weights the administrator gives them first).
+ * @credits:  0, or 1..ACCEL_CREDITS_MAX (more is -EINVAL): the credit limit
+ *            of the engine, used only if this call creates the engine and
+ *            the caller has CAP_SYS_ADMIN; otherwise ignored (since ABI 1.4;
+ *            before, an existing engine's other limit was -EEXIST). Limits
+ *            are set in /sys/kernel/accelsched/engines/<name>/credits.
  * @flags:    must be zero.
  * @handle:   out: the queue's handle in this file (never 0).
  * @pad:      must be zero.

@@ -133,6 +133,11 @@ void *accel_executor_data(const struct accel_sched_executor *ex)
 	return ex->data;
 }
 
+accel_scheduler_t *accel_executor_scheduler(const struct accel_sched_executor *ex)
+{
+	return ex->scheduler;
+}
+
 void accel_executor_push(struct accel_sched_executor *ex,
 			 struct accel_sched_job *job)
 {
@@ -229,6 +234,8 @@ static int pipelined_wait(accel_scheduler_t *s, struct accel_sched_job *job)
 static void job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 			 int err, const char *msg)
 {
+	if (s->ops->job_done)
+		s->ops->job_done(s, job);
 	if (s->ops->job_complete) {
 		s->ops->job_complete(s, job, err, msg);
 		if (job->release)

@@ -256,6 +256,13 @@ struct accel_scheduler_ops {
 	int (*job_submit)(accel_scheduler_t *s, struct accel_sched_job *job);
 
 	/*
+	 * job_done() - optional: @job's work ended (it ran, or was not run),
+	 * before anything of it is released or signalled. The embedded kind
+	 * returns the job's engine credit and charges its device time.
+	 */
+	void (*job_done)(accel_scheduler_t *s, struct accel_sched_job *job);
+
+	/*
 	 * job_complete() - optional: finish @job on the executor thread once
 	 * it ran (or was not run: @status and @msg then say why). NULL: the
 	 * executor signals the signals, or fails them with @status and @msg,
@@ -333,6 +340,8 @@ void accel_executor_push(struct accel_sched_executor *ex,
 /* The scheduler kind's own data for the executor (kernel: its queue). */
 void accel_executor_set_data(struct accel_sched_executor *ex, void *data);
 void *accel_executor_data(const struct accel_sched_executor *ex);
+/* The scheduler the executor runs jobs for. */
+accel_scheduler_t *accel_executor_scheduler(const struct accel_sched_executor *ex);
 
 /*
  * accel_sched_job_run() - run @job (unless a wait failed or it was

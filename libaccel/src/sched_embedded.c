@@ -29,8 +29,18 @@
  * signal point (raising "submitted" and waking ACCEL_SEMAPHORE_WAIT_SUBMITTED
  * waiters), then arms the waits. Each fired timepoint decrements the job's
  * pending count, recording the first failure; the last one pushes the job
- * to its executor. Nothing orders jobs except these points, so a job
+ * to the arbiter. Nothing orders jobs except these points, so a job
  * waiting on an unreached point never holds back a later independent one.
+ *
+ * Arbitration, with the module's semantics (kmod/sched.c): one engine per
+ * device URI with a credit limit (ACCEL_ENGINE_CREDITS, default 4). A
+ * runnable job joins its queue's runnable list in submission order; the
+ * engine releases (pushes to the queue's executor) while it has credits:
+ * from the highest class with runnable work, the queue with the least
+ * virtual time (device time * 1024 / weight; charged the queue's average
+ * at release, corrected by ->job_done with the measured time, which also
+ * returns the credit). A queue that becomes runnable starts at its class's
+ * floor. A job whose wait failed skips the arbiter: it is not run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -67,8 +77,20 @@ struct emb_sem {
 	struct emb_timepoint head; /* circular list sentinel */
 };
 
+struct emb_engine;
+
+/*
+ * struct accel_sched_embedded - the scheduler: its engines.
+ * @lock:    the arbiter's lock: protects every engine and the scheduling
+ *           fields of their queues and jobs. It nests inside semaphore
+ *           locks (a job becomes runnable from a fire) and outside the
+ *           executors' locks (a release pushes to an executor).
+ * @engines: the engines that have queues, one per device URI.
+ */
 struct accel_sched_embedded {
 	accel_scheduler_t base;
+	pthread_mutex_t lock;
+	struct emb_engine *engines;
 };
 
 static struct emb_sem *to_emb(accel_semaphore_t *sem)
@@ -401,13 +423,171 @@ static int emb_sem_wait(accel_scheduler_t *sched, uint32_t count,
 	return sleep_until(count, p, all, submitted, deadline, index);
 }
 
-/* ---- jobs ------------------------------------------------------------- */
+/* ---- the arbiter ------------------------------------------------------ */
+
+/* The weight that makes virtual time equal device time (the module's). */
+#define EMB_WEIGHT_UNIT 1024
+/* Credits of an engine when ACCEL_ENGINE_CREDITS does not say. */
+#define EMB_ENGINE_CREDITS 4
+#define EMB_ENGINE_CREDITS_MAX 65536
+
+/*
+ * struct emb_engine - the arbitration of one device (by URI).
+ * @credits:      released jobs that may be in flight at once.
+ * @in_flight:    released jobs not done yet.
+ * @min_vruntime: per class, the floor a queue that becomes runnable
+ *                starts from (it only grows): idling banks nothing.
+ * @queues:       every queue on the engine.
+ * @refs:         its queues; the last one frees it.
+ */
+struct emb_engine {
+	struct emb_engine *next;
+	char name[64];
+	uint32_t credits;
+	uint32_t in_flight;
+	uint64_t min_vruntime[ACCEL_SCHED_PRIO_COUNT];
+	struct emb_queue *queues;
+	uint32_t refs;
+};
+
+/*
+ * struct emb_queue - a queue's place in its engine (the executor's data).
+ * @vruntime: device time consumed (estimated at release, corrected when
+ *            done) times EMB_WEIGHT_UNIT over @weight.
+ * @avg_ns:   running average of its jobs' device time: a release's charge.
+ * @runnable: its runnable jobs not released yet, by submission number.
+ * @next_seq: the next job's submission number.
+ */
+struct emb_queue {
+	struct emb_queue *next;
+	struct emb_engine *engine;
+	struct accel_sched_executor *executor;
+	uint32_t priority;
+	uint32_t weight;
+	uint64_t vruntime;
+	uint64_t avg_ns;
+	struct emb_job *runnable;
+	atomic_uint_fast64_t next_seq;
+};
 
 struct job_tp {
 	struct emb_timepoint tp;
 	struct accel_sched_job *job;
 	uint32_t index;
 };
+
+/*
+ * struct emb_job - a job's arbitration state and its wait timepoints
+ * (struct accel_sched_job.priv; one allocation, freed by the executor).
+ * @charged: the device time charged at release (the queue's average).
+ * @credit:  it holds one of its engine's credits.
+ */
+struct emb_job {
+	struct accel_sched_job *job;
+	struct emb_queue *queue;
+	struct emb_job *next;
+	uint64_t seq;
+	uint64_t charged;
+	bool credit;
+	struct job_tp tps[];
+};
+
+static struct accel_sched_embedded *to_sched(accel_scheduler_t *s)
+{
+	return (struct accel_sched_embedded *)s;
+}
+
+/* Charges @ns (negative: a correction) of device time to @q. */
+static void queue_charge_locked(struct emb_queue *q, int64_t ns)
+{
+	int64_t dv = ns * EMB_WEIGHT_UNIT / (int64_t)q->weight;
+
+	q->vruntime = dv < 0 && (uint64_t)-dv > q->vruntime ? 0 : q->vruntime + (uint64_t)dv;
+}
+
+/* The queue to release from: strict class order, then least vruntime. */
+static struct emb_queue *pick_locked(struct emb_engine *e)
+{
+	for (uint32_t p = 0; p < ACCEL_SCHED_PRIO_COUNT; p++) {
+		struct emb_queue *best = NULL;
+
+		for (struct emb_queue *q = e->queues; q; q = q->next)
+			if (q->runnable && q->priority == p &&
+			    (!best || q->vruntime < best->vruntime))
+				best = q;
+		if (best) {
+			if (best->vruntime > e->min_vruntime[p])
+				e->min_vruntime[p] = best->vruntime;
+			return best;
+		}
+	}
+	return NULL;
+}
+
+/* Releases what the engine's credits allow. */
+static void schedule_locked(struct emb_engine *e)
+{
+	while (e->in_flight < e->credits) {
+		struct emb_queue *q = pick_locked(e);
+		struct emb_job *j;
+
+		if (!q)
+			break;
+		j = q->runnable;
+		q->runnable = j->next;
+		j->credit = true;
+		j->charged = q->avg_ns;
+		queue_charge_locked(q, (int64_t)j->charged);
+		e->in_flight++;
+		accel_executor_push(q->executor, j->job);
+	}
+}
+
+/* Into its queue's runnable jobs, in submission order; then release. */
+static void job_runnable(struct accel_sched_job *job)
+{
+	struct emb_job *j = job->priv;
+	struct emb_queue *q = j->queue;
+	struct accel_sched_embedded *es = to_sched(accel_executor_scheduler(job->executor));
+	struct emb_job **at;
+
+	if (atomic_load(&job->wait_error)) {
+		/* Not run: no credit, its signals fail at once. */
+		accel_executor_push(job->executor, job);
+		return;
+	}
+	pthread_mutex_lock(&es->lock);
+	if (!q->runnable)
+		q->vruntime = q->vruntime > q->engine->min_vruntime[q->priority] ?
+			      q->vruntime : q->engine->min_vruntime[q->priority];
+	for (at = &q->runnable; *at && (*at)->seq < j->seq; at = &(*at)->next)
+		;
+	j->next = *at;
+	*at = j;
+	schedule_locked(q->engine);
+	pthread_mutex_unlock(&es->lock);
+}
+
+/* ->job_done: return the credit, correct the charge, release the next. */
+static void emb_job_done(accel_scheduler_t *sched, struct accel_sched_job *job)
+{
+	struct accel_sched_embedded *es = to_sched(sched);
+	struct emb_job *j = job->priv;
+	struct emb_queue *q = j->queue;
+	uint64_t dt = job->device_ns;
+
+	if (!j->credit)
+		return;
+	pthread_mutex_lock(&es->lock);
+	j->credit = false;
+	queue_charge_locked(q, (int64_t)dt - (int64_t)j->charged);
+	q->avg_ns = q->avg_ns ? (q->avg_ns * 7 + dt) / 8 : dt;
+	q->engine->in_flight--;
+	schedule_locked(q->engine);
+	pthread_mutex_unlock(&es->lock);
+}
+
+/* ---- jobs ------------------------------------------------------------- */
 
 static void job_tp_fire(struct emb_timepoint *tp, int status)
 {
@@ -418,21 +598,23 @@ static void job_tp_fire(struct emb_timepoint *tp, int status)
 	if (status && atomic_compare_exchange_strong(&job->wait_error, &none, status))
 		atomic_store(&job->wait_index, j->index);
 	if (atomic_fetch_sub(&job->pending, 1) == 1)
-		accel_executor_push(job->executor, job);
+		job_runnable(job);
 }
 
 static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 {
-	struct job_tp *tps = NULL;
+	struct emb_job *j = calloc(1, sizeof(*j) + job->wait_count * sizeof(j->tps[0]));
+	struct job_tp *tps;
 
-	if (job->wait_count) {
-		tps = calloc(job->wait_count, sizeof(*tps));
-		if (!tps)
-			return accel_fail(ENOMEM, "accel_queue_execute: out of memory for %u waits",
-					  job->wait_count);
-	}
+	if (!j)
+		return accel_fail(ENOMEM, "accel_queue_execute: out of memory for %u waits",
+				  job->wait_count);
 	/* The point of no return. */
-	job->priv = tps;
+	j->job = job;
+	j->queue = accel_executor_data(job->executor);
+	j->seq = atomic_fetch_add(&j->queue->next_seq, 1);
+	tps = j->tps;
+	job->priv = j;
 	atomic_init(&job->pending, job->wait_count + 1);
 	atomic_init(&job->wait_error, 0);
 	atomic_init(&job->wait_index, 0);
@@ -448,24 +630,132 @@ static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 		tp_arm(to_emb(job->waits[i].sem), &tps[i].tp);
 	}
 	if (atomic_fetch_sub(&job->pending, 1) == 1)
-		accel_executor_push(job->executor, job);
+		job_runnable(job);
 	return 0;
 }
 
 /* ---- executors -------------------------------------------------------- */
 
+/* ACCEL_ENGINE_CREDITS, or the default; 0 with the message set if bad. */
+static uint32_t engine_credits(const char *caller)
+{
+	const char *env = getenv("ACCEL_ENGINE_CREDITS");
+	char *end;
+	unsigned long v;
+
+	if (!env || !*env)
+		return EMB_ENGINE_CREDITS;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	if (errno || *end || v < 1 || v > EMB_ENGINE_CREDITS_MAX) {
+		accel_fail(EINVAL,
+			"%s: ACCEL_ENGINE_CREDITS is \"%s\"; it must be a number in 1..%u (unset: %u)",
+			caller, env, EMB_ENGINE_CREDITS_MAX, EMB_ENGINE_CREDITS);
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
+/* The engine named @name into *@out, made if none; 0 or -errno. */
+static int engine_get_locked(struct accel_sched_embedded *es, const char *name,
+			     const char *caller, struct emb_engine **out)
+{
+	struct emb_engine *e;
+	uint32_t credits;
+
+	for (e = es->engines; e; e = e->next)
+		if (strcmp(e->name, name) == 0) {
+			e->refs++;
+			*out = e;
+			return 0;
+		}
+	credits = engine_credits(caller);
+	if (!credits)
+		return -EINVAL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return accel_fail(ENOMEM, "%s: out of memory", caller);
+	accel_strfmt(e->name, sizeof(e->name), "%s", name);
+	e->credits = credits;
+	e->refs = 1;
+	e->next = es->engines;
+	es->engines = e;
+	*out = e;
+	return 0;
+}
+
+static void engine_put_locked(struct accel_sched_embedded *es,
+			      struct emb_engine *e)
+{
+	struct emb_engine **at;
+
+	if (--e->refs)
+		return;
+	for (at = &es->engines; *at != e; at = &(*at)->next)
+		;
+	*at = e->next;
+	free(e);
+}
+
 static int emb_executor_create(accel_scheduler_t *sched, const char *name,
 			       const struct accel_sched_queue_params *params,
 			       struct accel_sched_executor **out)
 {
-	return accel_executor_thread_create(sched, name, out);
+	struct accel_sched_embedded *es = to_sched(sched);
+	struct emb_queue *q = calloc(1, sizeof(*q));
+	int err;
+
+	if (!q)
+		return accel_fail(ENOMEM, "%s: out of memory", params->caller);
+	q->priority = params->priority;
+	q->weight = params->weight;
+	atomic_init(&q->next_seq, 0);
+	err = accel_executor_thread_create(sched, name, &q->executor);
+	if (err) {
+		free(q);
+		return err;
+	}
+	pthread_mutex_lock(&es->lock);
+	err = engine_get_locked(es, name, params->caller, &q->engine);
+	if (!err) {
+		q->vruntime = q->engine->min_vruntime[q->priority];
+		q->next = q->engine->queues;
+		q->engine->queues = q;
+	}
+	pthread_mutex_unlock(&es->lock);
+	if (err) {
+		accel_executor_thread_destroy(q->executor);
+		free(q);
+		return err;
+	}
+	accel_executor_set_data(q->executor, q);
+	*out = q->executor;
+	return 0;
+}
+
+/* The queue's last job is done: nothing of it is left in the engine. */
+static void emb_executor_destroy(struct accel_sched_executor *ex)
+{
+	struct emb_queue *q = accel_executor_data(ex);
+	struct accel_sched_embedded *es = to_sched(accel_executor_scheduler(ex));
+	struct emb_queue **at;
+
+	accel_executor_thread_destroy(ex);
+	pthread_mutex_lock(&es->lock);
+	for (at = &q->engine->queues; *at != q; at = &(*at)->next)
+		;
+	*at = q->next;
+	engine_put_locked(es, q->engine);
+	pthread_mutex_unlock(&es->lock);
+	free(q);
 }
 
 /* ---- the scheduler ---------------------------------------------------- */
 
 static void embedded_destroy(accel_scheduler_t *s)
 {
-	free((struct accel_sched_embedded *)s);
+	pthread_mutex_destroy(&to_sched(s)->lock);
+	free(to_sched(s));
 }
 
 static void embedded_query(const accel_scheduler_t *s,
@@ -484,8 +774,9 @@ static const struct accel_scheduler_ops embedded_ops = {
 	.sem_fail = emb_sem_fail,
 	.sem_wait = emb_sem_wait,
 	.executor_create = emb_executor_create,
-	.executor_destroy = accel_executor_thread_destroy,
+	.executor_destroy = emb_executor_destroy,
 	.job_submit = emb_job_submit,
+	.job_done = emb_job_done,
 };
 
 int accel_sched_embedded_open(accel_scheduler_t **out, char *why,
@@ -500,6 +791,7 @@ int accel_sched_embedded_open(accel_scheduler_t **out, char *why,
 		return -ENOMEM;
 	}
 	accel_scheduler_init(&e->base, ACCEL_SCHEDULER_EMBEDDED, &embedded_ops);
+	pthread_mutex_init(&e->lock, NULL);
 	*out = &e->base;
 	return 0;
 }

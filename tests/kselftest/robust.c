@@ -224,6 +224,72 @@ TEST_TIMEOUT(submit_races_release_and_complete, 120)
 }
 
 /*
+ * Found by accel-fuzz: QUEUE_DESTROY on one thread while another submits
+ * to the same queue freed the queue under the submission (KASAN on the
+ * debug kernel, on the ioctl and io_uring paths). Every submission must
+ * either be refused (-ENOENT, the queue is gone) or go in and then be
+ * cancelled with the queue: a point it promised fails -ECANCELED, never
+ * stays pending.
+ */
+struct qrace {
+	int fd;
+	atomic_uint handle;
+	atomic_int stop;
+};
+
+static void *qrace_destroyer(void *arg)
+{
+	struct qrace *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		struct accel_queue_destroy d = { .handle = atomic_load(&r->handle) };
+
+		ioctl(r->fd, ACCEL_IOCTL_QUEUE_DESTROY, &d);
+	}
+	return NULL;
+}
+
+TEST_TIMEOUT(queue_destroy_races_submit, 120)
+{
+	struct qrace r = { .fd = accel_test_open() };
+	int in = 0, refused = 0, err;
+	uint64_t t0 = now_ns();
+	pthread_t t;
+	uint32_t y;
+
+	ASSERT_GE(r.fd, 0);
+	y = so_new(r.fd, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, qrace_destroyer, &r));
+	for (int i = 1; i <= 3000 && now_ns() - t0 < 10ull * 1000000000ull; i++) {
+		uint32_t q = queue_new(r.fd, engine_name("qrace"),
+				       ACCEL_PRIORITY_NORMAL, 0);
+		uint32_t sy = so_new(r.fd, 0);
+		int id;
+
+		atomic_store(&r.handle, q);
+		/* Waits on Y:1, never reached: it can only be cancelled. */
+		id = submit(r.fd, q, y, 1, sy, 1, i);
+		if (id == -ENOENT) {
+			refused++;
+		} else {
+			ASSERT_GT(id, 0);
+			in++;
+			struct accel_queue_destroy d = { .handle = q };
+			ioctl(r.fd, ACCEL_IOCTL_QUEUE_DESTROY, &d);
+			ASSERT_EQ(-ECANCELED, so_wait1(r.fd, sy, 1, 0, in_ms(5000)));
+		}
+		ASSERT_EQ(0, so_query(r.fd, sy, NULL, NULL, &err));
+		ASSERT_TRUE(err == 0 || err == -ECANCELED);
+		ASSERT_EQ(0, so_destroy(r.fd, sy));
+	}
+	atomic_store(&r.stop, 1);
+	pthread_join(t, NULL);
+	TH_LOG("%d submissions went in, %d were refused", in, refused);
+	ASSERT_GT(in + refused, 100);
+	ASSERT_EQ(0, close(r.fd));
+}
+
+/*
  * Issue 3: polls on ever new unreached points leave nothing behind, and
  * timed waits that give up leave at most about twice what is live.
  */

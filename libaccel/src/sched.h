@@ -239,6 +239,21 @@ struct accel_scheduler_ops {
 			int64_t deadline, uint32_t *index);
 
 	/*
+	 * Sharing (semaphore.h): the arguments are validated (non-NULL, @fd
+	 * open); each returns 0 or -errno with the message set and nothing
+	 * changed. Only the kernel kind shares; the embedded one answers
+	 * -EOPNOTSUPP. sem_export_sync_file() also serves
+	 * accel_semaphore_notify_fd(), hence @caller.
+	 */
+	int (*sem_export_fd)(accel_semaphore_t *sem, int *fd);
+	int (*sem_import_fd)(accel_scheduler_t *s, int fd,
+			     accel_semaphore_t **out);
+	int (*sem_export_sync_file)(accel_semaphore_t *sem, uint64_t value,
+				    int *fd, const char *caller);
+	int (*sem_import_sync_file)(accel_semaphore_t *sem, uint64_t value,
+				    int fd);
+
+	/*
 	 * Executors: one per queue; @name (the device's URI) is for messages
 	 * and names the engine; @params are validated already.
 	 */

@@ -764,6 +764,48 @@ static void embedded_query(const accel_scheduler_t *s,
 	/* No module: every kernel field stays zero or "". */
 }
 
+/*
+ * ---- sharing: needs the module ---------------------------------------
+ *
+ * An embedded semaphore lives in this process's memory: no fd can carry
+ * it, and no other driver can wait on it. Say so, and how to get one that
+ * can be shared.
+ */
+static int emb_unshared(const accel_scheduler_t *s, const char *fn,
+			const char *what)
+{
+	return accel_fail(EOPNOTSUPP,
+		"%s: %s needs the kernel scheduler (/dev/accelsched, the accelsched module); this process uses the embedded scheduler (%s)",
+		fn, what, s->reason[0] ? s->reason : "no reason recorded");
+}
+
+static int emb_sem_export_fd(accel_semaphore_t *sem, int *fd)
+{
+	return emb_unshared(sem->scheduler, "accel_semaphore_export_fd",
+			    "sharing a semaphore between processes");
+}
+
+static int emb_sem_import_fd(accel_scheduler_t *s, int fd,
+			     accel_semaphore_t **out)
+{
+	return emb_unshared(s, "accel_semaphore_import_fd",
+			    "sharing a semaphore between processes");
+}
+
+static int emb_sem_export_sync_file(accel_semaphore_t *sem, uint64_t value,
+				    int *fd, const char *caller)
+{
+	return emb_unshared(sem->scheduler, caller,
+			    "a sync_file (a pollable fence of a point)");
+}
+
+static int emb_sem_import_sync_file(accel_semaphore_t *sem, uint64_t value,
+				    int fd)
+{
+	return emb_unshared(sem->scheduler, "accel_semaphore_import_sync_file",
+			    "importing a sync_file as a point");
+}
+
 static const struct accel_scheduler_ops embedded_ops = {
 	.destroy = embedded_destroy,
 	.query = embedded_query,
@@ -773,6 +815,10 @@ static const struct accel_scheduler_ops embedded_ops = {
 	.sem_signal = emb_sem_signal,
 	.sem_fail = emb_sem_fail,
 	.sem_wait = emb_sem_wait,
+	.sem_export_fd = emb_sem_export_fd,
+	.sem_import_fd = emb_sem_import_fd,
+	.sem_export_sync_file = emb_sem_export_sync_file,
+	.sem_import_sync_file = emb_sem_import_sync_file,
 	.executor_create = emb_executor_create,
 	.executor_destroy = emb_executor_destroy,
 	.job_submit = emb_job_submit,

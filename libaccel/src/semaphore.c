@@ -4,6 +4,7 @@
  * itself is the scheduler kind's (sched_embedded.c, sched_kernel.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,4 +423,92 @@ ACCEL_EXPORT int accel_semaphore_wait(accel_semaphore_t *semaphore,
 		return accel_fail(EINVAL, "accel_semaphore_wait: semaphore is NULL");
 	return wait_list(&list, flags | ACCEL_SEMAPHORE_WAIT_ALL, deadline_ns, NULL,
 			 "accel_semaphore_wait");
+}
+
+/*
+ * ---- sharing (kernel scheduler) ---------------------------------------
+ *
+ * The arguments are checked here for every kind, so that a bad call gets
+ * the same answer on both: NULL is -EINVAL, an fd that is negative or not
+ * open is -EBADF. What the fd must be (an exported semaphore, a
+ * sync_file) only the kernel kind can tell.
+ */
+static int check_fd(int fd, const char *fn, const char *what)
+{
+	if (fd < 0)
+		return accel_fail(EBADF, "%s: fd %d is negative; pass %s",
+				  fn, fd, what);
+	if (fcntl(fd, F_GETFD) < 0)
+		return accel_fail(EBADF, "%s: fd %d is not open in this process; pass %s",
+				  fn, fd, what);
+	return 0;
+}
+
+ACCEL_EXPORT int accel_semaphore_export_fd(accel_semaphore_t *semaphore,
+					   int *fd)
+{
+	if (!fd)
+		return accel_fail(EINVAL, "accel_semaphore_export_fd: fd is NULL");
+	*fd = -1;
+	if (!semaphore)
+		return accel_fail(EINVAL, "accel_semaphore_export_fd: semaphore is NULL");
+	return semaphore->scheduler->ops->sem_export_fd(semaphore, fd);
+}
+
+ACCEL_EXPORT int accel_semaphore_import_fd(accel_scheduler_t *scheduler, int fd,
+					   accel_semaphore_t **out)
+{
+	static const char fn[] = "accel_semaphore_import_fd";
+	int err;
+
+	if (!out)
+		return accel_fail(EINVAL, "%s: out is NULL", fn);
+	*out = NULL;
+	if (!scheduler)
+		return accel_fail(EINVAL,
+			"%s: scheduler is NULL; pass one from accel_scheduler_open() or accel_device_scheduler()",
+			fn);
+	err = check_fd(fd, fn, "an fd from accel_semaphore_export_fd()");
+	if (err)
+		return err;
+	return scheduler->ops->sem_import_fd(scheduler, fd, out);
+}
+
+ACCEL_EXPORT int accel_semaphore_export_sync_file(accel_semaphore_t *semaphore,
+						  uint64_t value, int *fd)
+{
+	if (!fd)
+		return accel_fail(EINVAL, "accel_semaphore_export_sync_file: fd is NULL");
+	*fd = -1;
+	if (!semaphore)
+		return accel_fail(EINVAL, "accel_semaphore_export_sync_file: semaphore is NULL");
+	return semaphore->scheduler->ops->sem_export_sync_file(semaphore, value, fd,
+				"accel_semaphore_export_sync_file");
+}
+
+ACCEL_EXPORT int accel_semaphore_import_sync_file(accel_semaphore_t *semaphore,
+						  uint64_t value, int fd)
+{
+	static const char fn[] = "accel_semaphore_import_sync_file";
+	int err;
+
+	if (!semaphore)
+		return accel_fail(EINVAL, "%s: semaphore is NULL", fn);
+	err = check_fd(fd, fn, "a sync_file fd");
+	if (err)
+		return err;
+	return semaphore->scheduler->ops->sem_import_sync_file(semaphore, value, fd);
+}
+
+/* The fd is the point's sync_file: see semaphore.h for why. */
+ACCEL_EXPORT int accel_semaphore_notify_fd(accel_semaphore_t *semaphore,
+					   uint64_t value, int *fd)
+{
+	if (!fd)
+		return accel_fail(EINVAL, "accel_semaphore_notify_fd: fd is NULL");
+	*fd = -1;
+	if (!semaphore)
+		return accel_fail(EINVAL, "accel_semaphore_notify_fd: semaphore is NULL");
+	return semaphore->scheduler->ops->sem_export_sync_file(semaphore, value, fd,
+				"accel_semaphore_notify_fd");
 }

@@ -26,6 +26,16 @@
  * which command); accel_semaphore_failure_message() returns it, and waits
  * that fail put it into the thread's accel_error_message().
  *
+ * Sharing (kernel scheduler only): accel_semaphore_export_fd() and
+ * accel_semaphore_import_fd() carry a semaphore to another process (send
+ * the fd with SCM_RIGHTS; holding it is the permission);
+ * accel_semaphore_export_sync_file() and accel_semaphore_import_sync_file()
+ * trade points with any driver that speaks sync_file (DRM, Vulkan);
+ * accel_semaphore_notify_fd() gives an fd to poll()/epoll for a point. The
+ * embedded scheduler keeps semaphores in process memory, so these answer
+ * -EOPNOTSUPP there, with a message that names the module and why this
+ * process runs without it (accel_scheduler_reason()).
+ *
  * Thread-safety: thread-safe. Any thread may signal, fail, query or wait
  * on any semaphore at any time.
  */
@@ -158,6 +168,110 @@ int accel_semaphore_wait(accel_semaphore_t *semaphore, uint64_t value,
 int accel_semaphore_list_wait(const accel_semaphore_list_t *list,
 			      uint32_t flags, int64_t deadline_ns,
 			      uint32_t *index);
+
+/**
+ * accel_semaphore_export_fd() - an fd that holds @semaphore, to share it.
+ * @semaphore: the semaphore (kernel scheduler).
+ * @fd:        receives a new O_CLOEXEC fd, the caller's to close; -1 first
+ *             and on failure.
+ *
+ * Send the fd to another process over a unix socket (SCM_RIGHTS) and
+ * import it there with accel_semaphore_import_fd(). Holding the fd is the
+ * permission: there are no global names. The fd keeps the timeline alive
+ * without the semaphore object; when its last holder goes (semaphores,
+ * fds, submissions), points still pending fail with -ENOENT.
+ *
+ * Return: 0; -EINVAL (NULL argument); -EOPNOTSUPP on the embedded
+ * scheduler; -EMFILE at the process's fd limit.
+ */
+int accel_semaphore_export_fd(accel_semaphore_t *semaphore, int *fd);
+
+/**
+ * accel_semaphore_import_fd() - a new semaphore for the timeline @fd holds.
+ * @scheduler: the scheduler the new semaphore lives in (kernel).
+ * @fd:        from accel_semaphore_export_fd(), in this or another
+ *             process; it stays the caller's (close it when done).
+ * @out:       receives the semaphore (one reference); NULL first and on
+ *             failure.
+ *
+ * The new object shares the value, the failed state and every point with
+ * the exporter's: a signal or failure through either is seen by both.
+ * Failure messages stay in the process that wrote them; a failure that
+ * came from outside this process's submissions says so.
+ *
+ * Return: 0; -EINVAL (NULL argument, or @fd is not an exported semaphore);
+ * -EBADF (@fd negative or not open); -EOPNOTSUPP on the embedded scheduler;
+ * -EMFILE past the module's per-file syncobj limit.
+ */
+int accel_semaphore_import_fd(accel_scheduler_t *scheduler, int fd,
+			      accel_semaphore_t **out);
+
+/**
+ * accel_semaphore_export_sync_file() - point @value as a sync_file.
+ * @semaphore: the semaphore (kernel scheduler).
+ * @value:     the point; it need not be submitted yet.
+ * @fd:        receives a new O_CLOEXEC sync_file fd, the caller's to close;
+ *             -1 first and on failure.
+ *
+ * The sync_file's fence signals when @value is reached, or with the
+ * semaphore's error when it fails (or -ENOENT when the timeline goes away
+ * first). DRM and Vulkan drivers take it as an in-fence, poll() reports
+ * it readable once signalled, SYNC_IOC_FILE_INFO reads its status. It
+ * outlives the semaphore.
+ *
+ * Return: 0; -EINVAL (NULL argument); -EOPNOTSUPP on the embedded
+ * scheduler; -EMFILE at the process's fd limit.
+ */
+int accel_semaphore_export_sync_file(accel_semaphore_t *semaphore,
+				     uint64_t value, int *fd);
+
+/**
+ * accel_semaphore_import_sync_file() - make a fence reach point @value.
+ * @semaphore: the semaphore (kernel scheduler).
+ * @value:     the point: greater than the current value.
+ * @fd:        a sync_file from any driver (or from
+ *             accel_semaphore_export_sync_file()); it stays the caller's.
+ *
+ * @value becomes submitted now (ACCEL_SEMAPHORE_WAIT_SUBMITTED waits
+ * return) and is reached when the fence signals; if the fence signals
+ * with an error, the semaphore fails with that error, which propagates to
+ * every submission waiting on it as any failure does.
+ *
+ * Return: 0; -EINVAL (NULL @semaphore, @value not greater than the
+ * current value, @fd not a sync_file); -EBADF (@fd negative or not open);
+ * the semaphore's error if it has failed; -EOPNOTSUPP on the embedded
+ * scheduler; -ENOSPC past the module's limit on imports in flight. On
+ * error nothing changes.
+ */
+int accel_semaphore_import_sync_file(accel_semaphore_t *semaphore,
+				     uint64_t value, int fd);
+
+/**
+ * accel_semaphore_notify_fd() - an fd to poll()/epoll for point @value.
+ * @semaphore: the semaphore (kernel scheduler).
+ * @value:     the point.
+ * @fd:        receives a new O_CLOEXEC fd, the caller's to close; -1 first
+ *             and on failure.
+ *
+ * The fd polls readable (POLLIN) once @value is reached or the semaphore
+ * fails; then accel_semaphore_query() or a wait with a past deadline says
+ * which. It stays readable (level-triggered) until closed.
+ *
+ * The fd is the point's sync_file, as accel_semaphore_export_sync_file()
+ * gives, rather than an eventfd that the module writes
+ * (ACCEL_IOCTL_SYNCOBJ_EVENTFD), because a sync_file needs nothing from
+ * the module once made: closing it is the whole cleanup, whereas a
+ * registered eventfd stays registered (and counts against the module's
+ * max_pending_waits) until its point comes or it is cancelled, even after
+ * the application closed it; a sync_file does not depend on this
+ * scheduler's file staying open, stays readable instead of being reset by
+ * a read(), and also carries the status (SYNC_IOC_FILE_INFO) and works as
+ * an in-fence for other drivers.
+ *
+ * Return: as accel_semaphore_export_sync_file().
+ */
+int accel_semaphore_notify_fd(accel_semaphore_t *semaphore, uint64_t value,
+			      int *fd);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,18 @@
  * cancelable uring_cmds). */
 #define ACCEL_MONITOR_MS 50
 
+/*
+ * Whether @e is an errno userspace may hand the module (a job's status, a
+ * syncobj's failure, a NOP's result): negative, within ACCEL_MAX_ERRNO, and
+ * not one of the kernel's internal codes (-512..-530: -ERESTARTSYS and
+ * friends), which a waiter would get back from its syscall and which would
+ * make it restart, or leak ENOIOCTLCMD and the like to userspace.
+ */
+static inline bool accel_user_errno_ok(int e)
+{
+	return e < 0 && e >= -ACCEL_MAX_ERRNO && !(e <= -512 && e >= -530);
+}
+
 #define ACCEL_MODULE_VERSION "0.1.0"
 
 /**

@@ -68,7 +68,8 @@ static int accel_ioctl_info(struct accel_file *afile, void *data)
  *
  * Context: any context.
  * Return: 0, or @nop->result with ACCEL_NOP_F_RESULT; -EINVAL for unknown
- * flags, a result outside [-4095, 0], or a result without the flag.
+ * flags, a result outside [-4095, 0] or among the kernel's internal codes
+ * (-530..-512), or a result without the flag.
  */
 int accel_nop(const struct accel_nop *nop)
 {
@@ -76,7 +77,7 @@ int accel_nop(const struct accel_nop *nop)
 		return -EINVAL;
 	if (!(nop->flags & ACCEL_NOP_F_RESULT))
 		return nop->result ? -EINVAL : 0;
-	if (nop->result > 0 || nop->result < -MAX_ERRNO)
+	if (nop->result && !accel_user_errno_ok(nop->result))
 		return -EINVAL;
 	return nop->result;
 }

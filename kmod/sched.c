@@ -1538,7 +1538,7 @@ static int accel_job_do_complete(struct accel_file *afile,
 	struct accel_queue *q;
 	u64 dt;
 
-	if (args->status > 0 || args->status < -ACCEL_MAX_ERRNO)
+	if (args->status && !accel_user_errno_ok(args->status))
 		return -EINVAL;
 	job = accel_job_lookup(afile, args->id);
 	if (!job)

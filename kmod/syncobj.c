@@ -419,6 +419,9 @@ int accel_syncobj_fail(struct accel_syncobj *s, int error)
 
 	if (WARN_ON_ONCE(error >= 0 || error < -MAX_ERRNO))
 		error = -EINVAL;
+	/* A foreign fence's internal code (say -ERESTARTSYS): no waiter's. */
+	if (error <= -512 && error >= -530)
+		error = -EIO;
 	spin_lock(&s->lock);
 	if (!s->error) {
 		WRITE_ONCE(s->error, error);

@@ -143,7 +143,7 @@ int accel_ioctl_syncobj_fail(struct accel_file *afile, void *data)
 	struct accel_syncobj *s;
 	int ret;
 
-	if (args->error >= 0 || args->error < -ACCEL_MAX_ERRNO)
+	if (!accel_user_errno_ok(args->error))
 		return -EINVAL;
 	s = accel_syncobj_lookup(afile, args->handle);
 	if (!s)

@@ -109,7 +109,8 @@ struct accel_info {
  * ACCEL_URING_CMD_NOP. It measures the cost of the path itself.
  * @flags:  ACCEL_NOP_F_* bits.
  * @result: with ACCEL_NOP_F_RESULT, the result to return (0 or a negative
- *          errno in [-4095, 0]); must be zero otherwise.
+ *          errno in [-4095, 0], not in [-530, -512]); must be zero
+ *          otherwise.
  * @cookie: not looked at; lets a caller tag a request.
  */
 struct accel_nop {
@@ -135,7 +136,13 @@ struct accel_nop {
  * means nothing to another (share a syncobj through an fd instead).
  */
 
-/* The largest error a syncobj can be failed with, and the value range. */
+/*
+ * The largest error a syncobj can be failed with, and the value range.
+ * Every errno userspace passes (a failure, a job's status, a NOP's result)
+ * must be in [-ACCEL_MAX_ERRNO, -1] and outside [-530, -512], the kernel's
+ * internal codes (-ERESTARTSYS, -ENOIOCTLCMD, ...), which would make a
+ * waiter's syscall restart or leak to userspace: -EINVAL.
+ */
 #define ACCEL_MAX_ERRNO 4095
 
 /**
@@ -528,7 +535,8 @@ struct accel_uring_submit {
  * struct accel_job_complete - ACCEL_IOCTL_JOB_COMPLETE and
  * ACCEL_URING_CMD_JOB_COMPLETE: the executor finished a released job.
  * @id:        the job.
- * @status:    0, or a negative errno in [-4095, -1] that fails its points.
+ * @status:    0, or a negative errno in [-4095, -1] that fails its points
+ *             (not in [-530, -512]: see ACCEL_MAX_ERRNO).
  * @device_ns: the engine time it took (fair share is charged by it); 0
  *             charges the time from release to COMPLETE.
  */

@@ -660,4 +660,47 @@ TEST(pending_imports_are_bounded)
 	close(fd);
 }
 
+/*
+ * Found by accel-fuzz: the kernel's internal codes (-512..-530) were taken
+ * as a syncobj's failure, a job's status or a NOP's result; a syncobj
+ * failed with -ERESTARTSYS would make every waiter's syscall restart, and
+ * the ioctl NOP handed errno 517 to userspace. Each is -EINVAL now and
+ * changes nothing; the edges of the range still work.
+ */
+TEST(kernel_internal_errnos_are_refused)
+{
+	int fd = accel_test_open(), err, id;
+	struct accel_job_event ev;
+	struct accel_nop nop = { .flags = ACCEL_NOP_F_RESULT };
+	uint32_t h, q, y;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(fd, 0);
+	for (int e = 512; e <= 530; e++) {
+		ASSERT_EQ(-EINVAL, so_fail(fd, h, -e));
+		nop.result = -e;
+		ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_NOP, &nop), EINVAL);
+	}
+	ASSERT_EQ(0, so_query(fd, h, NULL, NULL, &err));
+	ASSERT_EQ(0, err);
+	nop.result = -511;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_NOP, &nop), 511);
+	nop.result = -531;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_NOP, &nop), 531);
+
+	q = queue_new(fd, engine_name("errno"), ACCEL_PRIORITY_NORMAL, 0);
+	y = so_new(fd, 0);
+	id = submit(fd, q, 0, 0, y, 1, 0);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(1, fetch(fd, &ev, 1));
+	ASSERT_EQ(-EINVAL, complete(fd, id, -512));
+	ASSERT_EQ(-EINVAL, complete(fd, id, -530));
+	ASSERT_EQ(-ETIME, so_wait1(fd, y, 1, 0, 0)); /* still in flight */
+	ASSERT_EQ(0, complete(fd, id, -531));
+	ASSERT_EQ(-531, so_wait1(fd, y, 1, 0, 0));
+	ASSERT_EQ(0, so_fail(fd, h, -511));
+	ASSERT_EQ(-511, so_wait1(fd, h, 1, 0, 0));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN

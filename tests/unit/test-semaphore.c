@@ -9,8 +9,13 @@
  * list mirrors the kernel's syncobj tests. Every error path checks the
  * errno, the message, and that nothing changed.
  */
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "test-util.h"
 
@@ -591,6 +596,463 @@ START_TEST(test_release_during_wait)
 }
 END_TEST
 
+/*
+ * ---- sharing (kernel scheduler) -----------------------------------------
+ *
+ * On the kernel scheduler these go across fork(), the fd over a
+ * socketpair with SCM_RIGHTS, as two applications would. On the embedded
+ * one every sharing call must answer -EOPNOTSUPP with the message that
+ * names the module, and change nothing.
+ */
+static bool kernel_sched(void)
+{
+	return accel_scheduler_kind(sched) == ACCEL_SCHEDULER_KERNEL;
+}
+
+#define UNSUPPORTED "needs the kernel scheduler (/dev/accelsched, the accelsched module); this process uses the embedded scheduler ("
+
+/* The embedded answer to each sharing call, with nothing changed. */
+static void expect_unsupported(accel_semaphore_t *s)
+{
+	accel_semaphore_t *in = TEST_NOT_NULL;
+	int fd = 1234, pipefd[2], fds = test_count_fds();
+
+	ck_assert_int_eq(pipe(pipefd), 0);
+	ASSERT_ERRNO(accel_semaphore_export_fd(s, &fd), EOPNOTSUPP);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_export_fd: sharing a semaphore between processes " UNSUPPORTED);
+	ck_assert_int_eq(fd, -1);
+	ASSERT_ERRNO(accel_semaphore_import_fd(sched, pipefd[0], &in), EOPNOTSUPP);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_import_fd: sharing a semaphore between processes " UNSUPPORTED);
+	ck_assert_ptr_null(in);
+	fd = 1234;
+	ASSERT_ERRNO(accel_semaphore_export_sync_file(s, 1, &fd), EOPNOTSUPP);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_export_sync_file: a sync_file");
+	ASSERT_MESSAGE_CONTAINS(UNSUPPORTED);
+	ck_assert_int_eq(fd, -1);
+	ASSERT_ERRNO(accel_semaphore_import_sync_file(s, 1, pipefd[0]), EOPNOTSUPP);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_import_sync_file: importing a sync_file as a point " UNSUPPORTED);
+	fd = 1234;
+	ASSERT_ERRNO(accel_semaphore_notify_fd(s, 1, &fd), EOPNOTSUPP);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_notify_fd: ");
+	ASSERT_MESSAGE_CONTAINS(UNSUPPORTED);
+	ASSERT_MESSAGE_CONTAINS(accel_scheduler_reason(sched));
+	ck_assert_int_eq(fd, -1);
+	expect_state(s, 0, 0);
+	ASSERT_ERRNO(accel_semaphore_wait(s, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0), ETIME);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	ck_assert_int_eq(test_count_fds(), fds);
+}
+
+static void send_fd(int sock, int fd)
+{
+	char byte = 'f', cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	ck_assert_msg(sendmsg(sock, &msg, 0) == 1, "sendmsg(SCM_RIGHTS): %s", strerror(errno));
+}
+
+/* -1 on error: also called in the child, where Check cannot assert. */
+static int recv_fd(int sock)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/* In a forked child: say what failed and exit 1 (the parent asserts 0). */
+#define CHILD_CHECK(cond, ...) do {                                          \
+	if (!(cond)) {                                                       \
+		fprintf(stderr, "child, line %d: ", __LINE__);               \
+		fprintf(stderr, __VA_ARGS__);                                \
+		fprintf(stderr, " (%s)\n", accel_error_message());           \
+		_exit(1);                                                    \
+	}                                                                    \
+} while (0)
+
+static void expect_child_ok(pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the child process failed (status 0x%x); its stderr says where",
+		      status);
+}
+
+/*
+ * The child: imports the semaphore it receives, waits for 5 (the
+ * parent's signal), then signals 7 for the parent.
+ */
+static void share_child(int sock)
+{
+	accel_scheduler_t *s;
+	accel_semaphore_t *sem;
+	uint64_t v;
+	int fd, err;
+
+	CHILD_CHECK(accel_scheduler_open(NULL, &s) == 0, "accel_scheduler_open");
+	fd = recv_fd(sock);
+	CHILD_CHECK(fd >= 0, "no fd received");
+	CHILD_CHECK(accel_semaphore_import_fd(s, fd, &sem) == 0, "accel_semaphore_import_fd");
+	close(fd);
+	err = accel_semaphore_wait(sem, 5, 0, accel_deadline_after(30 * SEC));
+	CHILD_CHECK(err == 0, "wait for 5 through the imported semaphore: %d", err);
+	CHILD_CHECK(accel_semaphore_query(sem, &v, &err) == 0 && v == 5 && !err,
+		    "query: value %llu error %d, expected 5 and 0", (unsigned long long)v, err);
+	CHILD_CHECK(accel_semaphore_signal(sem, 7) == 0, "signal 7");
+	accel_semaphore_release(sem);
+	accel_scheduler_release(s);
+	_exit(0);
+}
+
+START_TEST(test_share_fd_fork)
+{
+	accel_semaphore_t *s = sem_new(0);
+	int sv[2], fd = -2, fds;
+	pid_t pid;
+
+	if (!kernel_sched()) {
+		expect_unsupported(s);
+		accel_semaphore_release(s);
+		return;
+	}
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		share_child(sv[1]);
+	}
+	close(sv[1]);
+	fds = test_count_fds();
+	ASSERT_OK(accel_semaphore_export_fd(s, &fd));
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	send_fd(sv[0], fd);
+	close(fd);
+	ck_assert_int_eq(test_count_fds(), fds);
+	ASSERT_OK(accel_semaphore_signal(s, 5));
+	ASSERT_OK(accel_semaphore_wait(s, 7, 0, accel_deadline_after(30 * SEC)));
+	expect_state(s, 7, 0);
+	expect_child_ok(pid);
+	close(sv[0]);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+/* The child fails the semaphore it imports with -EPIPE. */
+static void fail_child(int sock)
+{
+	accel_scheduler_t *s;
+	accel_semaphore_t *sem;
+	int fd;
+
+	CHILD_CHECK(accel_scheduler_open(NULL, &s) == 0, "accel_scheduler_open");
+	fd = recv_fd(sock);
+	CHILD_CHECK(fd >= 0, "no fd received");
+	CHILD_CHECK(accel_semaphore_import_fd(s, fd, &sem) == 0, "accel_semaphore_import_fd");
+	close(fd);
+	CHILD_CHECK(accel_semaphore_fail(sem, -EPIPE) == 0, "accel_semaphore_fail");
+	accel_semaphore_release(sem);
+	accel_scheduler_release(s);
+	_exit(0);
+}
+
+START_TEST(test_share_fd_failure_crosses)
+{
+	accel_semaphore_t *s = sem_new(0), *again = NULL;
+	int sv[2], fd;
+	pid_t pid;
+
+	if (!kernel_sched()) {
+		expect_unsupported(s);
+		accel_semaphore_release(s);
+		return;
+	}
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		fail_child(sv[1]);
+	}
+	close(sv[1]);
+	ASSERT_OK(accel_semaphore_export_fd(s, &fd));
+	send_fd(sv[0], fd);
+	/* The same timeline imported in this process too: a second object. */
+	ASSERT_OK(accel_semaphore_import_fd(sched, fd, &again));
+	ck_assert_ptr_nonnull(again);
+	ck_assert_ptr_ne(again, s);
+	close(fd);
+	ASSERT_ERRNO(accel_semaphore_wait(s, 1, 0, accel_deadline_after(30 * SEC)), EPIPE);
+	ASSERT_MESSAGE_CONTAINS("outside this process's submissions");
+	expect_state(s, 0, -EPIPE);
+	expect_state(again, 0, -EPIPE);
+	ASSERT_ERRNO(accel_semaphore_signal(again, 1), EPIPE);
+	expect_child_ok(pid);
+	close(sv[0]);
+	accel_semaphore_release(again);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+/*
+ * The child: imports the parent's point 3 (a sync_file) as point 1 of its
+ * own semaphore and waits for it; then exports its own point 2 to the
+ * parent and signals it.
+ */
+static void sync_file_child(int sock)
+{
+	accel_scheduler_t *s;
+	accel_semaphore_t *mine, *back;
+	int fd, err;
+
+	CHILD_CHECK(accel_scheduler_open(NULL, &s) == 0, "accel_scheduler_open");
+	CHILD_CHECK(accel_semaphore_create(s, 0, &mine) == 0, "create");
+	fd = recv_fd(sock);
+	CHILD_CHECK(fd >= 0, "no fd received");
+	CHILD_CHECK(accel_semaphore_import_sync_file(mine, 1, fd) == 0, "import_sync_file");
+	close(fd);
+	err = accel_semaphore_wait(mine, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0);
+	CHILD_CHECK(err == 0, "point 1 is submitted once imported: %d", err);
+	err = accel_semaphore_wait(mine, 1, 0, accel_deadline_after(30 * SEC));
+	CHILD_CHECK(err == 0, "wait for the imported point: %d", err);
+	CHILD_CHECK(accel_semaphore_create(s, 0, &back) == 0, "create");
+	CHILD_CHECK(accel_semaphore_export_sync_file(back, 2, &fd) == 0, "export_sync_file");
+	send_fd(sock, fd);
+	close(fd);
+	CHILD_CHECK(accel_semaphore_signal(back, 2) == 0, "signal 2");
+	accel_semaphore_release(back);
+	accel_semaphore_release(mine);
+	accel_scheduler_release(s);
+	_exit(0);
+}
+
+START_TEST(test_sync_file_fork)
+{
+	accel_semaphore_t *s = sem_new(0);
+	int sv[2], fd;
+	pid_t pid;
+
+	if (!kernel_sched()) {
+		expect_unsupported(s);
+		accel_semaphore_release(s);
+		return;
+	}
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		sync_file_child(sv[1]);
+	}
+	close(sv[1]);
+	ASSERT_OK(accel_semaphore_export_sync_file(s, 3, &fd));
+	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	send_fd(sv[0], fd);
+	close(fd);
+	ASSERT_OK(accel_semaphore_signal(s, 3));
+	fd = recv_fd(sv[0]);
+	ck_assert_int_ge(fd, 0);
+	ASSERT_OK(accel_semaphore_import_sync_file(s, 10, fd));
+	close(fd);
+	ASSERT_OK(accel_semaphore_wait(s, 10, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0));
+	ASSERT_OK(accel_semaphore_wait(s, 10, 0, accel_deadline_after(30 * SEC)));
+	expect_state(s, 10, 0);
+	expect_child_ok(pid);
+	close(sv[0]);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+START_TEST(test_sync_file_failure_propagates)
+{
+	accel_semaphore_t *a = sem_new(0), *b = sem_new(0);
+	int fd;
+
+	if (!kernel_sched()) {
+		expect_unsupported(a);
+		goto out;
+	}
+	ASSERT_OK(accel_semaphore_export_sync_file(a, 1, &fd));
+	ASSERT_OK(accel_semaphore_import_sync_file(b, 5, fd));
+	close(fd);
+	ASSERT_OK(accel_semaphore_fail(a, -EIO));
+	ASSERT_ERRNO(accel_semaphore_wait(b, 5, 0, accel_deadline_after(30 * SEC)), EIO);
+	ASSERT_MESSAGE_CONTAINS("sync_file fence imported into it");
+	expect_state(b, 0, -EIO);
+out:
+	accel_semaphore_release(b);
+	accel_semaphore_release(a);
+}
+END_TEST
+
+static short poll_now(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, timeout_ms);
+
+	ck_assert_msg(n >= 0, "poll: %s", strerror(errno));
+	return n ? p.revents : 0;
+}
+
+START_TEST(test_notify_fd_poll)
+{
+	accel_semaphore_t *s = sem_new(0);
+	int fd, reached;
+
+	if (!kernel_sched()) {
+		expect_unsupported(s);
+		accel_semaphore_release(s);
+		return;
+	}
+	ASSERT_OK(accel_semaphore_notify_fd(s, 2, &fd));
+	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	ck_assert_msg(poll_now(fd, 0) == 0, "readable before anything was signalled");
+	ASSERT_OK(accel_semaphore_signal(s, 1));
+	ck_assert_msg(poll_now(fd, 50) == 0, "readable at 1, before point 2");
+	ASSERT_OK(accel_semaphore_signal(s, 2));
+	ck_assert_msg(poll_now(fd, 10000) & POLLIN, "not readable once point 2 was reached");
+	ck_assert_msg(poll_now(fd, 0) & POLLIN, "no longer readable: it should stay so");
+	close(fd);
+	/* A point already reached: readable at once. */
+	ASSERT_OK(accel_semaphore_notify_fd(s, 1, &reached));
+	ck_assert_msg(poll_now(reached, 0) & POLLIN, "a reached point's fd is not readable");
+	close(reached);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+START_TEST(test_notify_fd_failure)
+{
+	accel_semaphore_t *s = sem_new(0);
+	int fd;
+
+	if (!kernel_sched()) {
+		expect_unsupported(s);
+		accel_semaphore_release(s);
+		return;
+	}
+	ASSERT_OK(accel_semaphore_notify_fd(s, 4, &fd));
+	ck_assert_msg(poll_now(fd, 0) == 0, "readable before the failure");
+	ASSERT_OK(accel_semaphore_fail(s, -ECANCELED));
+	ck_assert_msg(poll_now(fd, 10000) & POLLIN, "not readable once the semaphore failed");
+	expect_state(s, 0, -ECANCELED);
+	close(fd);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+START_TEST(test_share_bad_args)
+{
+	accel_semaphore_t *s = sem_new(3), *in = TEST_NOT_NULL;
+	int fd = 1234, devnull = open("/dev/null", O_RDWR | O_CLOEXEC), fds;
+
+	ck_assert_int_ge(devnull, 0);
+	fds = test_count_fds();
+	ASSERT_ERRNO(accel_semaphore_export_fd(NULL, &fd), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_export_fd: semaphore is NULL");
+	ck_assert_int_eq(fd, -1);
+	ASSERT_ERRNO(accel_semaphore_export_fd(s, NULL), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_export_fd: fd is NULL");
+
+	ASSERT_ERRNO(accel_semaphore_import_fd(NULL, devnull, &in), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_import_fd: scheduler is NULL");
+	ck_assert_ptr_null(in);
+	ASSERT_ERRNO(accel_semaphore_import_fd(sched, devnull, NULL), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_import_fd: out is NULL");
+	in = TEST_NOT_NULL;
+	ASSERT_ERRNO(accel_semaphore_import_fd(sched, -1, &in), EBADF);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_import_fd: fd -1 is negative");
+	ck_assert_ptr_null(in);
+	ASSERT_ERRNO(accel_semaphore_import_fd(sched, 1000000, &in), EBADF);
+	ASSERT_MESSAGE_CONTAINS("fd 1000000 is not open");
+	in = TEST_NOT_NULL;
+	if (kernel_sched()) {
+		ASSERT_ERRNO(accel_semaphore_import_fd(sched, devnull, &in), EINVAL);
+		ASSERT_MESSAGE_CONTAINS("is not a semaphore exported by accel_semaphore_export_fd() (it is a character device)");
+	} else {
+		ASSERT_ERRNO(accel_semaphore_import_fd(sched, devnull, &in), EOPNOTSUPP);
+	}
+	ck_assert_ptr_null(in);
+
+	fd = 1234;
+	ASSERT_ERRNO(accel_semaphore_export_sync_file(NULL, 1, &fd), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_export_sync_file: semaphore is NULL");
+	ck_assert_int_eq(fd, -1);
+	ASSERT_ERRNO(accel_semaphore_export_sync_file(s, 1, NULL), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_export_sync_file: fd is NULL");
+	fd = 1234;
+	ASSERT_ERRNO(accel_semaphore_notify_fd(NULL, 1, &fd), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_notify_fd: semaphore is NULL");
+	ck_assert_int_eq(fd, -1);
+	ASSERT_ERRNO(accel_semaphore_notify_fd(s, 1, NULL), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_notify_fd: fd is NULL");
+
+	ASSERT_ERRNO(accel_semaphore_import_sync_file(NULL, 5, devnull), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_import_sync_file: semaphore is NULL");
+	ASSERT_ERRNO(accel_semaphore_import_sync_file(s, 5, -1), EBADF);
+	ASSERT_MESSAGE_CONTAINS("accel_semaphore_import_sync_file: fd -1 is negative");
+	ASSERT_ERRNO(accel_semaphore_import_sync_file(s, 5, 1000000), EBADF);
+	ASSERT_MESSAGE_CONTAINS("fd 1000000 is not open");
+	if (kernel_sched()) {
+		ASSERT_ERRNO(accel_semaphore_import_sync_file(s, 5, devnull), EINVAL);
+		ASSERT_MESSAGE_CONTAINS("is not a sync_file (it is a character device)");
+	} else {
+		ASSERT_ERRNO(accel_semaphore_import_sync_file(s, 5, devnull), EOPNOTSUPP);
+	}
+	/* Nothing changed: the value, the state, nothing submitted, no fd. */
+	expect_state(s, 3, 0);
+	ASSERT_ERRNO(accel_semaphore_wait(s, 5, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0), ETIME);
+	ck_assert_int_eq(test_count_fds(), fds);
+	close(devnull);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+START_TEST(test_import_sync_file_behind)
+{
+	accel_semaphore_t *a = sem_new(0), *b = sem_new(4);
+	int fd;
+
+	if (!kernel_sched()) {
+		expect_unsupported(a);
+		goto out;
+	}
+	ASSERT_OK(accel_semaphore_export_sync_file(a, 1, &fd));
+	ASSERT_ERRNO(accel_semaphore_import_sync_file(b, 4, fd), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("value 4 is not greater than the current value 4");
+	ASSERT_OK(accel_semaphore_fail(b, -EIO));
+	ASSERT_ERRNO(accel_semaphore_import_sync_file(b, 9, fd), EIO);
+	ASSERT_MESSAGE_CONTAINS("the semaphore has failed (EIO)");
+	close(fd);
+	expect_state(b, 4, -EIO);
+	expect_state(a, 0, 0);
+out:
+	accel_semaphore_release(b);
+	accel_semaphore_release(a);
+}
+END_TEST
+
 static Suite *semaphore_suite(void)
 {
 	Suite *suite = suite_create("semaphore");
@@ -627,6 +1089,18 @@ static Suite *semaphore_suite(void)
 	tcase_add_test(tc, test_threads_signal_and_wait);
 	tcase_add_test(tc, test_release_during_list_wait);
 	tcase_add_test(tc, test_release_during_wait);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("sharing");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_share_fd_fork);
+	tcase_add_test(tc, test_share_fd_failure_crosses);
+	tcase_add_test(tc, test_sync_file_fork);
+	tcase_add_test(tc, test_sync_file_failure_propagates);
+	tcase_add_test(tc, test_notify_fd_poll);
+	tcase_add_test(tc, test_notify_fd_failure);
+	tcase_add_test(tc, test_share_bad_args);
+	tcase_add_test(tc, test_import_sync_file_behind);
 	suite_add_tcase(suite, tc);
 	return suite;
 }

@@ -26,10 +26,21 @@
  * then the point of no return (promising the signals, arming the waits),
  * which cannot fail.
  *
- * **Policy.** Strict priority between the classes; inside a class, the queue
- * with the least virtual runtime goes first, virtual runtime being the
- * engine time a queue consumed divided by its weight (CFS-like: a queue that
- * becomes runnable starts no lower than the class's floor, so idling banks
+ * **Tenants.** Engine time is shared between *tenants* first, then among a
+ * tenant's queues. A tenant is the cgroup (v2) of the task that opened the
+ * file, read once at open; a file opened from the root cgroup is a tenant
+ * of its own (root_tenant_per_file). So a tenant gains nothing by opening
+ * more queues or more files, and per-tenant caps on queues and jobs span
+ * its files. Credit limits and tenant weights are the administrator's, in
+ * sysfs (/sys/kernel/accelsched/engines/<name>/credits,
+ * .../tenants/<cgroup-id>/weight); a HIGH queue needs CAP_SYS_NICE.
+ *
+ * **Policy.** Strict priority between the classes; inside a class, the
+ * tenant with the least virtual runtime goes first, then its queue with the
+ * least. A tenant's virtual runtime is the engine time its queues of the
+ * class consumed divided by the tenant's weight; a queue's, the engine time
+ * it consumed divided by its own weight (CFS-like: a tenant or queue that
+ * becomes runnable starts no lower than its level's floor, so idling banks
  * no credit). A release is charged an estimate of the job's time (the
  * queue's running average), corrected at COMPLETE by the device time the
  * executor reports, so that several credits do not all go to one queue.
@@ -38,11 +49,15 @@
  * jobs of a queue are released in submission order.
  *
  * **Locking.** Each engine's spinlock (taken with interrupts off) protects
- * its run queues, the scheduling fields of its queues and the state of their
- * jobs; a file's event lock nests inside it. Fence callbacks take no engine
- * lock: the last wait of a job puts it on the engine's lock-free ready list
- * and kicks the engine's work item, which makes it runnable and releases.
- * Syncobjs are signalled and failed outside every engine lock.
+ * its run queues, its tenants' entities, the scheduling fields of its queues
+ * and the state of their jobs; a file's event lock nests inside it. Fence
+ * callbacks take no engine lock: the last wait of a job puts it on the
+ * engine's lock-free ready list and kicks the engine's work item, which
+ * makes it runnable and releases. Syncobjs are signalled and failed outside
+ * every engine lock. accel_engines_lock and accel_tenants_lock (mutexes)
+ * guard the lists of engines and tenants, their references reaching zero
+ * and their administrator's pins; a sysfs write takes one of them, so an
+ * object's sysfs directory is removed only after it is dropped.
  */
 #include <linux/capability.h>
 #include <linux/cgroup.h>

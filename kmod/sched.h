@@ -143,7 +143,7 @@ struct accel_file_engine {
  * @fstat:    its file's totals on the engine.
  * @handle:   its handle in the file.
  * @priority: its class.
- * @weight:   its share in the class.
+ * @weight:   its share among its tenant's queues in the class.
  * @vruntime: engine time consumed, scaled by 1/@weight (engine lock).
  * @busy_ns:  engine time consumed (engine lock).
  * @avg_ns:   running average of its jobs' engine time (engine lock).

@@ -197,7 +197,8 @@ fi
 # ACCEL_FUZZ_S: its seconds (default 60); ACCEL_FUZZ_SEED: replay a seed;
 # ACCEL_FUZZ_ARGS: more fuzzer arguments (--skip op,op).
 fuzz_kernel=${ACCEL_FUZZ_KERNEL:-debug6.12}
-if [ "$vm" = 1 ] && case " $kernels " in *" $fuzz_kernel "*) true ;; *) false ;; esac; then
+# $kernels is one kernel a line when it comes from kernels.conf: flatten it.
+if [ "$vm" = 1 ] && case " $(echo $kernels) " in *" $fuzz_kernel "*) true ;; *) false ;; esac; then
 	say "uapi fuzzer on $fuzz_kernel"
 	t0=$(date +%s)
 	rm -f "$out/fuzz-$fuzz_kernel.counts"

@@ -1393,14 +1393,22 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	accel_queue_bind_locked(q, &spare);
 	spin_unlock_irq(&e->lock);
 	kfree(spare);
-	ret = accel_max_queues ?
-		xa_alloc(&afile->queues, &q->handle, q,
-			 XA_LIMIT(1, accel_max_queues), GFP_KERNEL) : -EBUSY;
+	/*
+	 * Once stored, another thread may destroy and free the queue: read
+	 * its handle under the xarray's lock, which destroy's lookup takes.
+	 */
+	ret = -EBUSY;
+	xa_lock(&afile->queues);
+	if (accel_max_queues)
+		ret = __xa_alloc(&afile->queues, &q->handle, q,
+				 XA_LIMIT(1, accel_max_queues), GFP_KERNEL);
+	if (!ret)
+		args->handle = q->handle;
+	xa_unlock(&afile->queues);
 	if (ret) {
 		accel_queue_free(q);
 		return ret == -EBUSY ? -EMFILE : ret;
 	}
-	args->handle = q->handle;
 	return 0;
 
 err_engine:

@@ -255,6 +255,30 @@ static struct kmem_cache *accel_job_cache;
 DEFINE_STATIC_SRCU(accel_submit_srcu);
 static DEFINE_MUTEX(accel_engines_lock);
 static LIST_HEAD(accel_engines);
+
+/*
+ * An engine or tenant whose last reference went keeps its name (and its
+ * sysfs directory) until its kobject is deleted, which must happen without
+ * the list's mutex (a sysfs write in progress takes it). Meanwhile it
+ * stays listed, marked dying, and a lookup of the same name waits for it
+ * to go rather than add a second directory of that name (-EEXIST: a new
+ * engine refused, or a file's open failing). Each removal bumps the
+ * generation and wakes the waiters.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(accel_sysfs_gone_wq);
+static atomic_t accel_sysfs_gone = ATOMIC_INIT(0);
+
+static void accel_sysfs_removed(void)
+{
+	atomic_inc(&accel_sysfs_gone);
+	wake_up_all(&accel_sysfs_gone_wq);
+}
+
+/* Wait until a removal after generation @gen (read under the list lock). */
+static void accel_sysfs_wait_removal(int gen)
+{
+	wait_event(accel_sysfs_gone_wq, atomic_read(&accel_sysfs_gone) != gen);
+}
 static DEFINE_MUTEX(accel_tenants_lock);
 static LIST_HEAD(accel_tenants);
 static struct dentry *accel_debugfs;
@@ -312,12 +336,16 @@ static void accel_engine_free(struct kref *ref)
 	struct accel_engine *e = container_of(ref, struct accel_engine, ref);
 	struct accel_sched_job *job, *tmp;
 
-	list_del_init(&e->link);
+	e->dying = true; /* listed, so its name stays taken until deleted */
 	mutex_unlock(&accel_engines_lock);
 	llist_for_each_entry_safe(job, tmp, llist_del_all(&e->pool), ready)
 		kmem_cache_free(accel_job_cache, job);
 	/* Waits for a sysfs read or write in progress; the release frees. */
 	kobject_del(&e->kobj);
+	mutex_lock(&accel_engines_lock);
+	list_del_init(&e->link);
+	mutex_unlock(&accel_engines_lock);
+	accel_sysfs_removed();
 	kobject_put(&e->kobj);
 }
 
@@ -365,10 +393,18 @@ static struct accel_engine *accel_engine_get(const char *name, u32 credits)
 	struct accel_engine *e;
 	int i, ret;
 
+retry:
 	mutex_lock(&accel_engines_lock);
 	list_for_each_entry(e, &accel_engines, link) {
 		if (strcmp(e->name, name))
 			continue;
+		if (e->dying) {
+			int gen = atomic_read(&accel_sysfs_gone);
+
+			mutex_unlock(&accel_engines_lock);
+			accel_sysfs_wait_removal(gen);
+			goto retry;
+		}
 		kref_get(&e->ref);
 		mutex_unlock(&accel_engines_lock);
 		return e;
@@ -1937,9 +1973,13 @@ static void accel_tenant_free(struct kref *ref)
 		kfree(t);
 		return;
 	}
-	list_del_init(&t->link);
+	t->dying = true; /* listed, so its name stays taken until deleted */
 	mutex_unlock(&accel_tenants_lock);
 	kobject_del(&t->kobj); /* waits for a sysfs access in progress */
+	mutex_lock(&accel_tenants_lock);
+	list_del_init(&t->link);
+	mutex_unlock(&accel_tenants_lock);
+	accel_sysfs_removed();
 	kobject_put(&t->kobj);
 }
 
@@ -1982,13 +2022,21 @@ int accel_sched_file_tenant(struct accel_file *afile)
 	u64 id = accel_current_tenant_id();
 	struct accel_tenant *t;
 
+retry:
 	mutex_lock(&accel_tenants_lock);
 	if (id) {
 		list_for_each_entry(t, &accel_tenants, link) {
-			if (t->cgroup_id == id) {
-				kref_get(&t->ref);
-				goto out;
+			if (t->cgroup_id != id)
+				continue;
+			if (t->dying) {
+				int gen = atomic_read(&accel_sysfs_gone);
+
+				mutex_unlock(&accel_tenants_lock);
+				accel_sysfs_wait_removal(gen);
+				goto retry;
 			}
+			kref_get(&t->ref);
+			goto out;
 		}
 	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -2050,7 +2098,7 @@ static ssize_t credits_store(struct kobject *kobj, struct kobj_attribute *attr,
 		return -EINVAL;
 	mutex_lock(&accel_engines_lock);
 	/* Off the list once its last reference went: it is being freed. */
-	if (list_empty(&e->link))
+	if (list_empty(&e->link) || e->dying)
 		alive = false;
 	else if (!e->pinned)
 		e->pinned = kref_get_unless_zero(&e->ref);
@@ -2122,7 +2170,7 @@ static ssize_t weight_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (v < ACCEL_WEIGHT_MIN || v > ACCEL_WEIGHT_MAX)
 		return -EINVAL;
 	mutex_lock(&accel_tenants_lock);
-	if (list_empty(&t->link))
+	if (list_empty(&t->link) || t->dying)
 		alive = false;
 	else if (!t->pinned)
 		t->pinned = kref_get_unless_zero(&t->ref);

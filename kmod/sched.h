@@ -53,6 +53,7 @@ struct accel_engine {
 	char name[32];
 	struct kobject kobj;
 	bool pinned;
+	bool dying;
 	spinlock_t lock;
 	u32 credits;
 	u32 in_flight;
@@ -92,6 +93,7 @@ struct accel_tenant {
 	u64 cgroup_id;
 	u32 weight;
 	bool pinned;
+	bool dying;
 	atomic_t nr_queues;
 	atomic_t nr_jobs;
 };

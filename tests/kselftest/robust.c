@@ -703,4 +703,52 @@ TEST(kernel_internal_errnos_are_refused)
 	close(fd);
 }
 
+/*
+ * Found by accel-fuzz: an engine whose last queue went kept its sysfs
+ * directory a moment after it left the engine list, so a queue naming the
+ * same engine then made a second directory of that name (-EEXIST, and a
+ * sysfs warning in the kernel log). Two threads create and destroy queues
+ * on one engine name: every creation must succeed.
+ */
+struct churn {
+	int fd;
+	int failed;
+};
+
+static void *churn_main(void *arg)
+{
+	struct churn *c = arg;
+
+	for (int i = 0; i < 300; i++) {
+		struct accel_queue_create a = { .weight = 1 };
+		struct accel_queue_destroy d;
+
+		snprintf(a.engine, sizeof(a.engine), "r-churn-%d", getpid());
+		if (ioctl(c->fd, ACCEL_IOCTL_QUEUE_CREATE, &a)) {
+			c->failed = errno;
+			break;
+		}
+		d = (struct accel_queue_destroy){ .handle = a.handle };
+		ioctl(c->fd, ACCEL_IOCTL_QUEUE_DESTROY, &d);
+	}
+	return NULL;
+}
+
+TEST(engine_name_reused_while_it_goes)
+{
+	struct churn c[2] = { { .fd = accel_test_open() }, { .fd = accel_test_open() } };
+	pthread_t t[2];
+
+	ASSERT_GE(c[0].fd, 0);
+	ASSERT_GE(c[1].fd, 0);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, churn_main, &c[i]));
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ASSERT_EQ(0, c[0].failed);
+	ASSERT_EQ(0, c[1].failed);
+	close(c[0].fd);
+	close(c[1].fd);
+}
+
 TEST_HARNESS_MAIN

@@ -1113,7 +1113,12 @@ START_TEST(test_options_invalid)
 		ASSERT_MESSAGE_CONTAINS("accel_queue_create_with_options: ");
 		ASSERT_MESSAGE_CONTAINS(bad[i].msg);
 	}
-	ASSERT_ERRNO(accel_queue_create_with_options(NULL, NULL, TEST_NOT_NULL), EINVAL);
+	{
+		accel_queue_t *q = TEST_NOT_NULL;
+
+		ASSERT_ERRNO(accel_queue_create_with_options(NULL, NULL, &q), EINVAL);
+		ck_assert_ptr_null(q);
+	}
 	ASSERT_MESSAGE_CONTAINS("device is NULL");
 	ASSERT_ERRNO(accel_queue_create_with_options(dev, NULL, NULL), EINVAL);
 	ASSERT_MESSAGE_CONTAINS("out is NULL");

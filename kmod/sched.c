@@ -340,6 +340,16 @@ static void accel_engine_free(struct kref *ref)
 	mutex_unlock(&accel_engines_lock);
 	llist_for_each_entry_safe(job, tmp, llist_del_all(&e->pool), ready)
 		kmem_cache_free(accel_job_cache, job);
+	/*
+	 * The timeout work holds no reference (a running instance and one it
+	 * re-queued would share one, and both dropped it): the engine waits
+	 * for it here instead, unless this is that work, putting the last
+	 * job it timed out (it touches the engine no more).
+	 */
+	if (current_work() == &e->timeout_work.work)
+		cancel_delayed_work(&e->timeout_work);
+	else
+		cancel_delayed_work_sync(&e->timeout_work);
 	/* Waits for a sysfs read or write in progress; the release frees. */
 	kobject_del(&e->kobj);
 	mutex_lock(&accel_engines_lock);
@@ -848,8 +858,8 @@ static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 /*
  * Timeouts: the engine keeps its released jobs in a list by deadline, and
  * one delayed work per engine fires at the earliest. Completing a job only
- * unlinks it, so the hot path touches no timer. The armed work holds an
- * engine reference (it may run after the last queue went).
+ * unlinks it, so the hot path touches no timer. The work holds no engine
+ * reference; freeing the engine cancels it (accel_engine_free()).
  */
 static void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline)
 {
@@ -858,13 +868,8 @@ static void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline)
 		nsecs_to_jiffies(deadline - now) + 1 : 0;
 
 	lockdep_assert_held(&e->lock);
-	if (!e->timeout_armed) {
-		e->timeout_armed = true;
-		kref_get(&e->ref);
-		queue_delayed_work(accel_wq, &e->timeout_work, delay);
-	} else {
-		mod_delayed_work(accel_wq, &e->timeout_work, delay);
-	}
+	e->timeout_armed = true;
+	mod_delayed_work(accel_wq, &e->timeout_work, delay);
 }
 
 static void accel_timeout_add_locked(struct accel_engine *e,
@@ -889,11 +894,8 @@ static void accel_timeout_del_locked(struct accel_engine *e,
 	lockdep_assert_held(&e->lock);
 	list_del_init(&job->tlink);
 	if (list_empty(&e->released) && e->timeout_armed &&
-	    cancel_delayed_work(&e->timeout_work)) {
+	    cancel_delayed_work(&e->timeout_work))
 		e->timeout_armed = false;
-		/* Never the last reference: the job holds one. */
-		refcount_dec(&e->ref.refcount);
-	}
 }
 
 static void accel_engine_timeout(struct work_struct *work)
@@ -902,7 +904,6 @@ static void accel_engine_timeout(struct work_struct *work)
 		container_of(to_delayed_work(work), struct accel_engine, timeout_work);
 	struct accel_sched_job *job, *tmp;
 	LIST_HEAD(expired);
-	bool rearmed = false;
 	u64 now = ktime_get_ns();
 
 	spin_lock_irq(&e->lock);
@@ -922,9 +923,9 @@ static void accel_engine_timeout(struct work_struct *work)
 	if (job) {
 		u64 d = job->deadline;
 
-		queue_delayed_work(accel_wq, &e->timeout_work,
-				   d > now ? nsecs_to_jiffies(d - now) + 1 : 0);
-		rearmed = true;
+		mod_delayed_work(accel_wq, &e->timeout_work,
+				 d > now ? nsecs_to_jiffies(d - now) + 1 : 0);
+		e->timeout_armed = true;
 	} else {
 		e->timeout_armed = false;
 	}
@@ -933,10 +934,8 @@ static void accel_engine_timeout(struct work_struct *work)
 	list_for_each_entry_safe(job, tmp, &expired, tlink) {
 		list_del_init(&job->tlink);
 		accel_job_signal(job, -ETIMEDOUT);
-		accel_job_put(job);
+		accel_job_put(job); /* the last may free the engine: see its free */
 	}
-	if (!rearmed)
-		accel_engine_put(e);
 }
 
 /*

@@ -43,8 +43,9 @@ struct io_uring_cmd;
  * @kick:     drains @ready and releases what it can (process context);
  *            queued, it holds an engine reference.
  * @released: the released jobs, by deadline.
- * @timeout_work: fails the jobs of @released past their deadline; armed,
- *            it holds an engine reference (@timeout_armed).
+ * @timeout_work: fails the jobs of @released past their deadline
+ *            (@timeout_armed: queued for the first of them); it holds no
+ *            engine reference: freeing the engine cancels it.
  * @busy_ns, @nr_released, @nr_completed, @nr_failed, @nr_timedout: counters.
  */
 struct accel_engine {

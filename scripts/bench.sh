@@ -60,8 +60,10 @@ BUILD=$build "$top/scripts/fuzz-vm.sh" --kernel "$fkernel" \
 	--seconds "${ACCEL_FUZZ_BENCH_S:-20}" --metric \
 	--out "$build/vm/bench-fuzz-$fkernel" >"$out/fuzz.log" 2>&1 || frc=$?
 sed -n 's/^    \(# total calls: .*\)$/\1/p' "$out/fuzz.log"
-if ! sed -n 's/^ *\(METRIC fuzz\.calls_per_s .*\)$/\1/p' "$out/fuzz.log" |
-		tee -a "$out/metrics.txt" | grep -q .; then
+fline=$(sed -n 's/^ *\(METRIC fuzz\.calls_per_s .*\)$/\1/p' "$out/fuzz.log")
+if [ -n "$fline" ]; then
+	echo "$fline" | tee -a "$out/metrics.txt"
+else
 	# The kernel died under it (a bug the fuzzer found): its rate until
 	# then, from the progress line it prints every 5 s, saying so.
 	last=$(sed -n 's/^ *# progress: \([0-9]*\) s, [0-9]* calls, \([0-9]*\) calls\/s$/\1 \2/p' \

@@ -2072,6 +2072,33 @@ out:
  * the configuration stays until the module is unloaded, even when the last
  * queue of the engine, or the last file of the tenant, goes.
  */
+/* An administrator's write of a number in [@min, @max]: -EPERM, -EINVAL. */
+static int accel_sysfs_admin_u32(const char *buf, u32 min, u32 max, u32 *v)
+{
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtou32(buf, 10, v);
+	if (ret)
+		return ret;
+	return *v < min || *v > max ? -EINVAL : 0;
+}
+
+/*
+ * Pin an engine or tenant that a write configures, under its list's lock;
+ * false if it is going (off its list, or dying): the write then fails.
+ */
+static bool accel_sysfs_pin_locked(struct list_head *link, bool dying,
+				   bool *pinned, struct kref *ref)
+{
+	if (list_empty(link) || dying)
+		return false;
+	if (!*pinned)
+		*pinned = kref_get_unless_zero(ref);
+	return true;
+}
+
 static ssize_t credits_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
@@ -2084,23 +2111,15 @@ static ssize_t credits_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
 	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
-	bool alive = true;
+	bool alive;
 	u32 v;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	ret = kstrtou32(buf, 10, &v);
+	ret = accel_sysfs_admin_u32(buf, 1, ACCEL_CREDITS_MAX, &v);
 	if (ret)
 		return ret;
-	if (v < 1 || v > ACCEL_CREDITS_MAX)
-		return -EINVAL;
 	mutex_lock(&accel_engines_lock);
-	/* Off the list once its last reference went: it is being freed. */
-	if (list_empty(&e->link) || e->dying)
-		alive = false;
-	else if (!e->pinned)
-		e->pinned = kref_get_unless_zero(&e->ref);
+	alive = accel_sysfs_pin_locked(&e->link, e->dying, &e->pinned, &e->ref);
 	mutex_unlock(&accel_engines_lock);
 	if (!alive)
 		return -ENODEV;
@@ -2157,22 +2176,15 @@ static ssize_t weight_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
 	struct accel_tenant *t = container_of(kobj, struct accel_tenant, kobj);
-	bool alive = true;
+	bool alive;
 	u32 v;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	ret = kstrtou32(buf, 10, &v);
+	ret = accel_sysfs_admin_u32(buf, ACCEL_WEIGHT_MIN, ACCEL_WEIGHT_MAX, &v);
 	if (ret)
 		return ret;
-	if (v < ACCEL_WEIGHT_MIN || v > ACCEL_WEIGHT_MAX)
-		return -EINVAL;
 	mutex_lock(&accel_tenants_lock);
-	if (list_empty(&t->link) || t->dying)
-		alive = false;
-	else if (!t->pinned)
-		t->pinned = kref_get_unless_zero(&t->ref);
+	alive = accel_sysfs_pin_locked(&t->link, t->dying, &t->pinned, &t->ref);
 	mutex_unlock(&accel_tenants_lock);
 	if (!alive)
 		return -ENODEV;

@@ -1185,17 +1185,93 @@ static void arb_setup(void)
 	ASSERT_OK(accel_cpu_executable_create(dev, &arb_table, &arb_exe));
 }
 
+/*
+ * On the module, the engine's credit limit is the administrator's: its
+ * sysfs file, written once the first queue made the engine. The limit it
+ * had (or, for an engine not made yet, the module's default) is read once
+ * before the tests and goes back after each, and again after them all
+ * from the runner's process, should a failed test not reach its teardown.
+ */
+#define ARB_KERNEL_CREDITS "/sys/kernel/accelsched/engines/cpu/credits"
+#define ARB_DEFAULT_CREDITS "/sys/module/accelsched/parameters/default_credits"
+static char arb_saved_credits[32];
+static bool arb_credits_set;
+
+static int arb_sysfs(const char *path, char *buf, size_t len, const char *put)
+{
+	FILE *f = fopen(path, put ? "w" : "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = put ? fputs(put, f) >= 0 : fgets(buf, (int)len, f) != NULL;
+	if (fclose(f) || !ok)
+		return -EIO;
+	return 0;
+}
+
+/*
+ * The arbiter tests need a credit limit of 1: ACCEL_ENGINE_CREDITS on the
+ * embedded scheduler, the engine's sysfs file on the module, which only
+ * root may write. Returns why not, or NULL.
+ */
+static const char *arb_skip(void)
+{
+	if (!test_kernel_mode())
+		return NULL;
+	if (!arb_saved_credits[0])
+		return "the engine's credit limit is the administrator's (" ARB_KERNEL_CREDITS "), and this process cannot read it or the module's default";
+	if (geteuid() != 0)
+		return "the engine's credit limit is the administrator's (" ARB_KERNEL_CREDITS "): run as root";
+	return NULL;
+}
+
+static void arb_restore_credits(void)
+{
+	int err;
+
+	if (!test_kernel_mode() || !arb_saved_credits[0] ||
+	    access(ARB_KERNEL_CREDITS, F_OK))
+		return;
+	err = arb_sysfs(ARB_KERNEL_CREDITS, NULL, 0, arb_saved_credits);
+	ck_assert_msg(err == 0 || err == -EACCES,
+		      "restoring %s to %s failed: %s", ARB_KERNEL_CREDITS,
+		      arb_saved_credits, strerror(-err));
+}
+
+/* Before the suite's tests, in the runner: the limit to restore. */
+static void arb_save_credits(void)
+{
+	if (!test_kernel_mode())
+		return;
+	if (arb_sysfs(ARB_KERNEL_CREDITS, arb_saved_credits,
+		      sizeof(arb_saved_credits), NULL))
+		arb_sysfs(ARB_DEFAULT_CREDITS, arb_saved_credits,
+			  sizeof(arb_saved_credits), NULL);
+	arb_saved_credits[strcspn(arb_saved_credits, "\n")] = 0;
+}
+
 static void arb_teardown(void)
 {
 	unsetenv("ACCEL_ENGINE_CREDITS");
+	if (arb_credits_set)
+		arb_restore_credits();
+	arb_credits_set = false;
 	accel_executable_release(arb_exe);
 	device_teardown();
 }
 
-/* The arbiter tests need a credit limit of 1, which only embedded sets. */
-static bool arb_skip(void)
+/* On the module, the engine's limit to 1 (a queue has made the engine). */
+static void arb_credits_one(void)
 {
-	return test_kernel_mode();
+	int err;
+
+	if (!test_kernel_mode() || arb_credits_set)
+		return;
+	err = arb_sysfs(ARB_KERNEL_CREDITS, NULL, 0, "1");
+	ck_assert_msg(err == 0, "writing 1 to %s failed: %s", ARB_KERNEL_CREDITS,
+		      strerror(-err));
+	arb_credits_set = true;
 }
 
 static accel_queue_t *arb_queue(uint32_t priority, uint32_t weight)
@@ -1206,6 +1282,7 @@ static accel_queue_t *arb_queue(uint32_t priority, uint32_t weight)
 	o.priority = priority;
 	o.weight = weight;
 	ASSERT_OK(accel_queue_create_with_options(dev, &o, &q));
+	arb_credits_one();
 	return q;
 }
 
@@ -1243,7 +1320,7 @@ START_TEST(test_arbiter_priority)
 	accel_semaphore_t *done = sem_new(0);
 
 	if (arb_skip())
-		TEST_SKIP("the engine's credit limit is the module's (not settable to 1 from libaccel yet); tests/kselftest checks the module's priority order");
+		TEST_SKIP("%s", arb_skip());
 	g = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
 	lo = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 0);
 	hi = arb_queue(ACCEL_QUEUE_PRIORITY_HIGH, 0);
@@ -1285,9 +1362,10 @@ START_TEST(test_arbiter_weights)
 	accel_queue_t *g, *a, *b;
 	accel_semaphore_t *done = sem_new(0);
 	uint32_t heavy = 0;
+	char seen[41] = { 0 };
 
 	if (arb_skip())
-		TEST_SKIP("the engine's credit limit is the module's (not settable to 1 from libaccel yet); tests/kselftest checks the module's fair share");
+		TEST_SKIP("%s", arb_skip());
 	g = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
 	a = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
 	b = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 3);
@@ -1311,11 +1389,13 @@ START_TEST(test_arbiter_weights)
 		accel_semaphore_release(db);
 	}
 	ck_assert_uint_eq(atomic_load(&order_len), 120);
-	for (uint32_t i = 0; i < 40; i++)
+	for (uint32_t i = 0; i < 40; i++) {
 		heavy += order[i] == 3;
+		seen[i] = order[i] == 3 ? '3' : '1';
+	}
 	ck_assert_msg(heavy >= 24 && heavy <= 36,
-		      "the weight-3 queue ran %u of the first 40 jobs; expected about 30 (24..36)",
-		      heavy);
+		      "the weight-3 queue ran %u of the first 40 jobs; expected about 30 (24..36); run order by weight: %s",
+		      heavy, seen);
 	accel_queue_release(g);
 	accel_queue_release(a);
 	accel_queue_release(b);
@@ -1337,7 +1417,7 @@ START_TEST(test_arbiter_no_head_of_line_blocking)
 	POINT(s2, done, 2);
 
 	if (arb_skip())
-		TEST_SKIP("the engine's credit limit is the module's (not settable to 1 from libaccel yet)");
+		TEST_SKIP("%s", arb_skip());
 	q = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
 	arb_submit(q, 1, 7, &w, &s2);   /* blocked on the gate */
 	arb_submit(q, 1, 8, NULL, &s1); /* independent: runs now */
@@ -1358,8 +1438,8 @@ START_TEST(test_arbiter_bad_credits)
 {
 	accel_queue_t *q = TEST_NOT_NULL;
 
-	if (arb_skip())
-		TEST_SKIP("ACCEL_ENGINE_CREDITS is the embedded scheduler's");
+	if (test_kernel_mode())
+		TEST_SKIP("ACCEL_ENGINE_CREDITS is the embedded scheduler's; the module's limits are tests/kselftest/tenants.c's");
 	setenv("ACCEL_ENGINE_CREDITS", "0", 1);
 	ASSERT_ERRNO(accel_queue_create_with_options(dev, NULL, &q), EINVAL);
 	ck_assert_ptr_null(q);
@@ -1413,6 +1493,7 @@ static Suite *queue_suite(void)
 	if (test_device_is_cpu()) { /* the gate is a cpu function */
 		tc = tcase_create("arbiter");
 		tcase_add_checked_fixture(tc, arb_setup, arb_teardown);
+		tcase_add_unchecked_fixture(tc, arb_save_credits, arb_restore_credits);
 		tcase_set_timeout(tc, 120);
 		tcase_add_test(tc, test_arbiter_priority);
 		tcase_add_test(tc, test_arbiter_weights);

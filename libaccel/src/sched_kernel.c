@@ -663,9 +663,13 @@ static int kernel_sem_import_sync_file(accel_semaphore_t *sem, uint64_t value,
  * Queues. Each accel queue is a kernel queue (ACCEL_IOCTL_QUEUE_CREATE) on
  * the engine named after its device ("cpu" for cpu://, "vulkan:0" for
  * vulkan://0), with the priority class and weight of its options
- * (accel_queue_create(): normal, weight 1). The first queue to name an
- * engine gives it KERNEL_ENGINE_CREDITS credits; when another process made
- * it with another limit, the queue takes that one.
+ * (accel_queue_create(): normal, weight 1). A queue that makes an engine
+ * asks for KERNEL_ENGINE_CREDITS credits, which the module grants only to
+ * an administrator (CAP_SYS_ADMIN, ABI 1.4): otherwise, and for an engine
+ * that exists, the limit is the module's default or the one the
+ * administrator wrote in sysfs. Modules before ABI 1.4 refused a second
+ * limit for an existing engine with -EEXIST; the queue then takes the
+ * engine's.
  *
  * Submission. The semaphores are syncobjs already, so a submission's waits
  * and signals are their handles and values in one struct accel_job whose
@@ -1583,7 +1587,7 @@ static int queue_create(struct accel_sched_kernel *k, const char *name,
 	engine_name(name, a.engine, sizeof(a.engine));
 	memcpy(q->engine, a.engine, sizeof(q->engine));
 	err = kioctl(k->fd, ACCEL_IOCTL_QUEUE_CREATE, &a);
-	if (err == -EEXIST) { /* another limit: take the engine's */
+	if (err == -EEXIST) { /* ABI < 1.4: another limit; take the engine's */
 		a.credits = 0;
 		err = kioctl(k->fd, ACCEL_IOCTL_QUEUE_CREATE, &a);
 	}

@@ -688,6 +688,28 @@ static int recv_fd(int sock)
 	}                                                                    \
 } while (0)
 
+/*
+ * Forks a child that runs @child with its end of a socketpair and never
+ * returns; returns its pid, *@sock the parent's end.
+ */
+static pid_t fork_child(void (*child)(int sock), int *sock)
+{
+	int sv[2];
+	pid_t pid;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		child(sv[1]);
+		_exit(1);
+	}
+	close(sv[1]);
+	*sock = sv[0];
+	return pid;
+}
+
 static void expect_child_ok(pid_t pid)
 {
 	int status;
@@ -727,7 +749,7 @@ static void share_child(int sock)
 START_TEST(test_share_fd_fork)
 {
 	accel_semaphore_t *s = sem_new(0);
-	int sv[2], fd = -2, fds;
+	int sock, fd = -2, fds;
 	pid_t pid;
 
 	if (!kernel_sched()) {
@@ -735,26 +757,19 @@ START_TEST(test_share_fd_fork)
 		accel_semaphore_release(s);
 		return;
 	}
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		close(sv[0]);
-		share_child(sv[1]);
-	}
-	close(sv[1]);
+	pid = fork_child(share_child, &sock);
 	fds = test_count_fds();
 	ASSERT_OK(accel_semaphore_export_fd(s, &fd));
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
-	send_fd(sv[0], fd);
+	send_fd(sock, fd);
 	close(fd);
 	ck_assert_int_eq(test_count_fds(), fds);
 	ASSERT_OK(accel_semaphore_signal(s, 5));
 	ASSERT_OK(accel_semaphore_wait(s, 7, 0, accel_deadline_after(30 * SEC)));
 	expect_state(s, 7, 0);
 	expect_child_ok(pid);
-	close(sv[0]);
+	close(sock);
 	accel_semaphore_release(s);
 }
 END_TEST
@@ -780,7 +795,7 @@ static void fail_child(int sock)
 START_TEST(test_share_fd_failure_crosses)
 {
 	accel_semaphore_t *s = sem_new(0), *again = NULL;
-	int sv[2], fd;
+	int sock, fd;
 	pid_t pid;
 
 	if (!kernel_sched()) {
@@ -788,16 +803,9 @@ START_TEST(test_share_fd_failure_crosses)
 		accel_semaphore_release(s);
 		return;
 	}
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		close(sv[0]);
-		fail_child(sv[1]);
-	}
-	close(sv[1]);
+	pid = fork_child(fail_child, &sock);
 	ASSERT_OK(accel_semaphore_export_fd(s, &fd));
-	send_fd(sv[0], fd);
+	send_fd(sock, fd);
 	/* The same timeline imported in this process too: a second object. */
 	ASSERT_OK(accel_semaphore_import_fd(sched, fd, &again));
 	ck_assert_ptr_nonnull(again);
@@ -809,7 +817,7 @@ START_TEST(test_share_fd_failure_crosses)
 	expect_state(again, 0, -EPIPE);
 	ASSERT_ERRNO(accel_semaphore_signal(again, 1), EPIPE);
 	expect_child_ok(pid);
-	close(sv[0]);
+	close(sock);
 	accel_semaphore_release(again);
 	accel_semaphore_release(s);
 }
@@ -850,7 +858,7 @@ static void sync_file_child(int sock)
 START_TEST(test_sync_file_fork)
 {
 	accel_semaphore_t *s = sem_new(0);
-	int sv[2], fd;
+	int sock, fd;
 	pid_t pid;
 
 	if (!kernel_sched()) {
@@ -858,20 +866,13 @@ START_TEST(test_sync_file_fork)
 		accel_semaphore_release(s);
 		return;
 	}
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		close(sv[0]);
-		sync_file_child(sv[1]);
-	}
-	close(sv[1]);
+	pid = fork_child(sync_file_child, &sock);
 	ASSERT_OK(accel_semaphore_export_sync_file(s, 3, &fd));
 	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
-	send_fd(sv[0], fd);
+	send_fd(sock, fd);
 	close(fd);
 	ASSERT_OK(accel_semaphore_signal(s, 3));
-	fd = recv_fd(sv[0]);
+	fd = recv_fd(sock);
 	ck_assert_int_ge(fd, 0);
 	ASSERT_OK(accel_semaphore_import_sync_file(s, 10, fd));
 	close(fd);
@@ -879,7 +880,7 @@ START_TEST(test_sync_file_fork)
 	ASSERT_OK(accel_semaphore_wait(s, 10, 0, accel_deadline_after(30 * SEC)));
 	expect_state(s, 10, 0);
 	expect_child_ok(pid);
-	close(sv[0]);
+	close(sock);
 	accel_semaphore_release(s);
 }
 END_TEST

@@ -970,7 +970,8 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 		return;
 	}
 	job->state = ACCEL_JOB_DONE;
-	e->nr_failed++;
+	if (was != ACCEL_JOB_TIMEDOUT) /* counted once, as timed out */
+		e->nr_failed++;
 	accel_job_answer_locked(job, error);
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);

@@ -48,6 +48,16 @@
  * blocked job never holds back a later independent one, while the runnable
  * jobs of a queue are released in submission order.
  *
+ * **Statistics.** Engine time (the device time a COMPLETE reports, else the
+ * time since the release), releases, and *latency*, the time from runnable
+ * to released (what the credits and the policy made a job wait; summed, so
+ * that latency over releases is a mean), are counted per engine, tenant,
+ * file and queue: an engine's in sysfs, a cgroup tenant's in sysfs, a
+ * file's and its queues' in fdinfo. A pipelined job is runnable from when
+ * pipelining made it so, before its waits are reached. The engine's, file's
+ * and queue's counters are written under the engine's lock; a tenant's are
+ * atomic, as it spans engines.
+ *
  * **Locking.** Each engine's spinlock (taken with interrupts off) protects
  * its run queues, its tenants' entities, the scheduling fields of its queues
  * and the state of their jobs; a file's event lock nests inside it. Fence
@@ -176,6 +186,7 @@ struct accel_event_node {
  * @released_inline: see @issuing.
  * @answer_seq: its place among its queue's releases answered through
  *              io_uring (see accel_job_release_locked()).
+ * @runnable_ns: when it became runnable (its latency runs from there).
  * @release_ns: when it was released.
  * @charged:    engine time charged at release, corrected at COMPLETE.
  * @pipelined:  made runnable before its waits were reached, because each is
@@ -221,6 +232,7 @@ struct accel_sched_job {
 	u32 answer_seq;
 	bool pipelined;
 	int status;
+	u64 runnable_ns;
 	u64 release_ns;
 	u64 deadline;
 	u64 charged;
@@ -639,6 +651,38 @@ static int accel_job_release_res(const struct accel_sched_job *job)
 	return job->id | (job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0);
 }
 
+/*
+ * Count a release of @q's job that waited @latency_ns since it became
+ * runnable: on the engine, the queue, the file's totals on the engine
+ * (all under the engine's lock), and the tenant (atomics: its other
+ * engines count under other locks).
+ */
+static void accel_queue_count_release_locked(struct accel_queue *q,
+					     u64 latency_ns)
+{
+	struct accel_engine *e = q->engine;
+	struct accel_tenant *t = q->afile->tenant;
+
+	lockdep_assert_held(&e->lock);
+	e->in_flight++;
+	e->nr_released++;
+	e->latency_ns += latency_ns;
+	q->nr_in_flight++;
+	q->nr_released++;
+	q->latency_ns += latency_ns;
+	q->fstat->nr_released++;
+	q->fstat->latency_ns += latency_ns;
+	atomic64_inc(&t->nr_released);
+	atomic64_add(latency_ns, &t->latency_ns);
+}
+
+/*
+ * Release a runnable job (already off its queue's runnable list) to its
+ * executor. Its latency, from runnable to now, is what the credits and the
+ * policy made it wait: a pipelined job counts from when pipelining made it
+ * runnable, so a latency is never negative, and the wait for its
+ * predecessors, the executor's to order, is not the scheduler's.
+ */
 static void accel_job_release_locked(struct accel_sched_job *job)
 {
 	struct accel_engine *e = job->engine;
@@ -647,8 +691,7 @@ static void accel_job_release_locked(struct accel_sched_job *job)
 	lockdep_assert_held(&e->lock);
 	job->state = ACCEL_JOB_RELEASED;
 	job->release_ns = ktime_get_ns();
-	e->in_flight++;
-	e->nr_released++;
+	accel_queue_count_release_locked(q, job->release_ns - job->runnable_ns);
 	/* Charge the queue's average now, so credits spread fairly. */
 	job->charged = q->avg_ns;
 	if (job->charged)
@@ -699,6 +742,7 @@ static void accel_engine_schedule_locked(struct accel_engine *e)
 			break;
 		job = list_first_entry(&q->runnable, struct accel_sched_job, qlink);
 		list_del_init(&job->qlink);
+		q->nr_runnable--;
 		if (list_empty(&q->runnable))
 			accel_rq_del_locked(e, q);
 		accel_job_release_locked(job);
@@ -743,12 +787,14 @@ static void accel_job_runnable_locked(struct accel_sched_job *job)
 
 	lockdep_assert_held(&e->lock);
 	job->state = ACCEL_JOB_RUNNABLE;
+	job->runnable_ns = ktime_get_ns();
 	ACCEL_JOB_TRACE(runnable, job);
 	/* Submission order among the runnable: usually an append. */
 	list_for_each_entry_reverse(it, &q->runnable, qlink)
 		if (it->seq < job->seq)
 			break;
 	list_add(&job->qlink, &it->qlink);
+	q->nr_runnable++;
 	if (!q->on_rq && !READ_ONCE(q->dead)) {
 		q->vruntime = max(q->vruntime, q->ent->min_vruntime);
 		accel_rq_add_locked(e, q);
@@ -913,6 +959,7 @@ static void accel_engine_timeout(struct work_struct *work)
 		list_move_tail(&job->tlink, &expired);
 		job->state = ACCEL_JOB_TIMEDOUT;
 		e->in_flight--;
+		job->queue->nr_in_flight--; /* released: its queue is here */
 		e->nr_timedout++;
 		kref_get(&job->ref);
 		ACCEL_JOB_TRACE(timeout, job);
@@ -953,11 +1000,13 @@ static void accel_job_cancel(struct accel_sched_job *job, int error)
 	switch (was) {
 	case ACCEL_JOB_RUNNABLE:
 		list_del_init(&job->qlink);
+		job->queue->nr_runnable--;
 		if (list_empty(&job->queue->runnable) && job->queue->on_rq)
 			accel_rq_del_locked(e, job->queue);
 		break;
 	case ACCEL_JOB_RELEASED:
 		e->in_flight--;
+		job->queue->nr_in_flight--;
 		accel_timeout_del_locked(e, job);
 		break;
 	case ACCEL_JOB_TIMEDOUT:
@@ -1624,6 +1673,7 @@ static int accel_job_do_complete(struct accel_file *afile,
 		job->status = args->status;
 	}
 	e->in_flight--;
+	q->nr_in_flight--;
 	if (args->status)
 		e->nr_failed++;
 	else
@@ -1637,6 +1687,8 @@ static int accel_job_do_complete(struct accel_file *afile,
 	accel_timeout_del_locked(e, job);
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
+	/* The job is the caller's file's, and so is the tenant. */
+	atomic64_add(dt, &afile->tenant->busy_ns);
 
 	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
 			   args->status, dt);
@@ -2297,10 +2349,10 @@ static int accel_engines_show(struct seq_file *m, void *unused)
 		int p;
 
 		spin_lock_irq(&e->lock);
-		seq_printf(m, "engine %s credits %u in_flight %u busy_ns %llu released %llu completed %llu failed %llu timedout %llu\n",
+		seq_printf(m, "engine %s credits %u in_flight %u busy_ns %llu released %llu completed %llu failed %llu timedout %llu latency_ns %llu\n",
 			   e->name, e->credits, e->in_flight, e->busy_ns,
 			   e->nr_released, e->nr_completed, e->nr_failed,
-			   e->nr_timedout);
+			   e->nr_timedout, e->latency_ns);
 		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
 			struct rb_node *tn, *n;
 
@@ -2313,9 +2365,11 @@ static int accel_engines_show(struct seq_file *m, void *unused)
 				for (n = rb_first_cached(&ent->rq); n; n = rb_next(n)) {
 					struct accel_queue *q = rb_entry(n, struct accel_queue, rb);
 
-					seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu\n",
+					seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu runnable %u in_flight %u latency_ns %llu\n",
 						   prio[p], q->afile->client_id, q->handle,
-						   q->weight, q->vruntime, q->busy_ns);
+						   q->weight, q->vruntime, q->busy_ns,
+						   q->nr_runnable, q->nr_in_flight,
+						   q->latency_ns);
 				}
 			}
 		}

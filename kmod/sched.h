@@ -46,7 +46,16 @@ struct io_uring_cmd;
  * @timeout_work: fails the jobs of @released past their deadline
  *            (@timeout_armed: queued for the first of them); it holds no
  *            engine reference: freeing the engine cancels it.
- * @busy_ns, @nr_released, @nr_completed, @nr_failed, @nr_timedout: counters.
+ * @busy_ns:  engine time its jobs consumed.
+ * @nr_released: jobs released.
+ * @nr_completed: jobs completed with status 0.
+ * @nr_failed: jobs failed: an error status, a failed wait, or cancelled.
+ * @nr_timedout: jobs failed by their timeout (not counted failed too).
+ * @latency_ns: the sum of its released jobs' latencies, each the time from
+ *            runnable to released (see accel_job_release_locked()).
+ *
+ * The counters run from the engine's creation; sysfs reads them without
+ * the lock.
  */
 struct accel_engine {
 	struct list_head link;
@@ -71,6 +80,7 @@ struct accel_engine {
 	bool timeout_armed;
 	u64 busy_ns;
 	u64 nr_released, nr_completed, nr_failed, nr_timedout;
+	u64 latency_ns;
 };
 
 /**
@@ -86,6 +96,11 @@ struct accel_engine {
  * @pinned:   the administrator configured it (accel_tenants_lock).
  * @nr_queues: its queues, over all its files (limit: tenant_max_queues).
  * @nr_jobs:  its jobs submitted and not completed (limit: tenant_max_jobs).
+ * @busy_ns:  engine time of its jobs over all engines, since it was made.
+ * @nr_released: its jobs released, over all engines.
+ * @latency_ns: the sum of their latencies, runnable to released.
+ *
+ * The counters are atomic: a tenant spans engines, whose locks differ.
  */
 struct accel_tenant {
 	struct list_head link;
@@ -97,6 +112,9 @@ struct accel_tenant {
 	bool dying;
 	atomic_t nr_queues;
 	atomic_t nr_jobs;
+	atomic64_t busy_ns;
+	atomic64_t nr_released;
+	atomic64_t latency_ns;
 };
 
 /**
@@ -130,12 +148,18 @@ struct accel_entity {
  * for the file's whole life (fdinfo): it outlives the file's queues.
  * @link:     in the file's list (its sched_mutex).
  * @engine:   the engine; a reference.
- * @busy_ns:  engine time (written under the engine's lock).
+ * @busy_ns:  engine time.
+ * @nr_released: its jobs released.
+ * @latency_ns: the sum of their latencies, runnable to released.
+ *
+ * The counters are written under the engine's lock.
  */
 struct accel_file_engine {
 	struct list_head link;
 	struct accel_engine *engine;
 	u64 busy_ns;
+	u64 nr_released;
+	u64 latency_ns;
 };
 
 /**
@@ -153,6 +177,11 @@ struct accel_file_engine {
  * @rb:       in @ent->rq while @on_rq.
  * @on_rq:    it has runnable jobs and sits in its entity's run queue.
  * @runnable: its runnable jobs, in submission order (engine lock).
+ * @nr_runnable: jobs in @runnable (engine lock).
+ * @nr_in_flight: its jobs released and not completed (engine lock).
+ * @nr_released: its jobs released since it was made (engine lock).
+ * @latency_ns: the sum of their latencies, runnable to released (engine
+ *            lock).
  * @dead:     destroyed: no new jobs.
  * @answer_seq: the next number of a release answered through io_uring
  *            (engine lock).
@@ -171,6 +200,10 @@ struct accel_queue {
 	struct rb_node rb;
 	bool on_rq;
 	struct list_head runnable;
+	u32 nr_runnable;
+	u32 nr_in_flight;
+	u64 nr_released;
+	u64 latency_ns;
 	bool dead;
 	u32 answer_seq;
 };

@@ -2191,22 +2191,64 @@ static ssize_t in_flight_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%u\n", READ_ONCE(e->in_flight));
 }
 
-static ssize_t busy_ns_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
+/*
+ * The read-only counters of engines and tenants (busy_ns, released,
+ * latency_ns, ...): one show each for an engine's u64 (written under its
+ * lock, read here without it) and a tenant's atomic64_t, finding the
+ * counter at its offset in the object.
+ */
+struct accel_counter_attr {
+	struct kobj_attribute attr;
+	size_t offset;
+};
+
+static size_t accel_counter_offset(struct kobj_attribute *attr)
+{
+	return container_of(attr, struct accel_counter_attr, attr)->offset;
+}
+
+static ssize_t accel_engine_counter_show(struct kobject *kobj,
+					 struct kobj_attribute *attr, char *buf)
 {
 	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+	u64 *v = (void *)e + accel_counter_offset(attr);
 
-	return sysfs_emit(buf, "%llu\n", READ_ONCE(e->busy_ns));
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(*v));
 }
+
+static ssize_t accel_tenant_counter_show(struct kobject *kobj,
+					 struct kobj_attribute *attr, char *buf)
+{
+	struct accel_tenant *t = container_of(kobj, struct accel_tenant, kobj);
+	atomic64_t *v = (void *)t + accel_counter_offset(attr);
+
+	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(v));
+}
+
+#define ACCEL_COUNTER_ATTR(_obj, _name, _field)                              \
+	static struct accel_counter_attr accel_##_obj##_##_name = {           \
+		.attr = __ATTR(_name, 0444, accel_##_obj##_counter_show, NULL), \
+		.offset = offsetof(struct accel_##_obj, _field),              \
+	}
 
 static struct kobj_attribute accel_engine_credits = __ATTR_RW(credits);
 static struct kobj_attribute accel_engine_in_flight = __ATTR_RO(in_flight);
-static struct kobj_attribute accel_engine_busy_ns = __ATTR_RO(busy_ns);
+ACCEL_COUNTER_ATTR(engine, busy_ns, busy_ns);
+ACCEL_COUNTER_ATTR(engine, released, nr_released);
+ACCEL_COUNTER_ATTR(engine, completed, nr_completed);
+ACCEL_COUNTER_ATTR(engine, failed, nr_failed);
+ACCEL_COUNTER_ATTR(engine, timedout, nr_timedout);
+ACCEL_COUNTER_ATTR(engine, latency_ns, latency_ns);
 
 static struct attribute *accel_engine_attrs[] = {
 	&accel_engine_credits.attr,
 	&accel_engine_in_flight.attr,
-	&accel_engine_busy_ns.attr,
+	&accel_engine_busy_ns.attr.attr,
+	&accel_engine_released.attr.attr,
+	&accel_engine_completed.attr.attr,
+	&accel_engine_failed.attr.attr,
+	&accel_engine_timedout.attr.attr,
+	&accel_engine_latency_ns.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(accel_engine);
@@ -2265,11 +2307,17 @@ static ssize_t jobs_show(struct kobject *kobj, struct kobj_attribute *attr,
 static struct kobj_attribute accel_tenant_weight = __ATTR_RW(weight);
 static struct kobj_attribute accel_tenant_queues = __ATTR_RO(queues);
 static struct kobj_attribute accel_tenant_jobs = __ATTR_RO(jobs);
+ACCEL_COUNTER_ATTR(tenant, busy_ns, busy_ns);
+ACCEL_COUNTER_ATTR(tenant, released, nr_released);
+ACCEL_COUNTER_ATTR(tenant, latency_ns, latency_ns);
 
 static struct attribute *accel_tenant_attrs[] = {
 	&accel_tenant_weight.attr,
 	&accel_tenant_queues.attr,
 	&accel_tenant_jobs.attr,
+	&accel_tenant_busy_ns.attr.attr,
+	&accel_tenant_released.attr.attr,
+	&accel_tenant_latency_ns.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(accel_tenant);

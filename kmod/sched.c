@@ -1960,22 +1960,76 @@ void accel_sched_file_release(struct accel_file *afile)
 }
 
 /*
- * An engine's name as a drm-usage-stats key: the format splits a line at
+ * An engine's name in fdinfo: the drm-usage-stats format splits a line at
  * its first ':' and allows none in a key, while engine names may hold one.
  * Each ':' is written "%3a" ('%' is never in an engine name, so the
- * mapping is one to one).
+ * mapping is one to one), in keys and, alike, in values.
  */
-static void accel_seq_engine_key(struct seq_file *m, const char *prefix,
-				 const char *name)
+static void accel_seq_engine_name(struct seq_file *m, const char *name)
 {
-	seq_puts(m, prefix);
 	for (; *name; name++) {
 		if (*name == ':')
 			seq_puts(m, "%3a");
 		else
 			seq_putc(m, *name);
 	}
+}
+
+static void accel_seq_engine_key(struct seq_file *m, const char *prefix,
+				 const char *name)
+{
+	seq_puts(m, prefix);
+	accel_seq_engine_name(m, name);
 	seq_putc(m, ':');
+}
+
+/* The file's totals on one engine: four lines. */
+static void accel_show_file_engine(struct seq_file *m,
+				   struct accel_file_engine *fe)
+{
+	struct accel_engine *e = fe->engine;
+	u64 busy_ns, released, latency_ns;
+
+	/* One snapshot, so that latency over released is a true mean. */
+	spin_lock_irq(&e->lock);
+	busy_ns = fe->busy_ns;
+	released = fe->nr_released;
+	latency_ns = fe->latency_ns;
+	spin_unlock_irq(&e->lock);
+	accel_seq_engine_key(m, "drm-engine-", e->name);
+	seq_printf(m, "\t%llu ns\n", busy_ns);
+	accel_seq_engine_key(m, "drm-engine-capacity-", e->name);
+	seq_printf(m, "\t%u\n", READ_ONCE(e->credits));
+	accel_seq_engine_key(m, "accel-released-", e->name);
+	seq_printf(m, "\t%llu\n", released);
+	accel_seq_engine_key(m, "accel-latency-", e->name);
+	seq_printf(m, "\t%llu ns\n", latency_ns);
+}
+
+static const char *const accel_priority_names[ACCEL_PRIORITY_COUNT] = {
+	"high", "normal", "low",
+};
+
+/* One queue's line, its counters read in one engine lock section. */
+static void accel_show_queue(struct seq_file *m, unsigned long handle,
+			     struct accel_queue *q)
+{
+	struct accel_engine *e = q->engine;
+	u32 runnable, in_flight;
+	u64 released, busy_ns, latency_ns;
+
+	spin_lock_irq(&e->lock);
+	runnable = q->nr_runnable;
+	in_flight = q->nr_in_flight;
+	released = q->nr_released;
+	busy_ns = q->busy_ns;
+	latency_ns = q->latency_ns;
+	spin_unlock_irq(&e->lock);
+	seq_printf(m, "accel-queue-%lu:\tengine=", handle);
+	accel_seq_engine_name(m, e->name);
+	seq_printf(m, " priority=%s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu\n",
+		   accel_priority_names[q->priority], q->weight, runnable,
+		   in_flight, released, busy_ns, latency_ns);
 }
 
 /**
@@ -1986,24 +2040,40 @@ static void accel_seq_engine_key(struct seq_file *m, const char *prefix,
  * Per engine the file ever named, in the drm-usage-stats format:
  * ``drm-engine-<engine>: <ns> ns``, the engine time its jobs consumed over
  * the file's whole life (queues destroyed included), and
- * ``drm-engine-capacity-<engine>: <credits>``. Then ``accel-tenant`` (the
- * cgroup id of the file's tenant, 0 for a tenant of its own).
+ * ``drm-engine-capacity-<engine>: <credits>``; then, likewise for the
+ * file's whole life, ``accel-released-<engine>: <n>``, its jobs released
+ * there, and ``accel-latency-<engine>: <ns> ns``, the sum of their
+ * latencies (runnable to released). Then ``accel-tenant`` (the cgroup id of
+ * the file's tenant, 0 for a tenant of its own). Last, per live queue in
+ * handle order, ``accel-queue-<handle>:`` and space-separated
+ * ``name=value`` fields: ``engine``, ``priority``, ``weight``,
+ * ``runnable`` (jobs runnable, not released), ``in_flight`` (released, not
+ * completed), ``released``, ``busy_ns`` and ``latency_ns`` (since the
+ * queue was made).
  *
- * Context: process context; takes the file's sched_mutex.
+ * The queues are walked under the file's sched_mutex: QUEUE_DESTROY and
+ * the file's release take a queue out of the file's table under it and
+ * free it only after, so each queue found stays allocated until the walk
+ * ends. Each queue's counters are one engine lock section.
+ *
+ * Context: process context; takes the file's sched_mutex (so it may wait
+ * for a QUEUE_DESTROY of the same file in progress: an SRCU grace period
+ * and the cancellation of the queue's jobs), then each engine's lock.
  */
 void accel_sched_show_fdinfo(struct seq_file *m, struct accel_file *afile)
 {
 	struct accel_file_engine *fe;
+	struct accel_queue *q;
+	unsigned long handle;
 
 	mutex_lock(&afile->sched_mutex);
-	list_for_each_entry(fe, &afile->engines, link) {
-		accel_seq_engine_key(m, "drm-engine-", fe->engine->name);
-		seq_printf(m, "\t%llu ns\n", READ_ONCE(fe->busy_ns));
-		accel_seq_engine_key(m, "drm-engine-capacity-", fe->engine->name);
-		seq_printf(m, "\t%u\n", READ_ONCE(fe->engine->credits));
-	}
-	mutex_unlock(&afile->sched_mutex);
+	list_for_each_entry(fe, &afile->engines, link)
+		accel_show_file_engine(m, fe);
 	seq_printf(m, "accel-tenant:\t%llu\n", afile->tenant->cgroup_id);
+	xa_for_each(&afile->queues, handle, q)
+		if (!READ_ONCE(q->dead))
+			accel_show_queue(m, handle, q);
+	mutex_unlock(&afile->sched_mutex);
 }
 
 /* ---------------------------------------------------------------- tenants */
@@ -2389,7 +2459,7 @@ static void accel_sysfs_fini(void)
 
 static int accel_engines_show(struct seq_file *m, void *unused)
 {
-	static const char *const prio[] = { "high", "normal", "low" };
+	const char *const *prio = accel_priority_names;
 	struct accel_engine *e;
 
 	mutex_lock(&accel_engines_lock);

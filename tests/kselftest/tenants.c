@@ -13,6 +13,7 @@
  * reports, and do not depend on the machine's speed.
  */
 #include <ctype.h>
+#include <stdatomic.h>
 #include <linux/capability.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -696,6 +697,584 @@ TEST(fdinfo_is_drm_usage_stats)
 	memcpy(copy, buf, sizeof(buf));
 	drm_usage_parse(copy, "drm-client-id", &cid);
 	ASSERT_NE(0, cid);
+}
+
+/* --------------------------------------------------------- statistics */
+
+/*
+ * What `accelctl top` reads: per engine (sysfs), per cgroup tenant
+ * (sysfs), per file and per queue (fdinfo), the engine time, the releases
+ * and the released-job latency, runnable to released. Each load below has
+ * known device times, so engine times are exact; a latency is bounded
+ * below by the time a job was held back and above by the wall time around
+ * it.
+ */
+
+/* The number after "@key:\t" in fdinfo @buf, and the line's unit in @unit. */
+static int fdinfo_num(const char *buf, const char *key, uint64_t *v,
+		      char *unit, size_t ulen)
+{
+	size_t n = strlen(key);
+
+	for (const char *l = buf; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		char *end;
+
+		if (strncmp(l, key, n) || l[n] != ':' || l[n + 1] != '\t')
+			continue;
+		*v = strtoull(l + n + 2, &end, 10);
+		if (unit) {
+			size_t k = strcspn(end, "\n");
+
+			snprintf(unit, ulen, "%.*s", (int)k, end);
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
+struct qline {
+	char engine[64];
+	char priority[16];
+	unsigned int weight, runnable, in_flight;
+	unsigned long long released, busy_ns, latency_ns;
+};
+
+/* Parse one accel-queue line's fields (after the tab); 0 or -EINVAL. */
+static int qline_parse(const char *l, struct qline *q)
+{
+	int n = -1;
+
+	if (sscanf(l, "engine=%63s priority=%15s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu%n",
+		   q->engine, q->priority, &q->weight, &q->runnable,
+		   &q->in_flight, &q->released, &q->busy_ns, &q->latency_ns,
+		   &n) != 8 || n < 0 || (l[n] && l[n] != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+/* Queue @handle's line in fdinfo @buf: 0, -ENOENT or -EINVAL. */
+static int fdinfo_queue(const char *buf, uint32_t handle, struct qline *q)
+{
+	char key[32];
+	const char *l;
+
+	snprintf(key, sizeof(key), "\naccel-queue-%u:\t", handle);
+	l = strstr(buf, key);
+	if (!l)
+		return -ENOENT;
+	return qline_parse(l + strlen(key), q);
+}
+
+/*
+ * Every accel-queue line of @buf parses, comes after accel-tenant, and the
+ * handles rise: their count, or -1 (logged).
+ */
+static int fdinfo_queue_lines(const char *buf)
+{
+	const char *tenant = strstr(buf, "\naccel-tenant:\t");
+	unsigned int last = 0;
+	int count = 0;
+
+	for (const char *l = strstr(buf, "\naccel-queue-"); l;
+	     l = strstr(l + 1, "\naccel-queue-")) {
+		unsigned int h;
+		int n = -1;
+		struct qline q;
+
+		if (sscanf(l + 1, "accel-queue-%u:\t%n", &h, &n) != 1 || n < 0 ||
+		    qline_parse(l + 1 + n, &q) || h <= last || !tenant ||
+		    l < tenant) {
+			TH_LOG("bad queue line: '%.*s'", (int)strcspn(l + 1, "\n"),
+			       l + 1);
+			return -1;
+		}
+		last = h;
+		count++;
+	}
+	return count;
+}
+
+static int submit_job(int fd, const struct accel_job *job)
+{
+	struct accel_job j = *job;
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+	int ret = xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+
+	return ret ? ret : (int)j.id;
+}
+
+/* The next event of @fd within @ms. */
+static struct accel_job_event next_event(int fd, int ms)
+{
+	struct accel_job_event ev = { 0 };
+
+	for (int t = 0; t < ms; t++) {
+		struct accel_job_fetch f = { .events = (uintptr_t)&ev, .max = 1 };
+
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f));
+		if (f.count == 1)
+			return ev;
+		usleep(1000);
+	}
+	TH_LOG("no event within %d ms", ms);
+	ASSERT_TRUE(0);
+	return ev;
+}
+
+static uint64_t read_u64(const char *path)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, read_file(path, buf, sizeof(buf)));
+	return strtoull(buf, NULL, 10);
+}
+
+static uint64_t engine_stat(const char *engine, const char *attr)
+{
+	char path[160];
+
+	engine_path(path, sizeof(path), engine, attr);
+	return read_u64(path);
+}
+
+static uint64_t tenant_stat(uint64_t id, const char *attr)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), SYSFS "/tenants/%llu/%s",
+		 (unsigned long long)id, attr);
+	return read_u64(path);
+}
+
+static int queue_destroy(int fd, uint32_t q)
+{
+	struct accel_queue_destroy d = { .handle = q };
+
+	return xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d);
+}
+
+#define HOLD_NS 20000000ull /* how long a test holds a job's only credit */
+
+/*
+ * Three jobs on a one-credit engine: the first is released, the other two
+ * wait, each for the one before to complete. @lat_min and @lat_max bound
+ * the sum of their latencies: job k was runnable from before its SUBMIT
+ * returned and released within the COMPLETE of job k-1 (so the sum is at
+ * least the hold before that COMPLETE), and waited no longer than from
+ * before its SUBMIT to after its RELEASED event was fetched. Device times
+ * 1000, 2000 and 4000 ns. @check, if set, runs while two jobs wait.
+ */
+static void three_held_jobs(int fd, uint32_t q, uint64_t *lat_min,
+			    uint64_t *lat_max, void (*check)(int fd, uint32_t q))
+{
+	uint64_t t_sub[3], t_submitted[3], t_rel[3];
+	const uint64_t dev[3] = { 1000, 2000, 4000 };
+	int ids[3], fds[1] = { fd }, which;
+
+	for (int i = 0; i < 3; i++) {
+		t_sub[i] = now_ns();
+		ids[i] = submit(fd, q, i);
+		t_submitted[i] = now_ns();
+		ASSERT_GT(ids[i], 0);
+	}
+	*lat_min = 0;
+	*lat_max = 0;
+	for (int i = 0; i < 3; i++) {
+		struct accel_job_event ev = next_release_any(fds, 1, 2000, &which);
+
+		t_rel[i] = now_ns();
+		ASSERT_EQ(i, ev.user_data);
+		ASSERT_EQ(ids[i], ev.id);
+		*lat_max += t_rel[i] - t_sub[i];
+		if (!i && check)
+			check(fd, q);
+		usleep(HOLD_NS / 1000);
+		if (i < 2)
+			*lat_min += now_ns() - t_submitted[i + 1];
+		ASSERT_EQ(0, complete(fd, ids[i], dev[i]));
+	}
+}
+
+static void two_waiting_one_released(int fd, uint32_t q)
+{
+	char buf[8192];
+	struct qline l;
+
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_queue(buf, q, &l));
+	ASSERT_EQ(2, l.runnable);
+	ASSERT_EQ(1, l.in_flight);
+	ASSERT_EQ(1, l.released);
+	ASSERT_EQ(0, l.busy_ns);
+}
+
+TEST(fdinfo_lists_each_queue)
+{
+	int fd = accel_test_open();
+	char e[ACCEL_ENGINE_NAME_LEN], esc[64], key[256], unit[16];
+	char path[160], buf[8192], copy[8192];
+	const char *e2 = engine_name("qs2");
+	uint64_t lat_min, lat_max, v;
+	struct qline l, l2;
+	uint32_t q1, q2;
+
+	ASSERT_GE(fd, 0);
+	/* A ':' in the engine name is escaped in the value too. */
+	snprintf(e, sizeof(e), "tn:qs-%d", getpid());
+	snprintf(esc, sizeof(esc), "tn%%3aqs-%d", getpid());
+	q1 = queue_new(fd, e, ACCEL_PRIORITY_LOW, 3);
+	q2 = queue_new(fd, e2, ACCEL_PRIORITY_HIGH, 7);
+	engine_path(path, sizeof(path), e, "credits");
+	ASSERT_EQ(0, write_file(path, "1"));
+
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(2, fdinfo_queue_lines(buf));
+	ASSERT_EQ(0, fdinfo_queue(buf, q1, &l));
+	ASSERT_EQ(0, strcmp(esc, l.engine));
+	ASSERT_EQ(0, strcmp("low", l.priority));
+	ASSERT_EQ(3, l.weight);
+	ASSERT_EQ(0, l.runnable + l.in_flight + l.released + l.busy_ns +
+		     l.latency_ns);
+	ASSERT_EQ(0, fdinfo_queue(buf, q2, &l2));
+	ASSERT_EQ(0, strcmp(e2, l2.engine));
+	ASSERT_EQ(0, strcmp("high", l2.priority));
+	ASSERT_EQ(7, l2.weight);
+
+	three_held_jobs(fd, q1, &lat_min, &lat_max, two_waiting_one_released);
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_queue(buf, q1, &l));
+	ASSERT_EQ(0, l.runnable);
+	ASSERT_EQ(0, l.in_flight);
+	ASSERT_EQ(3, l.released);
+	ASSERT_EQ(7000, l.busy_ns);
+	TH_LOG("latency %llu ns, bounds [%llu, %llu]", l.latency_ns,
+	       (unsigned long long)lat_min, (unsigned long long)lat_max);
+	ASSERT_GE(l.latency_ns, lat_min);
+	ASSERT_LE(l.latency_ns, lat_max);
+	ASSERT_GE(lat_min, 2 * HOLD_NS);
+	/* The other queue saw nothing. */
+	ASSERT_EQ(0, fdinfo_queue(buf, q2, &l2));
+	ASSERT_EQ(0, l2.released + l2.busy_ns + l2.latency_ns);
+
+	/* The queue goes: its line goes, the file's totals stay. */
+	ASSERT_EQ(0, queue_destroy(fd, q1));
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(-ENOENT, fdinfo_queue(buf, q1, &l2));
+	ASSERT_EQ(0, fdinfo_queue(buf, q2, &l2));
+	ASSERT_EQ(1, fdinfo_queue_lines(buf));
+	snprintf(key, sizeof(key), "drm-engine-%s", esc);
+	ASSERT_EQ(0, fdinfo_num(buf, key, &v, unit, sizeof(unit)));
+	ASSERT_EQ(7000, v);
+	snprintf(key, sizeof(key), "accel-released-%s", esc);
+	ASSERT_EQ(0, fdinfo_num(buf, key, &v, unit, sizeof(unit)));
+	ASSERT_EQ(3, v);
+	ASSERT_EQ(0, strcmp("", unit));
+	snprintf(key, sizeof(key), "accel-latency-%s", esc);
+	ASSERT_EQ(0, fdinfo_num(buf, key, &v, unit, sizeof(unit)));
+	ASSERT_EQ(l.latency_ns, v);
+	ASSERT_EQ(0, strcmp(" ns", unit));
+	snprintf(key, sizeof(key), "accel-released-%s", e2);
+	ASSERT_EQ(0, fdinfo_num(buf, key, &v, NULL, 0));
+	ASSERT_EQ(0, v);
+	/* An engine's accel- lines follow its capacity line. */
+	snprintf(key, sizeof(key),
+		 "\ndrm-engine-capacity-%s:\t1\naccel-released-%s:\t3\naccel-latency-%s:\t",
+		 esc, esc, esc);
+	ASSERT_NE(NULL, strstr(buf, key));
+	/* and the drm- keys still read as drm-usage-stats. */
+	memcpy(copy, buf, sizeof(buf));
+	ASSERT_EQ(6, drm_usage_parse(copy, NULL, NULL));
+	ASSERT_EQ(0, queue_destroy(fd, q2));
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_queue_lines(buf));
+	ASSERT_EQ(0, close(fd));
+}
+
+TEST(engine_sysfs_counts_jobs)
+{
+	int fd = accel_test_open(), fds[1], which, a, b, c, d, x;
+	const char *e = engine_name("est");
+	const char *zero[] = { "released", "completed", "failed", "timedout",
+			       "busy_ns", "latency_ns", "in_flight" };
+	struct accel_job j = { .timeout_ns = 1000000, .user_data = 3 };
+	struct accel_job_event ev;
+	uint64_t lat_max, t0, t1, t_hold, lat;
+	char path[160];
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	fds[0] = fd;
+	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	engine_path(path, sizeof(path), e, "credits");
+	ASSERT_EQ(0, write_file(path, "1")); /* and pins it past the queue */
+	for (unsigned int i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		ASSERT_EQ(0, engine_stat(e, zero[i]));
+
+	/* A completes, B waits for it and fails with its executor's status. */
+	t0 = now_ns();
+	a = submit(fd, q, 1);
+	b = submit(fd, q, 2);
+	t_hold = now_ns();
+	ASSERT_GT(a, 0);
+	ASSERT_GT(b, 0);
+	ASSERT_EQ(a, next_release_any(fds, 1, 2000, &which).id);
+	ASSERT_EQ(1, engine_stat(e, "in_flight"));
+	ASSERT_EQ(1, engine_stat(e, "released"));
+	usleep(HOLD_NS / 1000);
+	t_hold = now_ns() - t_hold;
+	ASSERT_EQ(0, complete(fd, a, 1500));
+	ASSERT_EQ(b, next_release_any(fds, 1, 2000, &which).id);
+	t1 = now_ns();
+	lat_max = 2 * (t1 - t0);
+	struct accel_job_complete cb = { .id = b, .status = -EIO, .device_ns = 500 };
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &cb));
+
+	/* C times out. */
+	j.queue = q;
+	t0 = now_ns();
+	c = submit_job(fd, &j);
+	ASSERT_GT(c, 0);
+	ev = next_event(fd, 2000);
+	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev.type);
+	ev = next_event(fd, 5000);
+	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
+	ASSERT_EQ(c, ev.id);
+	lat_max += now_ns() - t0;
+
+	/* D is released and X waits when their queue goes: both cancelled. */
+	t0 = now_ns();
+	d = submit(fd, q, 4);
+	x = submit(fd, q, 5);
+	ASSERT_GT(d, 0);
+	ASSERT_GT(x, 0);
+	ASSERT_EQ(d, next_release_any(fds, 1, 2000, &which).id);
+	lat_max += now_ns() - t0;
+	ASSERT_EQ(0, queue_destroy(fd, q));
+
+	ASSERT_EQ(4, engine_stat(e, "released"));
+	ASSERT_EQ(1, engine_stat(e, "completed"));
+	ASSERT_EQ(3, engine_stat(e, "failed"));
+	ASSERT_EQ(1, engine_stat(e, "timedout"));
+	ASSERT_EQ(2000, engine_stat(e, "busy_ns"));
+	ASSERT_EQ(0, engine_stat(e, "in_flight"));
+	lat = engine_stat(e, "latency_ns");
+	TH_LOG("latency %llu ns, bounds [%llu, %llu]", (unsigned long long)lat,
+	       (unsigned long long)t_hold, (unsigned long long)lat_max);
+	ASSERT_GE(lat, t_hold);
+	ASSERT_LE(lat, lat_max);
+	/* Read-only, to everyone. */
+	engine_path(path, sizeof(path), e, "released");
+	ASSERT_EQ(-EACCES, write_file(path, "0"));
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
+ * A pipelined job is runnable (and released) before its waits are reached:
+ * its latency counts from then, so it is small, never "negative" (a huge
+ * sum), and its queue's counts come back to zero when both complete.
+ */
+TEST(pipelined_job_latency_is_bounded)
+{
+	int fd = accel_test_open(), a, b;
+	const char *e = engine_name("pipe");
+	struct accel_point sig, wait;
+	struct accel_job ja = { .user_data = 1 }, jb = { .user_data = 2 };
+	struct accel_job_event ev;
+	char path[160], buf[8192];
+	uint64_t t0, bound;
+	struct qline l;
+	uint32_t q, h;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	engine_path(path, sizeof(path), e, "credits");
+	ASSERT_EQ(0, write_file(path, "2"));
+	h = so_new(fd, 0);
+	sig = (struct accel_point){ .handle = h, .point = 1 };
+	wait = sig;
+	ja.queue = jb.queue = q;
+	ja.signals = (uintptr_t)&sig;
+	ja.nsignals = 1;
+	jb.waits = (uintptr_t)&wait;
+	jb.nwaits = 1;
+	t0 = now_ns();
+	a = submit_job(fd, &ja);
+	ASSERT_GT(a, 0);
+	ev = next_event(fd, 2000);
+	ASSERT_EQ(a, ev.id);
+	b = submit_job(fd, &jb);
+	ASSERT_GT(b, 0);
+	ev = next_event(fd, 2000);
+	bound = 2 * (now_ns() - t0);
+	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev.type);
+	ASSERT_EQ(b, ev.id);
+	ASSERT_NE(0, ev.flags & ACCEL_JOB_RES_PIPELINED);
+	/* B completes first: it finishes once A's point is reached. */
+	ASSERT_EQ(0, complete(fd, b, 300));
+	ASSERT_EQ(0, complete(fd, a, 700));
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_queue(buf, q, &l));
+	ASSERT_EQ(2, l.released);
+	ASSERT_EQ(0, l.in_flight);
+	ASSERT_EQ(0, l.runnable);
+	ASSERT_EQ(1000, l.busy_ns);
+	ASSERT_LE(l.latency_ns, bound);
+	ASSERT_LE(engine_stat(e, "latency_ns"), bound);
+	ASSERT_EQ(0, close(fd));
+}
+
+TEST(tenant_sysfs_counts_its_jobs_over_engines)
+{
+	struct cg a, b;
+	const char *e1 = engine_name("ts1");
+	char e2[ACCEL_ENGINE_NAME_LEN], path[160];
+	uint64_t busy0, rel0, lat0, lat_min, lat_max, t0, lat;
+	int f1, f2, fb, id, fds[1], which;
+	uint32_t q1, q2;
+
+	NEED_CGROUPS(&a, &b);
+	snprintf(e2, sizeof(e2), "tn-ts2-%d", getpid());
+	/* Two files of tenant A, one of B. */
+	f1 = open_in(&a);
+	f2 = open_in(&a);
+	fb = open_in(&b);
+	ASSERT_GE(f1, 0);
+	ASSERT_GE(f2, 0);
+	ASSERT_GE(fb, 0);
+	busy0 = tenant_stat(a.id, "busy_ns");
+	rel0 = tenant_stat(a.id, "released");
+	lat0 = tenant_stat(a.id, "latency_ns");
+	q1 = queue_new(f1, e1, ACCEL_PRIORITY_NORMAL, 1);
+	q2 = queue_new(f2, e2, ACCEL_PRIORITY_NORMAL, 1);
+	queue_new(fb, e1, ACCEL_PRIORITY_NORMAL, 1);
+	engine_path(path, sizeof(path), e1, "credits");
+	ASSERT_EQ(0, write_file(path, "1"));
+
+	three_held_jobs(f1, q1, &lat_min, &lat_max, NULL);
+	fds[0] = f2;
+	t0 = now_ns();
+	id = submit(f2, q2, 9);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(id, next_release_any(fds, 1, 2000, &which).id);
+	lat_max += now_ns() - t0;
+	ASSERT_EQ(0, complete(f2, id, 5000));
+
+	ASSERT_EQ(12000, tenant_stat(a.id, "busy_ns") - busy0);
+	ASSERT_EQ(4, tenant_stat(a.id, "released") - rel0);
+	lat = tenant_stat(a.id, "latency_ns") - lat0;
+	TH_LOG("latency %llu ns, bounds [%llu, %llu]", (unsigned long long)lat,
+	       (unsigned long long)lat_min, (unsigned long long)lat_max);
+	ASSERT_GE(lat, lat_min);
+	ASSERT_LE(lat, lat_max);
+	/* B ran nothing. */
+	ASSERT_EQ(0, tenant_stat(b.id, "busy_ns"));
+	ASSERT_EQ(0, tenant_stat(b.id, "released"));
+	ASSERT_EQ(0, tenant_stat(b.id, "latency_ns"));
+	close(f1);
+	close(f2);
+	close(fb);
+	cg_remove(&a);
+	cg_remove(&b);
+}
+
+/*
+ * fdinfo read in a loop while two threads create queues, submit to them
+ * and destroy them with jobs waiting and in flight, and another completes
+ * what is released: every read parses, and nothing is touched
+ * after it is freed (KASAN on the debug kernel).
+ */
+struct fdrace {
+	int fd;
+	atomic_int stop;
+	atomic_int reads, bad, churned;
+	char engines[2][ACCEL_ENGINE_NAME_LEN];
+};
+
+static void *fdrace_reader(void *arg)
+{
+	struct fdrace *r = arg;
+	static char buf[16384];
+
+	while (!atomic_load(&r->stop)) {
+		if (fdinfo_read(r->fd, buf, sizeof(buf)) ||
+		    fdinfo_queue_lines(buf) < 0 ||
+		    drm_usage_parse(buf, NULL, NULL) < 2)
+			atomic_fetch_add(&r->bad, 1);
+		atomic_fetch_add(&r->reads, 1);
+	}
+	return NULL;
+}
+
+/*
+ * Queues made in fours and destroyed in the order made, so that a read
+ * finds several, one of them going: jobs waiting and in flight.
+ */
+static void *fdrace_churn(void *arg)
+{
+	struct fdrace *r = arg;
+
+	for (int i = 0; !atomic_load(&r->stop); i++) {
+		uint32_t q[4];
+		int n = 0;
+
+		for (int k = 0; k < 4; k++)
+			if (!queue_create(r->fd, r->engines[(i + k) & 1],
+					  k % 3 ? ACCEL_PRIORITY_NORMAL :
+					  ACCEL_PRIORITY_LOW, 1 + k, 0, &q[n]))
+				submit(r->fd, q[n++], k);
+		for (int k = 0; k < n; k++) {
+			submit(r->fd, q[k], 9);
+			queue_destroy(r->fd, q[k]);
+			atomic_fetch_add(&r->churned, 1);
+		}
+	}
+	return NULL;
+}
+
+TEST_TIMEOUT(fdinfo_races_queue_destroy, 60)
+{
+	struct fdrace r = { .fd = accel_test_open() };
+	uint64_t t0 = now_ns();
+	pthread_t tr, tc[2];
+	char path[160];
+	int completed = 0;
+
+	ASSERT_GE(r.fd, 0);
+	snprintf(r.engines[0], sizeof(r.engines[0]), "tn-race0-%d", getpid());
+	snprintf(r.engines[1], sizeof(r.engines[1]), "tn:race1-%d", getpid());
+	/* One long-lived queue keeps the engines and their limits. */
+	for (int i = 0; i < 2; i++) {
+		queue_new(r.fd, r.engines[i], ACCEL_PRIORITY_NORMAL, 1);
+		engine_path(path, sizeof(path), r.engines[i], "credits");
+		ASSERT_EQ(0, write_file(path, "2"));
+	}
+	ASSERT_EQ(0, pthread_create(&tr, NULL, fdrace_reader, &r));
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&tc[i], NULL, fdrace_churn, &r));
+	/* Three seconds, and enough of each side on a slow (debug) kernel. */
+	while (now_ns() - t0 < 3000000000ull ||
+	       ((atomic_load(&r.reads) < 300 || atomic_load(&r.churned) < 300) &&
+		now_ns() - t0 < 30000000000ull)) {
+		struct accel_job_event ev[16];
+		struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 16 };
+
+		ASSERT_EQ(0, xioctl(r.fd, ACCEL_IOCTL_JOB_FETCH, &f));
+		/* A job cancelled meanwhile is refused: fine. */
+		for (unsigned int i = 0; i < f.count; i++)
+			completed += !complete(r.fd, ev[i].id, 1000);
+		if (!f.count)
+			usleep(200);
+	}
+	atomic_store(&r.stop, 1);
+	pthread_join(tr, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(tc[i], NULL);
+	TH_LOG("%d fdinfo reads, %d queues made and destroyed, %d jobs completed",
+	       atomic_load(&r.reads), atomic_load(&r.churned), completed);
+	ASSERT_EQ(0, atomic_load(&r.bad));
+	ASSERT_GE(atomic_load(&r.reads), 300);
+	ASSERT_GE(atomic_load(&r.churned), 300);
+	ASSERT_EQ(0, close(r.fd));
 }
 
 TEST_HARNESS_MAIN

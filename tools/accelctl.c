@@ -4,6 +4,8 @@
  *
  * Every command builds one data model and prints it as text (for people) or
  * as JSON with -j (for programs); the JSON holds everything the text does.
+ * `top` (accelctl-top.c) prints a frame per interval, and with -J (or -j)
+ * a JSON object per frame, one a line.
  *
  * Exit status: 0 on success, 1 when the operation failed, 2 on a usage error.
  */
@@ -17,9 +19,9 @@
 
 #include <accel/accel.h>
 
-#define EXIT_USAGE 2
+#include "accelctl.h"
 
-static const char *progname = "accelctl";
+const char *progname = "accelctl";
 
 static void usage(FILE *f)
 {
@@ -30,6 +32,8 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n"
 		"  info [-j|--json]   which scheduler libaccel picks, why, and what it found\n"
+		"  top [-J|--json] [--once] [-d SECONDS] [-n N]\n"
+		"                     engines, tenants and queues of the module, live\n"
 		"\n"
 		"Environment:\n"
 		"  " ACCEL_SCHEDULER_ENV "=auto|kernel|embedded   the scheduler to use (default: auto)\n"
@@ -39,10 +43,7 @@ static void usage(FILE *f)
 		progname);
 }
 
-static int usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
+int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -54,8 +55,7 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* The option getopt_long() just refused, as the user wrote it. */
-static const char *bad_option(char **argv, char *buf, size_t len)
+const char *bad_option(char **argv, char *buf, size_t len)
 {
 	if (optopt) {
 		snprintf(buf, len, "-%c", optopt);
@@ -66,7 +66,7 @@ static const char *bad_option(char **argv, char *buf, size_t len)
 
 /* ---- JSON output -------------------------------------------------------- */
 
-static void json_string(const char *s)
+void json_string(const char *s)
 {
 	putchar('"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -264,5 +264,7 @@ int main(int argc, char **argv)
 		return usage_error("missing command");
 	if (strcmp(argv[optind], "info") == 0)
 		return cmd_info(argc - optind, argv + optind);
+	if (strcmp(argv[optind], "top") == 0)
+		return cmd_top(argc - optind, argv + optind);
 	return usage_error("unknown command '%s'", argv[optind]);
 }

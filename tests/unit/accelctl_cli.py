@@ -6,22 +6,35 @@ usage: accelctl_cli.py ACCELCTL HELLO_SCHEDULER FAKE_ACCEL_INFO_SO
 
 Checks exit codes (0 success, 1 failure, 2 usage error), that `info -j` is
 valid JSON holding everything `info` prints as text, and that the example
-runs. Prints TAP; exits 1 if any check failed.
+runs. `top` runs on fake sysfs and /proc trees (ACCELCTL_SYSFS,
+ACCELCTL_PROC) whose numbers are known, so its text and JSON are checked
+exactly, and against each other. Prints TAP; exits 1 if any check failed.
 """
 import json
 import os
+import pty
+import re
+import shutil
+import signal
+import stat
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 
 ACCELCTL, HELLO, FAKE_SO = sys.argv[1], sys.argv[2], sys.argv[3]
 results = []
 
 
-def run(*args, env=None):
-    e = {k: v for k, v in os.environ.items() if not k.startswith("ACCEL_")}
+def run(*args, env=None, user=None):
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith(("ACCEL_", "ACCELCTL_"))}
     e.update(env or {})
+    ids = {} if user is None else {"user": user, "group": user,
+                                   "extra_groups": []}
     return subprocess.run(list(args), env=e, capture_output=True, text=True,
-                          timeout=30)
+                          timeout=30, **ids)
 
 
 def check(name, cond, detail=""):
@@ -131,6 +144,551 @@ expect_exit("hello-scheduler exits 0", hello, 0, "scheduler:", "stdout")
 hello = run(HELLO, env={"ACCEL_SCHEDULER": "bogus"})
 expect_exit("hello-scheduler fails on a bad ACCEL_SCHEDULER", hello, 1,
             "ACCEL_SCHEDULER")
+
+
+# ---- top, on fake trees ------------------------------------------------------
+
+DEV = "/dev/accelsched"
+NOBODY = 65534
+
+
+class Tree:
+    """A fake /sys/kernel/accelsched (engines, tenants) and /proc."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="accelctl-top-")
+        os.chmod(self.dir, 0o755)
+        self.sysfs = os.path.join(self.dir, "sysfs")
+        self.proc = os.path.join(self.dir, "proc")
+        for d in ("engines", "tenants"):
+            os.makedirs(os.path.join(self.sysfs, d))
+        os.makedirs(self.proc)
+
+    def env(self):
+        return {"ACCELCTL_SYSFS": self.sysfs, "ACCELCTL_PROC": self.proc}
+
+    def _files(self, d, files):
+        os.makedirs(d, exist_ok=True)
+        for k, v in files.items():
+            p = os.path.join(d, k)
+            if os.path.exists(p) and stat.S_ISFIFO(os.lstat(p).st_mode):
+                continue
+            with open(p + ".tmp", "w") as f:
+                f.write(f"{v}\n")
+            os.replace(p + ".tmp", p)
+
+    def engine(self, name, **files):
+        self._files(os.path.join(self.sysfs, "engines", name), files)
+
+    def tenant(self, cgroup_id, **files):
+        self._files(os.path.join(self.sysfs, "tenants", str(cgroup_id)), files)
+
+    def fd(self, pid, fd, info, comm=None, target=DEV):
+        """Process pid (named comm, default "app") has fd open on target,
+        with fdinfo info (None: no fdinfo file, as when the fd closed after
+        the readlink)."""
+        p = os.path.join(self.proc, str(pid))
+        for d in ("fd", "fdinfo"):
+            os.makedirs(os.path.join(p, d), exist_ok=True)
+        if comm or not os.path.exists(os.path.join(p, "comm")):
+            with open(os.path.join(p, "comm"), "w") as f:
+                f.write((comm or "app") + "\n")
+        link = os.path.join(p, "fd", str(fd))
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(target, link)
+        if info is not None:
+            with open(os.path.join(p, "fdinfo", str(fd)) + ".tmp", "w") as f:
+                f.write(info)
+            os.replace(os.path.join(p, "fdinfo", str(fd)) + ".tmp",
+                       os.path.join(p, "fdinfo", str(fd)))
+
+    def gone(self, pid):
+        shutil.rmtree(os.path.join(self.proc, str(pid)))
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def fdinfo(client_id, tenant=0, engines=(), queues=(), extra=""):
+    """engines: (name, busy_ns, capacity, released, latency_ns), the last
+    two None for a module without them; queues: dicts of the fields."""
+    lines = ["pos:\t0", "flags:\t02100002", "mnt_id:\t25", "ino:\t5",
+             "drm-driver:\taccelsched", f"drm-client-id:\t{client_id}"]
+    for name, busy, cap, rel, lat in engines:
+        k = name.replace(":", "%3a")
+        lines += [f"drm-engine-{k}:\t{busy} ns",
+                  f"drm-engine-capacity-{k}:\t{cap}"]
+        if rel is not None:
+            lines += [f"accel-released-{k}:\t{rel}",
+                      f"accel-latency-{k}:\t{lat} ns"]
+    if tenant is not None:
+        lines.append(f"accel-tenant:\t{tenant}")
+    for q in queues:
+        q = dict(q)
+        h = q.pop("handle")
+        q["engine"] = q["engine"].replace(":", "%3a")
+        lines.append(f"accel-queue-{h}:\t" +
+                     " ".join(f"{k}={v}" for k, v in q.items()))
+    return "\n".join(lines) + "\n" + extra
+
+
+def queue(handle, engine, priority="normal", weight=1, runnable=0,
+          in_flight=0, released=0, busy_ns=0, latency_ns=0):
+    return dict(handle=handle, engine=engine, priority=priority,
+                weight=weight, runnable=runnable, in_flight=in_flight,
+                released=released, busy_ns=busy_ns, latency_ns=latency_ns)
+
+
+class Between:
+    """Change the tree between two samples of top, with no hook in top: the
+    tree's one engine's credits file is a FIFO, the first file a sample
+    reads. Sample 0 reads it as fed; when sample 1 opens it (sample 0 is
+    done), change() runs before sample 1 reads on; later samples read a
+    plain file."""
+
+    def __init__(self, tree, engine, change):
+        self.path = os.path.join(tree.sysfs, "engines", engine, "credits")
+        self.value = open(self.path).read().encode()
+        os.unlink(self.path)
+        os.mkfifo(self.path)
+        os.chmod(self.path, 0o644)
+        self.change = change
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _feed(self, before=None):
+        fd = os.open(self.path, os.O_WRONLY)  # until a sample opens it
+        # A fresh FIFO for the next sample: this one's reader may linger.
+        os.mkfifo(self.path + ".new")
+        os.chmod(self.path + ".new", 0o644)
+        os.replace(self.path + ".new", self.path)
+        if before:
+            before()
+        os.write(fd, self.value)
+        os.close(fd)
+
+    def _run(self):
+        self._feed()
+        self._feed(self.change)
+        with open(self.path + ".new", "wb") as f:
+            f.write(self.value)
+        os.replace(self.path + ".new", self.path)
+
+
+def fmt(v, digits):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def n(v):
+    return "-" if v is None else str(v)
+
+
+def top_text_from_json(j):
+    """The text frame top prints for JSON frame j, a list of token lists
+    (whitespace does not matter, every value does)."""
+    ne, nt, nc = len(j["engines"]), len(j["tenants"]), len(j["clients"])
+    s = lambda k: "" if k == 1 else "s"
+    rows = [f"accelsched: {ne} engine{s(ne)}, {nt} tenant{s(nt)}, "
+            f"{nc} client{s(nc)}; interval {fmt(j['interval_s'], 3)} s"
+            .split(),
+            "ENGINE CREDITS INFLIGHT BUSY% REL/S LAT(ms)".split()]
+    for e in j["engines"]:
+        rows.append([e["name"], n(e["credits"]), n(e["in_flight"]),
+                     fmt(e["busy_pct"], 1), fmt(e["released_per_s"], 1),
+                     fmt(e["latency_mean_ms"], 3)])
+    rows.append("TENANT WEIGHT QUEUES JOBS REL/S LAT(ms) ENGINE SHARE%"
+                .split())
+    for t in j["tenants"]:
+        row = t["tenant"].split() + [n(t["weight"]), n(t["queues"]),
+                                     n(t["jobs"]), fmt(t["released_per_s"], 1),
+                                     fmt(t["latency_mean_ms"], 3)]
+        shares = [[e["name"], fmt(e["share_pct"], 1)] for e in t["engines"]]
+        rows.append(row + (shares[0] if shares else ["-", "-"]))
+        rows += shares[1:]
+    rows.append(("PID CLIENT TENANT QUEUE ENGINE PRIO WEIGHT RUNNABLE "
+                 "INFLIGHT SHARE% REL/S LAT(ms) COMM").split())
+    for c in j["clients"]:
+        lead = [str(c["pid"]), str(c["client_id"])] + \
+            (c["tenant"] or "-").split()
+        if not c["queues"]:
+            rows.append(lead + ["-"] * 9 + c["comm"].split())
+        for q in c["queues"]:
+            rows.append(lead + [str(q["handle"]), q["engine"], q["priority"],
+                                n(q["weight"]), n(q["runnable"]),
+                                n(q["in_flight"]), fmt(q["share_pct"], 1),
+                                fmt(q["released_per_s"], 1),
+                                fmt(q["latency_mean_ms"], 3)] +
+                        c["comm"].split())
+    u = j["unreadable"]
+    if u["processes"]:
+        rows.append(f"{u['processes']} process"
+                    f"{'' if u['processes'] == 1 else 'es'} not readable "
+                    "(another user's): run as root to see their clients"
+                    .split())
+    if u["clients"]:
+        rows.append(f"{u['clients']} client{s(u['clients'])} not readable "
+                    "(fdinfo refused): run as root to see "
+                    f"{'it' if u['clients'] == 1 else 'them'}".split())
+    return rows
+
+
+def same_token(w, g, loose):
+    """Equal; or, loose, numbers within 2 % (another run's interval)."""
+    if w == g:
+        return True
+    try:
+        return loose and abs(float(w) - float(g)) <= 0.02 * abs(float(w)) + 0.1
+    except ValueError:
+        return False
+
+
+def compare_top(name, text_out, j, loose=False):
+    """The text frame must be exactly what the JSON frame holds. The two
+    come from two runs: the interval is the text's, and with loose the
+    values that depend on it (busy %, released/s) may differ a little."""
+    got = [line.split() for line in text_out.splitlines() if line.strip()]
+    m = re.search(r"interval (\d+\.\d+) s", text_out)
+    j = dict(j, interval_s=float(m.group(1)) if m else None)
+    want = top_text_from_json(j)
+    diff = [(i, w, g) for i, (w, g) in enumerate(zip(want, got))
+            if len(w) != len(g) or
+            not all(same_token(a, b, loose) for a, b in zip(w, g))]
+    check(name, not diff and len(got) == len(want),
+          f"text vs JSON: {len(got)} lines, {len(want)} expected; first "
+          f"differences (line, from JSON, text): {diff[:3]}\n{text_out}")
+
+
+def top(tree, *args, user=None):
+    return run(ACCELCTL, "top", *args, env=tree.env(), user=user)
+
+
+def top_json(name, proc):
+    """The JSON lines of a run, or None (failing check name)."""
+    try:
+        frames = [json.loads(line) for line in proc.stdout.splitlines()]
+    except ValueError as e:
+        check(name, False, f"not JSON lines ({e}):\n{proc.stdout}")
+        return None
+    check(name, proc.returncode == 0 and len(frames) >= 1,
+          f"exit {proc.returncode}, {len(frames)} frames; stderr:\n"
+          f"{proc.stderr}")
+    return frames
+
+
+def by(items, key, value):
+    found = [i for i in items if i[key] == value]
+    return found[0] if len(found) == 1 else None
+
+
+# Usage errors, and no module.
+tree = Tree()
+for args, needle in [
+        (["-d", "abc"], "bad delay 'abc'"), (["-d", "-1"], "bad delay '-1'"),
+        (["-d", "nan"], "bad delay 'nan'"), (["--delay=1s"], "bad delay '1s'"),
+        (["-d", "1e9"], "from 0 to 86400"), (["-d"], "'-d' needs a value"),
+        (["-n", "0"], "bad frame count '0'"), (["-n", "x"], "bad frame count"),
+        (["-x"], "unknown option '-x' (valid: -d SECONDS"),
+        (["--frob"], "unknown option '--frob'"),
+        (["extra"], "unexpected argument 'extra'")]:
+    expect_exit(f"top {' '.join(args)} exits 2", top(tree, *args), 2, needle)
+expect_exit("top --help exits 0", top(tree, "--help"), 0, "--once", "stdout")
+expect_exit("top without the module exits 1",
+            run(ACCELCTL, "top", "--once",
+                env={"ACCELCTL_SYSFS": os.path.join(tree.dir, "none"),
+                     "ACCELCTL_PROC": tree.proc}), 1,
+            "the accelsched module is not loaded")
+expect_exit("top without the module names the embedded scheduler",
+            run(ACCELCTL, "top", "-J", "--once",
+                env={"ACCELCTL_SYSFS": os.path.join(tree.dir, "none")}), 1,
+            "embedded scheduler")
+
+# An empty module.
+js = top_json("top on an idle module: JSON", top(tree, "--once", "-J", "-d", "0"))
+if js:
+    check("top on an idle module: nothing in it",
+          js[0]["engines"] == [] and js[0]["tenants"] == [] and
+          js[0]["clients"] == [] and
+          js[0]["unreadable"] == {"processes": 0, "clients": 0}, str(js[0]))
+    compare_top("top on an idle module: text is the JSON",
+                top(tree, "--once", "-d", "0").stdout, js[0])
+tree.close()
+
+# A known load, read twice at once (-d 0: nothing grows): the totals.
+tree = Tree()
+tree.engine("cpu", credits=4, in_flight=3, busy_ns=1500000000, released=150,
+            completed=147, failed=2, timedout=1, latency_ns=75000000)
+tree.engine("vulkan:0", credits=2, in_flight=0, busy_ns=100000000,
+            released=10, completed=10, failed=0, timedout=0,
+            latency_ns=1000000)
+tree.tenant(4242, weight=200, queues=1, jobs=2, busy_ns=900000000,
+            released=90, latency_ns=42000000)
+tree.tenant(4343, weight=50, queues=0, jobs=0, busy_ns=0, released=0,
+            latency_ns=0)
+# Client 7 of cgroup 4242 in pid 100, and the same file in pid 90 (fork).
+c7 = fdinfo(7, 4242, [("cpu", 900000000, 4, 90, 42000000)],
+            [queue(1, "cpu", "high", 5, runnable=1, in_flight=1, released=90,
+                   busy_ns=900000000, latency_ns=42000000)],
+            extra="drm-memory-vram:\t4 KiB\nfuture-key:\tx\n")
+tree.fd(100, 3, c7, comm="render")
+tree.fd(90, 9, c7, comm="render-parent")
+# Client 8, a tenant of its own: two queues on two engines, one name with
+# ':', a field top does not know.
+c8 = fdinfo(8, 0, [("cpu", 600000000, 4, 60, 33000000),
+                   ("vulkan:0", 100000000, 2, 10, 1000000)],
+            [queue(1, "cpu", "low", 3, in_flight=2, released=60,
+                   busy_ns=600000000, latency_ns=33000000) | {"future": 1},
+             queue(4, "vulkan:0", "normal", 1, released=10,
+                   busy_ns=100000000, latency_ns=1000000)])
+tree.fd(200, 4, c8, comm='odd "name" \\ x')
+tree.fd(200, 5, "pos:\t0\n", target="/dev/null")  # not the device
+tree.fd(200, 6, None)  # closed since the readlink: no fdinfo
+# Client 9: a file without queues; an engine named "capacity-x" (its busy
+# line says "ns", a capacity line does not).
+tree.fd(300, 3, fdinfo(9, 0, [("capacity-x", 5, 1, 0, 0)]), comm="idle")
+# The device, but another driver's fdinfo: not a client.
+tree.fd(400, 3, "drm-driver:\ti915\ndrm-client-id:\t1\n", comm="other")
+env_args = ("--once", "-d", "0")
+js = top_json("top on a known load: JSON", top(tree, *env_args, "-J"))
+if js:
+    j = js[0]
+    cpu, vk = by(j["engines"], "name", "cpu"), by(j["engines"], "name", "vulkan:0")
+    check("top: engine totals are sysfs's",
+          cpu and vk and cpu["credits"] == 4 and cpu["in_flight"] == 3 and
+          cpu["total"] == {"busy_ns": 1500000000, "released": 150,
+                           "completed": 147, "failed": 2, "timedout": 1,
+                           "latency_ns": 75000000} and
+          vk["total"]["busy_ns"] == 100000000, str(j["engines"]))
+    check("top -d 0: nothing grew, so no share and no latency",
+          cpu and cpu["interval"] == {"busy_ns": 0, "released": 0,
+                                      "latency_ns": 0} and
+          cpu["busy_pct"] == 0.0 and cpu["latency_mean_ms"] is None and
+          all(q["share_pct"] is None for c in j["clients"]
+              for q in c["queues"]), str(j))
+    check("top: tenants, cgroups first, then files",
+          [t["tenant"] for t in j["tenants"]] ==
+          ["4242", "4343", "file 8", "file 9"], str(j["tenants"]))
+    t42, f8 = by(j["tenants"], "tenant", "4242"), by(j["tenants"], "tenant", "file 8")
+    check("top: a cgroup tenant is sysfs's",
+          t42 and t42["cgroup_id"] == 4242 and t42["client_id"] is None and
+          t42["weight"] == 200 and t42["queues"] == 1 and t42["jobs"] == 2 and
+          t42["total"] == {"busy_ns": 900000000, "released": 90,
+                           "latency_ns": 42000000} and
+          [(e["name"], e["total"]["busy_ns"]) for e in t42["engines"]] ==
+          [("cpu", 900000000)], str(t42))
+    check("top: a file's own tenant is its fdinfo's",
+          f8 and f8["cgroup_id"] is None and f8["client_id"] == 8 and
+          f8["weight"] == 100 and f8["queues"] == 2 and f8["jobs"] is None and
+          f8["total"] == {"busy_ns": 700000000, "released": 70,
+                          "latency_ns": 34000000} and
+          [(e["name"], e["total"]["busy_ns"]) for e in f8["engines"]] ==
+          [("cpu", 600000000), ("vulkan:0", 100000000)], str(f8))
+    check("top: three clients, the other driver's and the closed fd left out",
+          [c["client_id"] for c in j["clients"]] == [7, 8, 9] and
+          j["unreadable"] == {"processes": 0, "clients": 0}, str(j["clients"]))
+    c7j, c8j, c9j = (by(j["clients"], "client_id", i) for i in (7, 8, 9))
+    check("top: a file open in two processes is one client, the lowest pid",
+          c7j and c7j["pid"] == 90 and c7j["comm"] == "render-parent" and
+          c7j["tenant"] == "4242" and c7j["cgroup_id"] == 4242, str(c7j))
+    check("top: queue lines, fields top does not know ignored",
+          c8j and c8j["tenant"] == "file 8" and
+          c8j["comm"] == 'odd "name" \\ x' and
+          [(q["handle"], q["engine"], q["priority"], q["weight"],
+            q["runnable"], q["in_flight"], q["total"]["busy_ns"],
+            q["total"]["released"], q["total"]["latency_ns"])
+           for q in c8j["queues"]] ==
+          [(1, "cpu", "low", 3, 0, 2, 600000000, 60, 33000000),
+           (4, "vulkan:0", "normal", 1, 0, 0, 100000000, 10, 1000000)] and
+          [(e["name"], e["capacity"], e["total"]["busy_ns"])
+           for e in c8j["engines"]] ==
+          [("cpu", 4, 600000000), ("vulkan:0", 2, 100000000)], str(c8j))
+    check("top: an engine named capacity-x",
+          c9j and c9j["queues"] == [] and
+          [(e["name"], e["capacity"], e["total"]["busy_ns"])
+           for e in c9j["engines"]] == [("capacity-x", 1, 5)], str(c9j))
+    text = top(tree, *env_args)
+    expect_exit("top --once (text) exits 0", text, 0)
+    compare_top("top on a known load: text is the JSON", text.stdout, j)
+    two = top_json("top -n 2 -J: JSON lines", top(tree, "-n", "2", "-J", "-d", "0"))
+    check("top -n 2 -J: two frames, one a line, the same clients",
+          two is not None and len(two) == 2 and
+          all(f["clients"] == j["clients"] for f in two), str(two)[:2000])
+tree.close()
+
+# What grows over an interval: the tree changes between the two samples.
+def changing_tree():
+    t = Tree()
+    t.engine("cpu", credits=4, in_flight=1, busy_ns=1000000000, released=100,
+             completed=99, failed=0, timedout=0, latency_ns=50000000)
+    t.tenant(4242, weight=200, queues=1, jobs=1, busy_ns=600000000,
+             released=60, latency_ns=30000000)
+    t.fd(100, 3, fdinfo(7, 4242, [("cpu", 600000000, 4, 60, 30000000)],
+                        [queue(1, "cpu", released=60, busy_ns=600000000,
+                               latency_ns=30000000, in_flight=1)]),
+         comm="render")
+    t.fd(200, 3, fdinfo(8, 0, [("cpu", 400000000, 4, 40, 20000000)],
+                        [queue(2, "cpu", "low", 3, released=40,
+                               busy_ns=400000000, latency_ns=20000000)]),
+         comm="train")
+    t.fd(300, 3, fdinfo(9, 0, [("cpu", 0, 4, 0, 0)]), comm="gone")
+
+    def change():
+        # +600 ms of engine time: 300 client 7, 200 client 8, 100 client 10
+        # (new: counts from zero); client 9 goes.
+        t.engine("cpu", busy_ns=1600000000, released=160, completed=159,
+                 latency_ns=80000000, in_flight=2)
+        t.tenant(4242, busy_ns=900000000, released=90, latency_ns=42000000)
+        t.fd(100, 3, fdinfo(7, 4242, [("cpu", 900000000, 4, 90, 42000000)],
+                            [queue(1, "cpu", released=90, busy_ns=900000000,
+                                   latency_ns=42000000, in_flight=1)]),
+             comm="render")
+        t.fd(200, 3, fdinfo(8, 0, [("cpu", 600000000, 4, 60, 33000000)],
+                            [queue(2, "cpu", "low", 3, released=60,
+                                   busy_ns=600000000, latency_ns=33000000)]),
+             comm="train")
+        t.gone(300)
+        t.fd(500, 3, fdinfo(10, 0, [("cpu", 100000000, 4, 10, 5000000)],
+                            [queue(1, "cpu", released=10, busy_ns=100000000,
+                                   latency_ns=5000000, runnable=1)]),
+             comm="newbie")
+    return t, change
+
+
+def near(got, released, interval_ns):
+    return got is not None and abs(got - released * 1e9 / interval_ns) <= 0.051
+
+
+tree, change = changing_tree()
+Between(tree, "cpu", change)
+js = top_json("top over a changing load: JSON lines",
+              top(tree, "-n", "2", "-J", "-d", "0.3"))
+if js:
+    j = js[0]
+    iv = j["interval_ns"]
+    cpu = by(j["engines"], "name", "cpu")
+    check("top: the engine's busy % and rates over the interval",
+          cpu and cpu["interval"] == {"busy_ns": 600000000, "released": 60,
+                                      "latency_ns": 30000000} and
+          abs(cpu["busy_pct"] - 600000000 * 100 / (iv * 4)) <= 0.051 and
+          near(cpu["released_per_s"], 60, iv) and
+          cpu["latency_mean_ms"] == 0.5 and cpu["in_flight"] == 2, str(cpu))
+    shares = {c["client_id"]: [(q["handle"], q["share_pct"],
+                                q["latency_mean_ms"], q["interval"])
+                               for q in c["queues"]] for c in j["clients"]}
+    check("top: queue shares of the engine's time, a new client from zero, "
+          "a gone one left out",
+          shares == {
+              7: [(1, 50.0, 0.4, {"busy_ns": 300000000, "released": 30,
+                                  "latency_ns": 12000000})],
+              8: [(2, 33.3, 0.65, {"busy_ns": 200000000, "released": 20,
+                                   "latency_ns": 13000000})],
+              10: [(1, 16.7, 0.5, {"busy_ns": 100000000, "released": 10,
+                                   "latency_ns": 5000000})]}, str(shares))
+    tenants = {t["tenant"]: ([(e["name"], e["share_pct"]) for e in t["engines"]],
+                             t["latency_mean_ms"], t["interval"]["released"])
+               for t in j["tenants"]}
+    check("top: tenant shares and latencies",
+          tenants == {"4242": ([("cpu", 50.0)], 0.4, 30),
+                      "file 8": ([("cpu", 33.3)], 0.65, 20),
+                      "file 10": ([("cpu", 16.7)], 0.5, 10)} and
+          near(by(j["tenants"], "tenant", "4242")["released_per_s"], 30, iv),
+          str(tenants))
+    check("top -n 2: the second frame saw nothing grow",
+          len(js) == 2 and
+          [q["share_pct"] for c in js[1]["clients"] for q in c["queues"]] ==
+          [None, None, None] and
+          [c["client_id"] for c in js[1]["clients"]] == [7, 8, 10],
+          str(js[1:])[:3000])
+tree.close()
+tree, change = changing_tree()
+Between(tree, "cpu", change)
+text = top(tree, "--once", "-d", "0.3")
+expect_exit("top over a changing load (text) exits 0", text, 0)
+if js:
+    compare_top("top over a changing load: text is the JSON", text.stdout,
+                js[0], loose=True)
+tree.close()
+
+# Until interrupted: frames until SIGINT, then exit 0; the screen is
+# cleared before each frame only on a terminal.
+tree = Tree()
+tree.engine("cpu", credits=1, in_flight=0, busy_ns=0)
+e = {k: v for k, v in os.environ.items()
+     if not k.startswith(("ACCEL_", "ACCELCTL_"))}
+e.update(tree.env())
+for tty in (False, True):
+    what = "on a terminal" if tty else "to a pipe"
+    if tty:
+        master, slave = pty.openpty()
+        out = slave
+    else:
+        out = subprocess.PIPE
+    p = subprocess.Popen([ACCELCTL, "top", "-d", "0.05"], env=e, stdout=out,
+                         stderr=subprocess.PIPE)
+    if tty:
+        os.close(slave)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    if tty:
+        chunks = []
+        while True:
+            try:
+                b = os.read(master, 65536)
+            except OSError:
+                break
+            if not b:
+                break
+            chunks.append(b)
+        os.close(master)
+        stdout = b"".join(chunks).decode()
+        p.wait(timeout=10)
+    else:
+        stdout = p.communicate(timeout=10)[0].decode()
+    frames = stdout.count("accelsched: 1 engine")
+    clears = stdout.count("\033[H\033[2J")
+    check(f"top until interrupted, {what}: frames, then exit 0",
+          p.returncode == 0 and frames >= 2, f"exit {p.returncode}, "
+          f"{frames} frames:\n{stdout[-2000:]}")
+    check(f"top until interrupted, {what}: clear screen "
+          f"{'before each frame' if tty else 'never'}",
+          clears == (frames if tty else 0), f"{clears} clears, {frames} frames")
+tree.close()
+
+# Processes and fdinfo top may not read, and a module without statistics.
+tree = Tree()
+tree.engine("cpu", credits=1, in_flight=0, busy_ns=5)
+tree.tenant(77, weight=100, queues=1, jobs=0)
+tree.fd(100, 3, fdinfo(3, 77, [("cpu", 5, 1, None, None)]), comm="old")
+tree.fd(200, 3, fdinfo(4, 0), comm="secret")
+tree.fd(300, 3, fdinfo(5, 0), comm="private")
+tree.fd(400, 3, fdinfo(6, 0, [("cpu", 0, 1, None, None)]), comm="own")
+os.chmod(os.path.join(tree.proc, "200", "fd"), 0)
+os.chmod(os.path.join(tree.proc, "300", "fdinfo", "3"), 0)
+user = NOBODY if os.geteuid() == 0 else None
+js = top_json("top with unreadable clients: JSON",
+              top(tree, "--once", "-J", "-d", "0", user=user))
+if js:
+    j = js[0]
+    check("top counts what it may not read",
+          j["unreadable"] == {"processes": 1, "clients": 1} and
+          [c["client_id"] for c in j["clients"]] == [3, 6], str(j))
+    cpu = j["engines"][0] if j["engines"] else {}
+    check("top on a module without statistics: null, not made up",
+          cpu.get("total") == {"busy_ns": 5, "released": None,
+                               "completed": None, "failed": None,
+                               "timedout": None, "latency_ns": None} and
+          cpu.get("released_per_s") is None and
+          j["tenants"][0]["total"]["busy_ns"] is None and
+          j["tenants"][1]["tenant"] == "file 6" and
+          j["tenants"][1]["queues"] is None and
+          j["clients"][0]["engines"][0]["total"] ==
+          {"busy_ns": 5, "released": None, "latency_ns": None}, str(j))
+    text = top(tree, "--once", "-d", "0", user=user)
+    expect_exit("top with unreadable clients (text)", text, 0,
+                "1 process not readable (another user's): run as root",
+                "stdout")
+    compare_top("top with unreadable clients: text is the JSON", text.stdout, j)
+tree.close()
 
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

@@ -166,18 +166,21 @@ else
 			--run "ACCEL_SCHEDULER=kernel hello-scheduler-static"
 		# libaccel's suites on the kernel scheduler: one suite, two runs
 		# (embedded on the host, kernel here), the queue suite twice
-		# (io_uring, and the ioctl path with io_uring denied), and the
-		# stress suite.
+		# (io_uring, and the ioctl path with io_uring denied), the
+		# stress suite, and the tenants suite (processes and cgroups as
+		# tenants).
 		ck="ACCEL_SCHEDULER=kernel CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120"
 		set -- "$@" --file "$build/tests/unit/test-semaphore-static" \
 			--file "$build/tests/unit/test-queue-static" \
 			--file "$build/tests/unit/test-kernel-sched-static" \
 			--file "$build/tests/unit/test-stress-static" \
+			--file "$build/tests/unit/test-tenants-static" \
 			--run "$ck test-semaphore-static" \
 			--run "$ck test-queue-static" \
 			--run "ACCEL_TEST_NO_URING=1 $ck test-queue-static" \
 			--run "$ck test-kernel-sched-static" \
-			--run "$ck test-stress-static"
+			--run "$ck test-stress-static" \
+			--run "$ck test-tenants-static"
 		# run-vm.sh picks the timeout: longer on a debug kernel.
 		"$top/tests/qemu/run-vm.sh" --kernel "$k" --module "$ko" --kmod vgem \
 			--out "$build/vm/$k" --counts "$out/ktap-$k.counts" "$@"

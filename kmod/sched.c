@@ -1391,7 +1391,8 @@ static struct accel_file_engine *accel_file_engine_get(struct accel_file *afile,
 		return NULL;
 	kref_get(&e->ref);
 	fe->engine = e;
-	list_add_tail(&fe->link, &afile->engines);
+	/* fdinfo walks the list without the mutex. */
+	list_add_tail_rcu(&fe->link, &afile->engines);
 	return fe;
 }
 
@@ -2051,14 +2052,19 @@ static void accel_show_queue(struct seq_file *m, unsigned long handle,
  * completed), ``released``, ``busy_ns`` and ``latency_ns`` (since the
  * queue was made).
  *
- * The queues are walked under the file's sched_mutex: QUEUE_DESTROY and
- * the file's release take a queue out of the file's table under it and
- * free it only after, so each queue found stays allocated until the walk
- * ends. Each queue's counters are one engine lock section.
+ * It takes no mutex: a QUEUE_DESTROY of the file holds its sched_mutex for
+ * an SRCU grace period, and a reader queued behind a thread destroying
+ * queues in a loop would wait for one per read. The file's engine totals
+ * are only ever added to their list (RCU list insertion) and freed with
+ * the file, which outlives its fdinfo read. The queues are walked under
+ * the lock of the file's queue table: QUEUE_DESTROY and the file's release
+ * take a queue out of the table, under that lock, before freeing it, so
+ * each queue found stays allocated while it is held; a queue being
+ * destroyed (dead) is left out. Each queue's counters are one engine lock
+ * section, nested in the table's lock (nothing takes them the other way).
  *
- * Context: process context; takes the file's sched_mutex (so it may wait
- * for a QUEUE_DESTROY of the same file in progress: an SRCU grace period
- * and the cancellation of the queue's jobs), then each engine's lock.
+ * Context: process context; takes the file's queue table lock, then each
+ * engine's lock; never sleeps.
  */
 void accel_sched_show_fdinfo(struct seq_file *m, struct accel_file *afile)
 {
@@ -2066,14 +2072,16 @@ void accel_sched_show_fdinfo(struct seq_file *m, struct accel_file *afile)
 	struct accel_queue *q;
 	unsigned long handle;
 
-	mutex_lock(&afile->sched_mutex);
-	list_for_each_entry(fe, &afile->engines, link)
+	rcu_read_lock();
+	list_for_each_entry_rcu(fe, &afile->engines, link)
 		accel_show_file_engine(m, fe);
+	rcu_read_unlock();
 	seq_printf(m, "accel-tenant:\t%llu\n", afile->tenant->cgroup_id);
+	xa_lock(&afile->queues);
 	xa_for_each(&afile->queues, handle, q)
-		if (!READ_ONCE(q->dead))
+		if (!q->dead)
 			accel_show_queue(m, handle, q);
-	mutex_unlock(&afile->sched_mutex);
+	xa_unlock(&afile->queues);
 }
 
 /* ---------------------------------------------------------------- tenants */

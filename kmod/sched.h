@@ -146,7 +146,8 @@ struct accel_entity {
 /**
  * struct accel_file_engine - what one file's jobs consumed of one engine,
  * for the file's whole life (fdinfo): it outlives the file's queues.
- * @link:     in the file's list (its sched_mutex).
+ * @link:     in the file's list: added under its sched_mutex, read
+ *            without it by fdinfo (RCU list), removed with the file.
  * @engine:   the engine; a reference.
  * @busy_ns:  engine time.
  * @nr_released: its jobs released.

@@ -1187,6 +1187,7 @@ struct fdrace {
 	int fd;
 	atomic_int stop;
 	atomic_int reads, bad, churned;
+	uint64_t max_read_ns; /* the reader's */
 	char engines[2][ACCEL_ENGINE_NAME_LEN];
 };
 
@@ -1196,8 +1197,13 @@ static void *fdrace_reader(void *arg)
 	static char buf[16384];
 
 	while (!atomic_load(&r->stop)) {
-		if (fdinfo_read(r->fd, buf, sizeof(buf)) ||
-		    fdinfo_queue_lines(buf) < 0 ||
+		uint64_t t0 = now_ns();
+		int ret = fdinfo_read(r->fd, buf, sizeof(buf));
+		uint64_t dt = now_ns() - t0;
+
+		if (dt > r->max_read_ns)
+			r->max_read_ns = dt;
+		if (ret || fdinfo_queue_lines(buf) < 0 ||
 		    drm_usage_parse(buf, NULL, NULL) < 2)
 			atomic_fetch_add(&r->bad, 1);
 		atomic_fetch_add(&r->reads, 1);
@@ -1269,8 +1275,9 @@ TEST_TIMEOUT(fdinfo_races_queue_destroy, 60)
 	pthread_join(tr, NULL);
 	for (int i = 0; i < 2; i++)
 		pthread_join(tc[i], NULL);
-	TH_LOG("%d fdinfo reads, %d queues made and destroyed, %d jobs completed",
-	       atomic_load(&r.reads), atomic_load(&r.churned), completed);
+	TH_LOG("%d fdinfo reads (the longest %.3f ms), %d queues made and destroyed, %d jobs completed",
+	       atomic_load(&r.reads), r.max_read_ns / 1e6,
+	       atomic_load(&r.churned), completed);
 	ASSERT_EQ(0, atomic_load(&r.bad));
 	ASSERT_GE(atomic_load(&r.reads), 300);
 	ASSERT_GE(atomic_load(&r.churned), 300);

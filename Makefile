@@ -51,6 +51,7 @@ setup:
 demo: build
 	$(BUILD)/examples/hello-scheduler
 	$(BUILD)/examples/pipeline
+	$(BUILD)/examples/tenants
 
 check:
 	BUILD=$(BUILD) scripts/check.sh

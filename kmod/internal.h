@@ -92,7 +92,10 @@ struct accel_file {
 	/* SUBMIT answers queued as task work, their CQEs not yet posted. */
 	atomic_t answers_in_transit;
 	struct mutex sched_mutex;
-	/* Its tenant (a reference) and per-engine totals (sched_mutex). */
+	/*
+	 * Its tenant (a reference) and per-engine totals: added under
+	 * sched_mutex, with list_add_tail_rcu(); fdinfo reads them under RCU.
+	 */
 	struct accel_tenant *tenant;
 	struct list_head engines;
 	spinlock_t events_lock;

@@ -209,11 +209,6 @@ struct accel_queue {
 	u32 answer_seq;
 };
 
-struct accel_sched_file_stats {
-	const char *engine;
-	u64 busy_ns;
-};
-
 int accel_sched_file_tenant(struct accel_file *afile);
 int accel_sched_init(void);
 void accel_sched_fini(void);

@@ -605,8 +605,10 @@ static void credits_write(struct admin *a)
 	}
 	err = geteuid() ? -EPERM : write_file(CREDITS, "1");
 	if (err) {
-		printf("  (the engine's credit limit stays %s: writing %s: %s; the administrator's)\n",
+		printf("  (the engine's credit limit stays %s, the administrator's: writing %s: %s)\n",
 		       cur, CREDITS, strerror(-err));
+		printf("  (%s jobs run at once and share the CPUs: the shares say more about the CPUs than about the arbiter)\n",
+		       cur);
 		return;
 	}
 	memcpy(a->old_credits, cur, sizeof(cur));
@@ -638,7 +640,8 @@ static void credits_env(void)
 	const char *env = getenv("ACCEL_ENGINE_CREDITS");
 
 	if (env) {
-		printf("tenants: engine credits: ACCEL_ENGINE_CREDITS=%s (yours)\n", env);
+		printf("tenants: engine credits: ACCEL_ENGINE_CREDITS=%s (yours%s)\n", env,
+		       strcmp(env, "1") ? "; with more than 1, jobs share the CPUs and the shares say less about the arbiter" : "");
 		return;
 	}
 	setenv("ACCEL_ENGINE_CREDITS", "1", 1);

@@ -601,6 +601,13 @@ static int cmp_client(const void *a, const void *b)
 	return cmp_u64(((const struct client *)a)->id, ((const struct client *)b)->id);
 }
 
+/* qsort(), which must not see a NULL array, even an empty one. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static void sample_free(struct sample *s)
 {
 	for (size_t i = 0; i < s->nclients; i++)
@@ -643,14 +650,14 @@ static int sample_take(struct sample *s, const struct device *dev)
 		sample_free(s);
 		return EXIT_FAILURE;
 	}
-	qsort(s->engines, s->nengines, sizeof(*s->engines), cmp_engine);
-	qsort(s->tenants, s->ntenants, sizeof(*s->tenants), cmp_tenant);
-	qsort(s->clients, s->nclients, sizeof(*s->clients), cmp_client);
+	sort(s->engines, s->nengines, sizeof(*s->engines), cmp_engine);
+	sort(s->tenants, s->ntenants, sizeof(*s->tenants), cmp_tenant);
+	sort(s->clients, s->nclients, sizeof(*s->clients), cmp_client);
 	for (size_t i = 0; i < s->nclients; i++) {
 		struct client *c = &s->clients[i];
 
-		qsort(c->usage, c->nusage, sizeof(*c->usage), cmp_usage);
-		qsort(c->queues, c->nqueues, sizeof(*c->queues), cmp_queue);
+		sort(c->usage, c->nusage, sizeof(*c->usage), cmp_usage);
+		sort(c->queues, c->nqueues, sizeof(*c->queues), cmp_queue);
 	}
 	return 0;
 }
@@ -891,7 +898,7 @@ static void view_tenants(struct view *v, const struct sample *prev)
 			    c->tenant == 0 && c->id == vt->client_id)
 				tenant_shares(vt, c, find_client(prev, c->id));
 		}
-		qsort(vt->shares, vt->nshares, sizeof(*vt->shares), cmp_share);
+		sort(vt->shares, vt->nshares, sizeof(*vt->shares), cmp_share);
 		rates_fill(&vt->r, v->interval_ns, 0);
 		for (size_t k = 0; k < vt->nshares; k++) {
 			struct share *sh = &vt->shares[k];
@@ -977,12 +984,12 @@ static void view_make(struct view *v, const struct sample *prev, const struct sa
 /* @v as a decimal with @decimals digits after the point, or @none. */
 static const char *fixed(char *buf, size_t len, int64_t v, int decimals, const char *none)
 {
-	int64_t div = decimals == 1 ? 10 : 1000, a = v < 0 ? -v : v;
+	int64_t div = decimals == 1 ? 10 : 1000;
 
 	if (v == NO_VALUE)
 		return none;
-	snprintf(buf, len, "%s%" PRId64 ".%0*" PRId64, v < 0 ? "-" : "",
-		 a / div, decimals, a % div);
+	/* Every value here is a ratio of counters: never negative. */
+	snprintf(buf, len, "%" PRId64 ".%0*" PRId64, v / div, decimals, v % div);
 	return buf;
 }
 

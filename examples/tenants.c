@@ -686,8 +686,8 @@ static int run_threads(accel_scheduler_t *s, int seconds)
 	if (!err) {
 		for (int i = 0; i < NTENANTS; i++)
 			r[i] = t[i].r;
-		print_notes(r);
 		print_plan();
+		print_notes(r);
 	}
 	start = now_ns() + START_MS * MS;
 	for (int i = 0; i < NTENANTS && !err; i++) {
@@ -874,8 +874,8 @@ static int run_processes(int seconds)
 	if (!err) {
 		weights_write(&a);
 		credits_write(&a);
-		print_notes(r);
 		print_plan();
+		print_notes(r);
 		fflush(stdout);
 		err = children_run(c, r);
 	}

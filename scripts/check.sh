@@ -164,6 +164,10 @@ else
 		# libaccel's kernel path against the real module.
 		set -- "$@" --file "$build/examples/hello-scheduler-static" \
 			--run "ACCEL_SCHEDULER=kernel hello-scheduler-static"
+		# The tenants example: a process per tenant on the module, in
+		# cgroups of their own with weights 100:300, one credit.
+		set -- "$@" --file "$build/examples/tenants-static" \
+			--run "ACCEL_SCHEDULER=kernel tenants-static --processes --seconds 2"
 		# libaccel's suites on the kernel scheduler: one suite, two runs
 		# (embedded on the host, kernel here), the queue suite twice
 		# (io_uring, and the ioctl path with io_uring denied), the

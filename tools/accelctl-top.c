@@ -295,12 +295,17 @@ static bool engine_name(char *out, const char *s, size_t len)
 	return o > 0;
 }
 
-static struct usage *client_usage(struct client *c, const char *enc, size_t len)
+/*
+ * The client's totals on the engine that @key names after @prefix (its
+ * name encoded as in fdinfo), made if new; NULL if @key is not one.
+ */
+static struct usage *client_usage(struct client *c, const char *key, const char *prefix)
 {
+	size_t n = strlen(prefix);
 	char name[NAME_LEN];
 	struct usage *u;
 
-	if (!engine_name(name, enc, len))
+	if (strncmp(key, prefix, n) != 0 || !engine_name(name, key + n, strlen(key + n)))
 		return NULL;
 	for (size_t i = 0; i < c->nusage; i++)
 		if (strcmp(c->usage[i].engine, name) == 0)
@@ -358,41 +363,33 @@ static void parse_queue(struct client *c, const char *handle, char *fields)
 		strcpy(q->engine, "-");
 }
 
-/* One "key:\tvalue" line of a client's fdinfo. */
+/*
+ * One "key:\tvalue" line of a client's fdinfo. A busy time ends in " ns",
+ * a capacity does not: so "drm-engine-capacity-x: 5 ns" is the busy time
+ * of an engine named "capacity-x".
+ */
 static void parse_line(struct client *c, char *key, char *value, bool *other)
 {
-	static const char busy[] = "drm-engine-", cap[] = "drm-engine-capacity-",
-			  rel[] = "accel-released-", lat[] = "accel-latency-",
-			  queue[] = "accel-queue-";
-	bool ns = strlen(value) > 3 && strcmp(value + strlen(value) - 3, " ns") == 0;
+	size_t len = strlen(value);
+	bool ns = len > 3 && strcmp(value + len - 3, " ns") == 0;
 	struct usage *u;
 
-	if (strcmp(key, "drm-driver") == 0) {
+	if (strcmp(key, "drm-driver") == 0)
 		*other = strcmp(value, MODULE_NAME) != 0;
-	} else if (strcmp(key, "drm-client-id") == 0) {
+	else if (strcmp(key, "drm-client-id") == 0)
 		c->id = parse_u64(value, "");
-	} else if (strcmp(key, "accel-tenant") == 0) {
+	else if (strcmp(key, "accel-tenant") == 0)
 		c->tenant = parse_u64(value, "");
-	} else if (!strncmp(key, cap, sizeof(cap) - 1) && !ns) {
-		/* Not "ns": the capacity of an engine, not the busy time of one named "capacity-...". */
-		u = client_usage(c, key + sizeof(cap) - 1, strlen(key + sizeof(cap) - 1));
-		if (u)
-			u->capacity = parse_u64(value, "");
-	} else if (!strncmp(key, busy, sizeof(busy) - 1) && ns) {
-		u = client_usage(c, key + sizeof(busy) - 1, strlen(key + sizeof(busy) - 1));
-		if (u)
-			u->busy_ns = parse_u64(value, " ns");
-	} else if (!strncmp(key, rel, sizeof(rel) - 1)) {
-		u = client_usage(c, key + sizeof(rel) - 1, strlen(key + sizeof(rel) - 1));
-		if (u)
-			u->released = parse_u64(value, "");
-	} else if (!strncmp(key, lat, sizeof(lat) - 1) && ns) {
-		u = client_usage(c, key + sizeof(lat) - 1, strlen(key + sizeof(lat) - 1));
-		if (u)
-			u->latency_ns = parse_u64(value, " ns");
-	} else if (!strncmp(key, queue, sizeof(queue) - 1)) {
-		parse_queue(c, key + sizeof(queue) - 1, value);
-	}
+	else if (strncmp(key, "accel-queue-", 12) == 0)
+		parse_queue(c, key + 12, value);
+	else if (!ns && (u = client_usage(c, key, "drm-engine-capacity-")))
+		u->capacity = parse_u64(value, "");
+	else if (ns && (u = client_usage(c, key, "drm-engine-")))
+		u->busy_ns = parse_u64(value, " ns");
+	else if (!ns && (u = client_usage(c, key, "accel-released-")))
+		u->released = parse_u64(value, "");
+	else if (ns && (u = client_usage(c, key, "accel-latency-")))
+		u->latency_ns = parse_u64(value, " ns");
 }
 
 static void client_free(struct client *c)

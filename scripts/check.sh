@@ -185,6 +185,10 @@ else
 			--run "$ck test-kernel-sched-static" \
 			--run "$ck test-stress-static" \
 			--run "$ck test-tenants-static"
+		# accelctl top against a known load (tests/unit/test-top.c).
+		set -- "$@" --file "$build/tools/accelctl-static" \
+			--file "$build/tests/unit/test-top-static" \
+			--run "$ck test-top-static"
 		# run-vm.sh picks the timeout: longer on a debug kernel.
 		"$top/tests/qemu/run-vm.sh" --kernel "$k" --module "$ko" --kmod vgem \
 			--out "$build/vm/$k" --counts "$out/ktap-$k.counts" "$@"

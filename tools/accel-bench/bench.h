@@ -43,6 +43,13 @@ int bench_cpu(const struct opts *o);
 int bench_cmdbuf(const struct opts *o);
 int bench_sem(const struct opts *o);
 
+/*
+ * tenant.c: tenants sharing the cpu engine through libaccel: the embedded
+ * scheduler (tenant) and the module (ktenant, a process per tenant).
+ */
+int bench_tenant(const struct opts *o);
+int bench_ktenant(const struct opts *o);
+
 /* vulkan.c: libaccel on vulkan://0 against raw Vulkan (dynamic builds only). */
 int bench_vulkan(const struct opts *o);
 

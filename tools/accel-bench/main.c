@@ -22,6 +22,9 @@
  *	wake  a host signal -> wake round trip between two threads through
  *	      syncobjs (waiting with the WAIT ioctl, and with an io_uring
  *	      WAIT), against the same ping-pong over two eventfds.
+ *	tenant, ktenant  tenants sharing the cpu engine through libaccel, on
+ *	      the embedded scheduler and on the module (in the VM): a HIGH
+ *	      tenant's p99 under a flood, weighted shares, 8 queues vs 1.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -38,9 +41,11 @@ static const struct bench benches[] = {
 	{ "submit", "job submission: batched io_uring vs ioctl per job", 1, bench_jobs },
 	{ "latency", "high-priority p99 release latency, flooded vs idle", 1, bench_latency },
 	{ "fair", "fair share of two queues weighted 1:3", 1, bench_fair },
+	{ "ktenant", "the module's tenants: HIGH p99 under a flood, 1:3 shares, 8 queues vs 1", 1, bench_ktenant },
 	{ "cpu", "cpu:// fill/copy/saxpy vs memset/memcpy/C loop, same threads", 0, bench_cpu },
 	{ "cmdbuf", "reusable command buffers: submit cost vs re-recording, vs size", 0, bench_cmdbuf },
 	{ "sem", "embedded semaphore signal -> wake round trip vs raw futex", 0, bench_sem },
+	{ "tenant", "embedded scheduler: HIGH p99 under a flood, 1:3 shares", 0, bench_tenant },
 	{ "vulkan", "vulkan:// reusable submit with a new table vs raw Vulkan resubmit", 0, bench_vulkan },
 };
 

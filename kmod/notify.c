@@ -145,17 +145,26 @@ static void accel_notify_deliver(struct accel_notify *n)
 	}
 }
 
+/*
+ * One atomic step decides who delivers. Trying PENDING -> DONE first and
+ * then REGISTERING -> FIRED, as this did, lost the notification when the
+ * registering thread moved REGISTERING -> PENDING between the two: both
+ * exchanges failed, and the waiter was never completed (an io_uring WAIT
+ * whose point was reached, its CQE never posted).
+ */
 static void accel_notify_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 {
 	struct accel_notify *n = container_of(cb, struct accel_notify, cb);
+	int old = atomic_cmpxchg(&n->state, ACCEL_NOTIFY_REGISTERING,
+				 ACCEL_NOTIFY_FIRED);
 
-	if (accel_notify_claim(n)) {
+	if (old == ACCEL_NOTIFY_REGISTERING)
+		return; /* the registering thread sees FIRED and delivers */
+	/* Armed: deliver, unless a cancel claimed it first. */
+	if (old == ACCEL_NOTIFY_PENDING && accel_notify_claim(n)) {
 		n->result = f->error;
 		accel_notify_deliver(n);
-		return;
 	}
-	/* Still registering: the registering thread delivers. */
-	atomic_cmpxchg(&n->state, ACCEL_NOTIFY_REGISTERING, ACCEL_NOTIFY_FIRED);
 }
 
 /*

@@ -127,10 +127,10 @@ static void accel_notify_uring_tw(struct io_uring_cmd *cmd,
 				  unsigned int issue_flags)
 {
 	struct accel_notify *n = accel_uring_cmd_pdu(cmd, struct accel_uring_pdu)->notify;
-	int result = n->result;
 
+	/* done() first: it takes the command off io_uring's cancel list. */
+	accel_uring_cmd_done(cmd, n->result, 0, issue_flags);
 	accel_notify_free(n);
-	accel_uring_cmd_done(cmd, result, 0, issue_flags);
 }
 
 /* Deliver @n->result; the caller won the claim. Any context. */
@@ -458,10 +458,15 @@ int accel_uring_wait(struct accel_file *afile, struct io_uring_cmd *cmd,
 	 */
 	accel_uring_cmd_mark_cancelable(cmd, issue_flags);
 	if (accel_notify_arm(n)) {
-		/* Signalled meanwhile: complete now, asynchronously. */
-		ret = n->result;
+		/*
+		 * Signalled meanwhile: complete now, asynchronously. done()
+		 * before the free: until done() takes the command off
+		 * io_uring's cancel list, a ring exit may call
+		 * accel_uring_wait_cancel() on it, which reads @n (an issue
+		 * from io-wq holds no ring lock to keep it out).
+		 */
+		accel_uring_cmd_done(cmd, n->result, 0, issue_flags);
 		accel_notify_free(n);
-		accel_uring_cmd_done(cmd, ret, 0, issue_flags);
 		return -EIOCBQUEUED;
 	}
 	if (!ACCEL_URING_CANCELABLE)

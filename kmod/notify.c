@@ -123,14 +123,25 @@ static void accel_notify_free(struct accel_notify *n)
 	kfree(n);
 }
 
+/*
+ * Complete an io_uring notification's command with @res, then free it.
+ * done() first: until it takes the command off io_uring's cancel list, a
+ * ring exit may call accel_uring_wait_cancel() on it, which reads @n (an
+ * issue from io-wq holds no ring lock to keep it out).
+ */
+static void accel_notify_uring_finish(struct accel_notify *n, int res,
+				      unsigned int issue_flags)
+{
+	accel_uring_cmd_done(n->cmd, res, 0, issue_flags);
+	accel_notify_free(n);
+}
+
 static void accel_notify_uring_tw(struct io_uring_cmd *cmd,
 				  unsigned int issue_flags)
 {
 	struct accel_notify *n = accel_uring_cmd_pdu(cmd, struct accel_uring_pdu)->notify;
 
-	/* done() first: it takes the command off io_uring's cancel list. */
-	accel_uring_cmd_done(cmd, n->result, 0, issue_flags);
-	accel_notify_free(n);
+	accel_notify_uring_finish(n, n->result, issue_flags);
 }
 
 /* Deliver @n->result; the caller won the claim. Any context. */
@@ -458,15 +469,8 @@ int accel_uring_wait(struct accel_file *afile, struct io_uring_cmd *cmd,
 	 */
 	accel_uring_cmd_mark_cancelable(cmd, issue_flags);
 	if (accel_notify_arm(n)) {
-		/*
-		 * Signalled meanwhile: complete now, asynchronously. done()
-		 * before the free: until done() takes the command off
-		 * io_uring's cancel list, a ring exit may call
-		 * accel_uring_wait_cancel() on it, which reads @n (an issue
-		 * from io-wq holds no ring lock to keep it out).
-		 */
-		accel_uring_cmd_done(cmd, n->result, 0, issue_flags);
-		accel_notify_free(n);
+		/* Signalled meanwhile: complete now, asynchronously. */
+		accel_notify_uring_finish(n, n->result, issue_flags);
 		return -EIOCBQUEUED;
 	}
 	if (!ACCEL_URING_CANCELABLE)
@@ -488,6 +492,5 @@ void accel_uring_wait_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	if (!accel_notify_claim(n))
 		return; /* completing already, through task work */
 	dma_fence_remove_callback(n->fence, &n->cb);
-	accel_notify_free(n);
-	accel_uring_cmd_done(cmd, -ECANCELED, 0, issue_flags);
+	accel_notify_uring_finish(n, -ECANCELED, issue_flags);
 }

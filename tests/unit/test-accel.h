@@ -67,6 +67,57 @@ static inline bool test_kernel_mode(void)
 }
 
 /*
+ * The module's cpu engine's credit limit, the administrator's sysfs file,
+ * for tests that set it (the arbiter and tenant tests, as root in the VM).
+ * test_credits_save() runs in the runner before the tests (an unchecked
+ * fixture): it keeps the limit, or the module's default for an engine not
+ * made yet; test_credits_restore() puts it back after each test and, from
+ * the runner, after them all, should a failed test not reach its teardown.
+ */
+#define TEST_ENGINE_CREDITS "/sys/kernel/accelsched/engines/cpu/credits"
+#define TEST_DEFAULT_CREDITS "/sys/module/accelsched/parameters/default_credits"
+static char test_saved_credits[32];
+
+/* Read a line of @path into @buf (newline dropped), or write @put; 0 or -errno. */
+static inline int test_file_io(const char *path, char *buf, size_t len,
+			       const char *put)
+{
+	FILE *f = fopen(path, put ? "w" : "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = put ? fputs(put, f) >= 0 : fgets(buf, (int)len, f) != NULL;
+	if (fclose(f) || !ok)
+		return -EIO;
+	if (buf)
+		buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static inline void test_credits_save(void)
+{
+	if (!test_kernel_mode())
+		return;
+	if (test_file_io(TEST_ENGINE_CREDITS, test_saved_credits,
+			 sizeof(test_saved_credits), NULL))
+		test_file_io(TEST_DEFAULT_CREDITS, test_saved_credits,
+			     sizeof(test_saved_credits), NULL);
+}
+
+static inline void test_credits_restore(void)
+{
+	int err;
+
+	if (!test_kernel_mode() || !test_saved_credits[0] ||
+	    access(TEST_ENGINE_CREDITS, F_OK))
+		return;
+	err = test_file_io(TEST_ENGINE_CREDITS, NULL, 0, test_saved_credits);
+	ck_assert_msg(err == 0 || err == -EACCES, "restoring %s to %s failed: %s",
+		      TEST_ENGINE_CREDITS, test_saved_credits, strerror(-err));
+}
+
+/*
  * The device under test: ACCEL_TEST_DEVICE, default "cpu://". meson runs
  * the device-agnostic suites (queue, command-buffer, the replay part of
  * cpu) once more on vulkan://0, ACCEL_TEST_KERNELS then naming the vulkan

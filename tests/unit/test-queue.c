@@ -1192,23 +1192,7 @@ static void arb_setup(void)
  * before the tests and goes back after each, and again after them all
  * from the runner's process, should a failed test not reach its teardown.
  */
-#define ARB_KERNEL_CREDITS "/sys/kernel/accelsched/engines/cpu/credits"
-#define ARB_DEFAULT_CREDITS "/sys/module/accelsched/parameters/default_credits"
-static char arb_saved_credits[32];
 static bool arb_credits_set;
-
-static int arb_sysfs(const char *path, char *buf, size_t len, const char *put)
-{
-	FILE *f = fopen(path, put ? "w" : "r");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = put ? fputs(put, f) >= 0 : fgets(buf, (int)len, f) != NULL;
-	if (fclose(f) || !ok)
-		return -EIO;
-	return 0;
-}
 
 /*
  * The arbiter tests need a credit limit of 1: ACCEL_ENGINE_CREDITS on the
@@ -1219,43 +1203,18 @@ static const char *arb_skip(void)
 {
 	if (!test_kernel_mode())
 		return NULL;
-	if (!arb_saved_credits[0])
-		return "the engine's credit limit is the administrator's (" ARB_KERNEL_CREDITS "), and this process cannot read it or the module's default";
+	if (!test_saved_credits[0])
+		return "the engine's credit limit is the administrator's (" TEST_ENGINE_CREDITS "), and this process cannot read it or the module's default";
 	if (geteuid() != 0)
-		return "the engine's credit limit is the administrator's (" ARB_KERNEL_CREDITS "): run as root";
+		return "the engine's credit limit is the administrator's (" TEST_ENGINE_CREDITS "): run as root";
 	return NULL;
-}
-
-static void arb_restore_credits(void)
-{
-	int err;
-
-	if (!test_kernel_mode() || !arb_saved_credits[0] ||
-	    access(ARB_KERNEL_CREDITS, F_OK))
-		return;
-	err = arb_sysfs(ARB_KERNEL_CREDITS, NULL, 0, arb_saved_credits);
-	ck_assert_msg(err == 0 || err == -EACCES,
-		      "restoring %s to %s failed: %s", ARB_KERNEL_CREDITS,
-		      arb_saved_credits, strerror(-err));
-}
-
-/* Before the suite's tests, in the runner: the limit to restore. */
-static void arb_save_credits(void)
-{
-	if (!test_kernel_mode())
-		return;
-	if (arb_sysfs(ARB_KERNEL_CREDITS, arb_saved_credits,
-		      sizeof(arb_saved_credits), NULL))
-		arb_sysfs(ARB_DEFAULT_CREDITS, arb_saved_credits,
-			  sizeof(arb_saved_credits), NULL);
-	arb_saved_credits[strcspn(arb_saved_credits, "\n")] = 0;
 }
 
 static void arb_teardown(void)
 {
 	unsetenv("ACCEL_ENGINE_CREDITS");
 	if (arb_credits_set)
-		arb_restore_credits();
+		test_credits_restore();
 	arb_credits_set = false;
 	accel_executable_release(arb_exe);
 	device_teardown();
@@ -1268,8 +1227,8 @@ static void arb_credits_one(void)
 
 	if (!test_kernel_mode() || arb_credits_set)
 		return;
-	err = arb_sysfs(ARB_KERNEL_CREDITS, NULL, 0, "1");
-	ck_assert_msg(err == 0, "writing 1 to %s failed: %s", ARB_KERNEL_CREDITS,
+	err = test_file_io(TEST_ENGINE_CREDITS, NULL, 0, "1");
+	ck_assert_msg(err == 0, "writing 1 to %s failed: %s", TEST_ENGINE_CREDITS,
 		      strerror(-err));
 	arb_credits_set = true;
 }
@@ -1493,7 +1452,7 @@ static Suite *queue_suite(void)
 	if (test_device_is_cpu()) { /* the gate is a cpu function */
 		tc = tcase_create("arbiter");
 		tcase_add_checked_fixture(tc, arb_setup, arb_teardown);
-		tcase_add_unchecked_fixture(tc, arb_save_credits, arb_restore_credits);
+		tcase_add_unchecked_fixture(tc, test_credits_save, test_credits_restore);
 		tcase_set_timeout(tc, 120);
 		tcase_add_test(tc, test_arbiter_priority);
 		tcase_add_test(tc, test_arbiter_weights);

@@ -37,8 +37,6 @@
 
 #include "test-accel.h"
 
-#define CREDITS "/sys/kernel/accelsched/engines/cpu/credits"
-#define DEFAULT_CREDITS "/sys/module/accelsched/parameters/default_credits"
 #define TENANTS "/sys/kernel/accelsched/tenants"
 #define CGROOT "/sys/fs/cgroup"
 #define COUNTED 40
@@ -58,7 +56,6 @@ struct shared {
 };
 
 static struct shared *sh;
-static char saved_credits[32];
 
 static int64_t now_ns(void)
 {
@@ -109,21 +106,6 @@ static const struct accel_cpu_executable table = {
 
 /* ---- sysfs and cgroups ------------------------------------------------- */
 
-static int file_io(const char *path, char *buf, size_t len, const char *put)
-{
-	FILE *f = fopen(path, put ? "w" : "r");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = put ? fputs(put, f) >= 0 : fgets(buf, (int)len, f) != NULL;
-	if (fclose(f) || !ok)
-		return -EIO;
-	if (buf)
-		buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 /* Why the module's tests cannot run here, or NULL. */
 static const char *kernel_skip(void)
 {
@@ -131,25 +113,9 @@ static const char *kernel_skip(void)
 		return "tenants are processes (their files, or their cgroups) on the module; the embedded scheduler serves one process, one tenant (ACCEL_SCHEDULER=kernel runs these in the VM)";
 	if (geteuid() != 0)
 		return "the engine's credit limit and tenant weights are the administrator's: run as root";
-	if (!saved_credits[0])
-		return "cannot read " CREDITS " nor " DEFAULT_CREDITS;
+	if (!test_saved_credits[0])
+		return "cannot read " TEST_ENGINE_CREDITS " nor " TEST_DEFAULT_CREDITS;
 	return NULL;
-}
-
-/* Before the tests, in the runner: the engine's limit to put back. */
-static void save_credits(void)
-{
-	if (!test_kernel_mode())
-		return;
-	if (file_io(CREDITS, saved_credits, sizeof(saved_credits), NULL))
-		file_io(DEFAULT_CREDITS, saved_credits, sizeof(saved_credits), NULL);
-}
-
-/* After each test, and after them all from the runner. */
-static void restore_credits(void)
-{
-	if (test_kernel_mode() && saved_credits[0] && !access(CREDITS, W_OK))
-		file_io(CREDITS, NULL, 0, saved_credits);
 }
 
 /* cgroup2 at CGROOT, mounted if nothing is there; 0 or -errno. */
@@ -250,8 +216,8 @@ static void close_gate(accel_device_t *d, accel_executable_t *e)
 	int err;
 
 	if (test_kernel_mode()) {
-		err = file_io(CREDITS, NULL, 0, "1");
-		CHILD_CHECK(!err, "writing 1 to " CREDITS ": %s", strerror(-err));
+		err = test_file_io(TEST_ENGINE_CREDITS, NULL, 0, "1");
+		CHILD_CHECK(!err, "writing 1 to " TEST_ENGINE_CREDITS ": %s", strerror(-err));
 	}
 	submit(d, e, g, 0, 0, NULL, 0);
 	while (!atomic_load(&sh->gate_entered))
@@ -293,7 +259,7 @@ static void run_tenant(const struct tenant *t, int ntenants)
 		char path[256];
 
 		snprintf(path, sizeof(path), "%s/cgroup.procs", t->cgroup);
-		err = file_io(path, NULL, 0, "0");
+		err = test_file_io(path, NULL, 0, "0");
 		CHILD_CHECK(!err, "joining %s: %s", t->cgroup, strerror(-err));
 	}
 	CHILD_CHECK(!accel_device_open("cpu://", NULL, &d), "accel_device_open");
@@ -364,7 +330,7 @@ static void run_tenants(const struct tenant *t, int n, const char *const *weight
 			snprintf(path, sizeof(path), TENANTS "/%llu/weight",
 				 (unsigned long long)st.st_ino);
 			for (int k = 0; k < 10000 && err == -ENOENT; k++) {
-				err = file_io(path, NULL, 0, weights[i]);
+				err = test_file_io(path, NULL, 0, weights[i]);
 				if (err == -ENOENT)
 					usleep(1000);
 			}
@@ -414,7 +380,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	restore_credits();
+	test_credits_restore();
 	munmap(sh, sizeof(*sh));
 }
 
@@ -614,7 +580,7 @@ static Suite *tenants_suite(void)
 	TCase *tc = tcase_create("share");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_unchecked_fixture(tc, save_credits, restore_credits);
+	tcase_add_unchecked_fixture(tc, test_credits_save, test_credits_restore);
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_queues_share_by_weight_within_a_tenant);
 	tcase_add_test(tc, test_more_queues_gain_a_tenant_nothing);

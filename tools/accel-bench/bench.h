@@ -41,6 +41,8 @@ int bench_fair(const struct opts *o);
 /* cpu.c, cmdbuf.c, sem.c: libaccel on cpu:// with the embedded scheduler. */
 int bench_cpu(const struct opts *o);
 int bench_cmdbuf(const struct opts *o);
+/* cmdbuf.c: the same submission on the module's scheduler and the embedded. */
+int bench_ksubmit(const struct opts *o);
 int bench_sem(const struct opts *o);
 
 /*

@@ -15,6 +15,12 @@
  *	        of 65,536 entries), over the same with slot 0 only (a table of
  *	        one): flat in the highest slot number, ~1.
  *
+ *	ksubmit kernel_vs_embedded_submit (libaccel.): host time of one
+ *	        accel_queue_execute() of the REUSABLE command buffer of 100
+ *	        dispatches over 8 slots on the kernel scheduler (the module,
+ *	        in the VM) over the same on the embedded scheduler, both
+ *	        devices open in this process and their rounds interleaved.
+ *
  * Host time ends when accel_queue_execute() returns, i.e. when the job is
  * in the executor's hands. Each round submits REPS times back to back (the
  * steady state of a program feeding a stream of inputs) and keeps the
@@ -212,9 +218,10 @@ static int sparse_setup(struct cmdbuf_bench *c)
 	return err;
 }
 
-static int setup(struct cmdbuf_bench *c)
+/* cpu:// on the scheduler of @kind; with @all, every command buffer. */
+static int setup_on(struct cmdbuf_bench *c, accel_scheduler_kind_t kind, int all)
 {
-	int err = bench_open(&c->d, 0);
+	int err = bench_open_on(&c->d, 0, kind);
 
 	if (!err)
 		err = accel_cpu_executable_create(c->d.dev, &touch_table, &c->exe);
@@ -229,6 +236,8 @@ static int setup(struct cmdbuf_bench *c)
 		}
 	if (!err)
 		err = reusable(c, 100, &c->r100);
+	if (!all)
+		return err;
 	if (!err)
 		err = reusable(c, 1000, &c->r1000);
 	if (!err)
@@ -236,6 +245,11 @@ static int setup(struct cmdbuf_bench *c)
 	if (!err)
 		err = sparse_setup(c);
 	return err;
+}
+
+static int setup(struct cmdbuf_bench *c)
+{
+	return setup_on(c, ACCEL_SCHEDULER_EMBEDDED, 1);
 }
 
 static void teardown(struct cmdbuf_bench *c)
@@ -292,6 +306,46 @@ int bench_cmdbuf(const struct opts *o)
 	if (o->json)
 		printf("}}\n");
 	teardown(&c);
+	free(v);
+	return 0;
+}
+
+int bench_ksubmit(const struct opts *o)
+{
+	static const accel_scheduler_kind_t kinds[2] = {
+		ACCEL_SCHEDULER_EMBEDDED, ACCEL_SCHEDULER_KERNEL,
+	};
+	struct cmdbuf_bench c[2] = { 0 };
+	double *v = calloc(2 * (size_t)o->rounds, sizeof(double)), m[2];
+	int first = 1;
+
+	/* The comparison names its schedulers: no override from outside. */
+	unsetenv(ACCEL_SCHEDULER_ENV);
+	for (int k = 0; k < 2; k++)
+		if (!v || setup_on(&c[k], kinds[k], 0))
+			die(k ? "setting up cpu:// on the kernel scheduler (is the module loaded?)" :
+				"setting up cpu:// on the embedded scheduler");
+	/* Warm both paths (the kernel's job cache, the executors' threads). */
+	for (int k = 0; k < 2; k++)
+		submit_ns(&c[k], c[k].r100);
+	for (int r = 0; r < o->rounds; r++)
+		for (int k = 0; k < 2; k++)
+			v[k * o->rounds + r] = submit_ns(&c[k], c[k].r100);
+	for (int k = 0; k < 2; k++)
+		m[k] = median(v + k * o->rounds, o->rounds);
+	if (o->json)
+		printf("{\"bench\": \"ksubmit\", \"slots\": %d, "
+		       "\"embedded_submit_ns\": %.0f, \"kernel_submit_ns\": %.0f, "
+		       "\"metrics\": {", SLOTS, m[0], m[1]);
+	else
+		printf("# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
+		       "embedded %.2f us, kernel %.2f us\n", SLOTS, m[0] / 1e3,
+		       m[1] / 1e3);
+	metric(o, "libaccel.kernel_vs_embedded_submit", m[1] / m[0], &first);
+	if (o->json)
+		printf("}}\n");
+	for (int k = 0; k < 2; k++)
+		teardown(&c[k]);
 	free(v);
 	return 0;
 }

@@ -21,6 +21,12 @@ static unsigned int cpus(void)
 
 int bench_open(struct bench_dev *d, unsigned int threads)
 {
+	return bench_open_on(d, threads, ACCEL_SCHEDULER_EMBEDDED);
+}
+
+int bench_open_on(struct bench_dev *d, unsigned int threads,
+		  accel_scheduler_kind_t kind)
+{
 	accel_scheduler_options_t so;
 	char uri[64];
 	int err;
@@ -28,7 +34,7 @@ int bench_open(struct bench_dev *d, unsigned int threads)
 	d->threads = threads ? threads : cpus();
 	snprintf(uri, sizeof(uri), "cpu://?threads=%u", d->threads);
 	accel_scheduler_options_init(&so);
-	so.kind = ACCEL_SCHEDULER_EMBEDDED;
+	so.kind = kind;
 	err = accel_scheduler_open(&so, &d->sched);
 	if (!err)
 		err = accel_device_open(uri, d->sched, &d->dev);

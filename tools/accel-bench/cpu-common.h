@@ -25,6 +25,9 @@ struct bench_dev {
  * (0: ACCEL_CPU_THREADS, else the CPUs this process may use).
  */
 int bench_open(struct bench_dev *d, unsigned int threads);
+/* The same on the scheduler of @kind (the module's: in the VM). */
+int bench_open_on(struct bench_dev *d, unsigned int threads,
+		  accel_scheduler_kind_t kind);
 void bench_close(struct bench_dev *d);
 /* A host-visible buffer of @size bytes with every usage, and its pointer. */
 int bench_buffer(struct bench_dev *d, uint64_t size, accel_buffer_t **out,

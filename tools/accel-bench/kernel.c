@@ -9,7 +9,10 @@
  *	      syncobjs (waiting with the WAIT ioctl, and with an io_uring
  *	      WAIT), against the same ping-pong over two eventfds.
  *	submit  jobs submitted and completed by batched io_uring against one
- *	      ioctl per job; a SUBMIT's cost against IORING_OP_NOP.
+ *	      ioctl per job; a SUBMIT's cost against IORING_OP_NOP and against
+ *	      a batched ACCEL_URING_CMD_NOP (the module's floor: io_uring's
+ *	      uring_cmd dispatch and nothing else); and how much of the NOPs'
+ *	      io_uring-over-ioctl advantage the jobs keep.
  *	latency the p99 release latency of high-priority jobs with low
  *	      priority queues flooding the engine, against without.
  *	fair  two queues with weights 1:3 flooding one engine: the error of
@@ -466,6 +469,8 @@ int bench_jobs(const struct opts *o)
 	double *ur = calloc(o->rounds, sizeof(double));
 	double *us = calloc(o->rounds, sizeof(double));
 	double *nop = calloc(o->rounds, sizeof(double));
+	double *cnop = calloc(o->rounds, sizeof(double));
+	double *inop = calloc(o->rounds, sizeof(double));
 	struct io_uring ring;
 	long n = o->ops / 4 / BATCH * BATCH;
 	int fd = open_dev("submit"), first = 1;
@@ -480,24 +485,34 @@ int bench_jobs(const struct opts *o)
 	run_jobs_ioctl(fd, q, n / 10 + 1);
 	run_jobs_uring(&ring, fd, q, BATCH * 2, NULL);
 	run_ring(&ring, -1, BATCH * 8);
+	run_ring(&ring, fd, BATCH * 8);
+	run_ioctl_nop(fd, n / 10 + 1);
 	for (int r = 0; r < o->rounds; r++) {
 		io[r] = run_jobs_ioctl(fd, q, n);
 		ur[r] = run_jobs_uring(&ring, fd, q, n, &us[r]);
 		nop[r] = run_ring(&ring, -1, n);
+		cnop[r] = run_ring(&ring, fd, n);
+		inop[r] = run_ioctl_nop(fd, n);
 	}
 	double mi = median(io, o->rounds), mu = median(ur, o->rounds);
 	double ms = median(us, o->rounds), mn = median(nop, o->rounds);
+	double mc = median(cnop, o->rounds), mo = median(inop, o->rounds);
 
 	if (o->json)
 		printf("{\"bench\": \"submit\", \"ioctl_job_ns\": %.1f, \"uring_job_ns\": %.1f, "
-		       "\"uring_submit_ns\": %.1f, \"ring_nop_ns\": %.1f, \"metrics\": {",
-		       mi, mu, ms, mn);
+		       "\"uring_submit_ns\": %.1f, \"ring_nop_ns\": %.1f, "
+		       "\"uring_cmd_nop_ns\": %.1f, \"ioctl_nop_ns\": %.1f, \"metrics\": {",
+		       mi, mu, ms, mn, mc, mo);
 	else
 		printf("# submit: submit+complete per job: ioctl %.1f ns, io_uring %.1f ns "
-		       "(batch %d); SUBMIT alone %.1f ns vs IORING_OP_NOP %.1f ns\n",
-		       mi, mu, BATCH, ms, mn);
+		       "(batch %d); SUBMIT alone %.1f ns vs ACCEL_URING_CMD_NOP %.1f ns "
+		       "vs IORING_OP_NOP %.1f ns; NOP ioctl %.1f ns\n",
+		       mi, mu, BATCH, ms, mc, mn, mo);
 	metric(o, "submit.uring_vs_ioctl_rate", mi / mu, &first);
 	metric(o, "submit.uring_job_vs_nop_cost", ms / mn, &first);
+	metric(o, "submit.uring_job_vs_uring_cmd_nop", ms / mc, &first);
+	/* What the jobs keep of the NOPs' advantage of io_uring over ioctl. */
+	metric(o, "submit.uring_advantage_kept", (mi / mu) / (mo / mc), &first);
 	if (o->json)
 		printf("}}\n");
 	io_uring_queue_exit(&ring);
@@ -506,6 +521,8 @@ int bench_jobs(const struct opts *o)
 	free(ur);
 	free(us);
 	free(nop);
+	free(cnop);
+	free(inop);
 	return 0;
 }
 

@@ -42,6 +42,7 @@ static const struct bench benches[] = {
 	{ "latency", "high-priority p99 release latency, flooded vs idle", 1, bench_latency },
 	{ "fair", "fair share of two queues weighted 1:3", 1, bench_fair },
 	{ "ktenant", "the module's tenants: HIGH p99 under a flood, 1:3 shares, 8 queues vs 1", 1, bench_ktenant },
+	{ "ksubmit", "libaccel's REUSABLE submit: kernel scheduler vs embedded", 1, bench_ksubmit },
 	{ "cpu", "cpu:// fill/copy/saxpy vs memset/memcpy/C loop, same threads", 0, bench_cpu },
 	{ "cmdbuf", "reusable command buffers: submit cost vs re-recording, vs size", 0, bench_cmdbuf },
 	{ "sem", "embedded semaphore signal -> wake round trip vs raw futex", 0, bench_sem },

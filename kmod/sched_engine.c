@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: engines and their run queues
+ *
+ * An engine is a named scheduling domain shared by every file that names
+ * it (accel_engine_get()). Its queues, its jobs, the files' totals on it
+ * and a queued kick each hold a reference, and so does the administrator's
+ * pin (a write of its credits) until the module goes. Its last reference
+ * makes it dying: it stays listed, its name taken, until its sysfs
+ * directory is deleted. Each engine keeps a pool of the jobs freed on it
+ * for the next submissions.
+ *
+ * Its run queues have two levels: per priority class, the tenants'
+ * entities with a runnable queue, by tenant vruntime; in each entity, its
+ * runnable queues, by queue vruntime. Charging engine time advances both,
+ * scaled by the queue's and the tenant's weights. The release policy,
+ * accel_engine_schedule_locked(), releases what the credits allow: the
+ * class first, then its tenant, then the tenant's queue. The engine's kick
+ * work makes the jobs of its ready list runnable (or fails them) and
+ * releases. Also here: the engines' sysfs (credits, in_flight and the
+ * counters) and the debugfs engines listing.
+ *
+ * **Locking.** The engine's spinlock, taken with interrupts off, protects
+ * its run queues, its tenants' entities, the scheduling fields of its
+ * queues and the state of their jobs (the *_locked functions); fence locks
+ * and a file's event lock nest inside it. Fence callbacks take no engine
+ * lock: they push to the lock-free ready list and queue the kick, which
+ * holds an engine reference while queued. accel_engines_lock (a mutex)
+ * guards the engine list, references reaching zero and the administrator's
+ * pins; a sysfs write takes it, so an engine's directory is removed only
+ * after it is dropped. The pool is pushed to without a lock and popped
+ * under its pool_lock.
+ */
+#include <linux/capability.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+#include "sched_internal.h"
+
+/* The weight that makes vruntime equal engine time. */
+#define ACCEL_WEIGHT_UNIT 1024ULL
+
+/* The engine list; its mutex also guards last references and pins. */
+DEFINE_MUTEX(accel_engines_lock);
+LIST_HEAD(accel_engines);
+
+/* ---------------------------------------------------------------- engines */
+
+static void accel_engine_kick(struct work_struct *work);
+
+/*
+ * Each engine keeps up to ACCEL_ENGINE_POOL jobs freed on it for the next
+ * submissions: a job's memory comes from the pool, not the slab. Under a
+ * batched load the slab handed back whole pages and zeroed new ones (on a
+ * kernel built with INIT_ON_ALLOC) for every batch: a fifth of the
+ * submission path. Frees push without a lock (llist); allocations pop
+ * under pool_lock, as llist_del_first() needs its consumers serialised.
+ */
+#define ACCEL_ENGINE_POOL 256
+
+struct accel_sched_job *accel_engine_pool_get(struct accel_engine *e)
+{
+	struct llist_node *n;
+
+	if (llist_empty(&e->pool))
+		return NULL;
+	spin_lock(&e->pool_lock);
+	n = llist_del_first(&e->pool);
+	spin_unlock(&e->pool_lock);
+	if (!n)
+		return NULL;
+	atomic_dec(&e->pool_count);
+	return llist_entry(n, struct accel_sched_job, ready);
+}
+
+void accel_engine_pool_put(struct accel_engine *e,
+			   struct accel_sched_job *job)
+{
+	if (atomic_inc_return(&e->pool_count) > ACCEL_ENGINE_POOL) {
+		atomic_dec(&e->pool_count);
+		kmem_cache_free(accel_job_cache, job);
+		return;
+	}
+	llist_add(&job->ready, &e->pool);
+}
+
+static void accel_engine_free(struct kref *ref)
+{
+	struct accel_engine *e = container_of(ref, struct accel_engine, ref);
+	struct accel_sched_job *job, *tmp;
+
+	e->dying = true; /* listed, so its name stays taken until deleted */
+	mutex_unlock(&accel_engines_lock);
+	llist_for_each_entry_safe(job, tmp, llist_del_all(&e->pool), ready)
+		kmem_cache_free(accel_job_cache, job);
+	/*
+	 * The timeout work holds no reference (a running instance and one it
+	 * re-queued would share one, and both dropped it): the engine waits
+	 * for it here instead, unless this is that work, putting the last
+	 * job it timed out (it touches the engine no more).
+	 */
+	if (current_work() == &e->timeout_work.work)
+		cancel_delayed_work(&e->timeout_work);
+	else
+		cancel_delayed_work_sync(&e->timeout_work);
+	/* Waits for a sysfs read or write in progress; the release frees. */
+	kobject_del(&e->kobj);
+	mutex_lock(&accel_engines_lock);
+	list_del_init(&e->link);
+	mutex_unlock(&accel_engines_lock);
+	accel_sysfs_removed();
+	kobject_put(&e->kobj);
+}
+
+void accel_engine_put(struct accel_engine *e)
+{
+	kref_put_mutex(&e->ref, accel_engine_free, &accel_engines_lock);
+}
+
+bool accel_engine_name_valid(const char *name)
+{
+	size_t i, len = strnlen(name, ACCEL_ENGINE_NAME_LEN);
+
+	if (!len || len == ACCEL_ENGINE_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!(isdigit(c) || (c >= 'a' && c <= 'z') || c == ':' ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	/* Everything after the NUL must be zero too. */
+	for (; i < ACCEL_ENGINE_NAME_LEN; i++)
+		if (name[i])
+			return false;
+	return true;
+}
+
+static void accel_engine_kobj_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct accel_engine, kobj));
+}
+
+static const struct kobj_type accel_engine_ktype;
+
+/*
+ * Find or create the engine @name; a reference. @credits, from the queue
+ * creation that names it, sets the limit of an engine this call creates
+ * only when the caller has CAP_SYS_ADMIN (an administrator); otherwise, and
+ * for an engine that exists, it is ignored: credit limits are the
+ * administrator's (sysfs), never the first process's to name an engine.
+ */
+struct accel_engine *accel_engine_get(const char *name, u32 credits)
+{
+	struct accel_engine *e;
+	int i, ret;
+
+retry:
+	mutex_lock(&accel_engines_lock);
+	list_for_each_entry(e, &accel_engines, link) {
+		if (strcmp(e->name, name))
+			continue;
+		if (e->dying) {
+			int gen = atomic_read(&accel_sysfs_gone);
+
+			mutex_unlock(&accel_engines_lock);
+			accel_sysfs_wait_removal(gen);
+			goto retry;
+		}
+		kref_get(&e->ref);
+		mutex_unlock(&accel_engines_lock);
+		return e;
+	}
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e) {
+		mutex_unlock(&accel_engines_lock);
+		return ERR_PTR(-ENOMEM);
+	}
+	kobject_init(&e->kobj, &accel_engine_ktype);
+	ret = kobject_add(&e->kobj, accel_sysfs_engines, "%s", name);
+	if (ret) {
+		mutex_unlock(&accel_engines_lock);
+		kobject_put(&e->kobj);
+		return ERR_PTR(ret);
+	}
+	kref_init(&e->ref);
+	strscpy(e->name, name, sizeof(e->name));
+	spin_lock_init(&e->lock);
+	if (!credits || !capable(CAP_SYS_ADMIN))
+		credits = clamp(accel_default_credits, 1U, (u32)ACCEL_CREDITS_MAX);
+	e->credits = credits;
+	INIT_LIST_HEAD(&e->entities);
+	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++)
+		e->rq[i] = RB_ROOT_CACHED;
+	init_llist_head(&e->ready);
+	init_llist_head(&e->pool);
+	spin_lock_init(&e->pool_lock);
+	INIT_WORK(&e->kick, accel_engine_kick);
+	INIT_LIST_HEAD(&e->released);
+	INIT_DELAYED_WORK(&e->timeout_work, accel_engine_timeout);
+	list_add_tail(&e->link, &accel_engines);
+	mutex_unlock(&accel_engines_lock);
+	return e;
+}
+
+static bool accel_queue_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct accel_queue, rb)->vruntime <
+	       rb_entry(b, struct accel_queue, rb)->vruntime;
+}
+
+static bool accel_entity_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct accel_entity, rb)->vruntime <
+	       rb_entry(b, struct accel_entity, rb)->vruntime;
+}
+
+/*
+ * Two levels: the engine's class holds the tenants (entities) with a
+ * runnable queue, each entity its runnable queues. An entity that becomes
+ * runnable starts no lower than its class's floor, as a queue does within
+ * its entity (accel_job_runnable_locked()).
+ */
+void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q)
+{
+	struct accel_entity *ent = q->ent;
+
+	lockdep_assert_held(&e->lock);
+	rb_add_cached(&q->rb, &ent->rq, accel_queue_less);
+	q->on_rq = true;
+	if (!ent->on_rq) {
+		ent->vruntime = max(ent->vruntime, e->min_vruntime[ent->priority]);
+		rb_add_cached(&ent->rb, &e->rq[ent->priority], accel_entity_less);
+		ent->on_rq = true;
+	}
+}
+
+void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
+{
+	struct accel_entity *ent = q->ent;
+
+	lockdep_assert_held(&e->lock);
+	rb_erase_cached(&q->rb, &ent->rq);
+	q->on_rq = false;
+	if (RB_EMPTY_ROOT(&ent->rq.rb_root)) {
+		rb_erase_cached(&ent->rb, &e->rq[ent->priority]);
+		ent->on_rq = false;
+	}
+}
+
+static u64 accel_vruntime_add(u64 v, s64 ns, u32 weight)
+{
+	s64 dv = div_s64(ns * (s64)ACCEL_WEIGHT_UNIT, weight);
+
+	return dv < 0 && (u64)-dv > v ? 0 : v + dv;
+}
+
+/*
+ * Charge @ns of engine time (may be negative: a correction) to @q, and to
+ * its tenant on the engine: the queue by its weight among its tenant's
+ * queues, the tenant by its weight among the engine's tenants.
+ */
+void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
+{
+	struct accel_engine *e = q->engine;
+	struct accel_entity *ent = q->ent;
+	struct rb_root_cached *rq = &e->rq[ent->priority];
+
+	lockdep_assert_held(&e->lock);
+	if (ent->on_rq)
+		rb_erase_cached(&ent->rb, rq);
+	if (q->on_rq)
+		rb_erase_cached(&q->rb, &ent->rq);
+	q->vruntime = accel_vruntime_add(q->vruntime, ns, q->weight);
+	ent->vruntime = accel_vruntime_add(ent->vruntime, ns,
+					   READ_ONCE(ent->tenant->weight));
+	if (q->on_rq)
+		rb_add_cached(&q->rb, &ent->rq, accel_queue_less);
+	if (ent->on_rq)
+		rb_add_cached(&ent->rb, rq, accel_entity_less);
+}
+
+/* Release what the credits allow. */
+void accel_engine_schedule_locked(struct accel_engine *e)
+{
+	lockdep_assert_held(&e->lock);
+	while (e->in_flight < e->credits) {
+		struct accel_queue *q = NULL;
+		struct accel_sched_job *job;
+		int p;
+
+		/* The class first, then its tenant, then the tenant's queue. */
+		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
+			struct rb_node *n = rb_first_cached(&e->rq[p]);
+			struct accel_entity *ent;
+
+			if (n) {
+				ent = rb_entry(n, struct accel_entity, rb);
+				e->min_vruntime[p] = max(e->min_vruntime[p], ent->vruntime);
+				q = rb_entry(rb_first_cached(&ent->rq),
+					     struct accel_queue, rb);
+				ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
+				break;
+			}
+		}
+		if (!q)
+			break;
+		job = list_first_entry(&q->runnable, struct accel_sched_job, qlink);
+		list_del_init(&job->qlink);
+		q->nr_runnable--;
+		if (list_empty(&q->runnable))
+			accel_rq_del_locked(e, q);
+		accel_job_release_locked(job);
+	}
+}
+
+static void accel_engine_kick(struct work_struct *work)
+{
+	struct accel_engine *e = container_of(work, struct accel_engine, kick);
+	struct llist_node *list;
+	struct accel_sched_job *job, *tmp;
+	LIST_HEAD(failed);
+
+	list = llist_reverse_order(llist_del_all(&e->ready));
+	spin_lock_irq(&e->lock);
+	llist_for_each_entry(job, list, ready)
+		if (accel_job_ready_locked(job))
+			list_add_tail(&job->qlink, &failed);
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+	list_for_each_entry_safe(job, tmp, &failed, qlink) {
+		int error = atomic_read(&job->error);
+
+		list_del_init(&job->qlink);
+		if (error) {
+			accel_job_failed(job, error);
+		} else { /* a pipelined job, finished */
+			accel_job_signal(job, 0);
+			accel_job_unlink(job);
+		}
+	}
+	llist_for_each_entry_safe(job, tmp, list, ready)
+		accel_job_put(job);
+	accel_engine_put(e);
+}
+
+/* ------------------------------------------------------------------ sysfs */
+
+static ssize_t credits_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(e->credits));
+}
+
+static ssize_t credits_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+	bool alive;
+	u32 v;
+	int ret;
+
+	ret = accel_sysfs_admin_u32(buf, 1, ACCEL_CREDITS_MAX, &v);
+	if (ret)
+		return ret;
+	mutex_lock(&accel_engines_lock);
+	alive = accel_sysfs_pin_locked(&e->link, e->dying, &e->pinned, &e->ref);
+	mutex_unlock(&accel_engines_lock);
+	if (!alive)
+		return -ENODEV;
+	spin_lock_irq(&e->lock);
+	WRITE_ONCE(e->credits, v);
+	accel_engine_schedule_locked(e); /* more credits release more now */
+	spin_unlock_irq(&e->lock);
+	return count;
+}
+
+static ssize_t in_flight_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(e->in_flight));
+}
+
+static ssize_t accel_engine_counter_show(struct kobject *kobj,
+					 struct kobj_attribute *attr, char *buf)
+{
+	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
+	u64 *v = (void *)e + accel_counter_offset(attr);
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(*v));
+}
+
+static struct kobj_attribute accel_engine_credits = __ATTR_RW(credits);
+static struct kobj_attribute accel_engine_in_flight = __ATTR_RO(in_flight);
+ACCEL_COUNTER_ATTR(engine, busy_ns, busy_ns);
+ACCEL_COUNTER_ATTR(engine, released, nr_released);
+ACCEL_COUNTER_ATTR(engine, completed, nr_completed);
+ACCEL_COUNTER_ATTR(engine, failed, nr_failed);
+ACCEL_COUNTER_ATTR(engine, timedout, nr_timedout);
+ACCEL_COUNTER_ATTR(engine, latency_ns, latency_ns);
+
+static struct attribute *accel_engine_attrs[] = {
+	&accel_engine_credits.attr,
+	&accel_engine_in_flight.attr,
+	&accel_engine_busy_ns.attr.attr,
+	&accel_engine_released.attr.attr,
+	&accel_engine_completed.attr.attr,
+	&accel_engine_failed.attr.attr,
+	&accel_engine_timedout.attr.attr,
+	&accel_engine_latency_ns.attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(accel_engine);
+
+static const struct kobj_type accel_engine_ktype = {
+	.release = accel_engine_kobj_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = accel_engine_groups,
+};
+
+/* ---------------------------------------------------------------- debugfs */
+
+static int accel_engines_show(struct seq_file *m, void *unused)
+{
+	const char *const *prio = accel_priority_names;
+	struct accel_engine *e;
+
+	mutex_lock(&accel_engines_lock);
+	list_for_each_entry(e, &accel_engines, link) {
+		int p;
+
+		spin_lock_irq(&e->lock);
+		seq_printf(m, "engine %s credits %u in_flight %u busy_ns %llu released %llu completed %llu failed %llu timedout %llu latency_ns %llu\n",
+			   e->name, e->credits, e->in_flight, e->busy_ns,
+			   e->nr_released, e->nr_completed, e->nr_failed,
+			   e->nr_timedout, e->latency_ns);
+		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
+			struct rb_node *tn, *n;
+
+			for (tn = rb_first_cached(&e->rq[p]); tn; tn = rb_next(tn)) {
+				struct accel_entity *ent = rb_entry(tn, struct accel_entity, rb);
+
+				seq_printf(m, "  tenant %s %llu weight %u vruntime %llu\n",
+					   prio[p], ent->tenant->cgroup_id,
+					   READ_ONCE(ent->tenant->weight), ent->vruntime);
+				for (n = rb_first_cached(&ent->rq); n; n = rb_next(n)) {
+					struct accel_queue *q = rb_entry(n, struct accel_queue, rb);
+
+					seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu runnable %u in_flight %u latency_ns %llu\n",
+						   prio[p], q->afile->client_id, q->handle,
+						   q->weight, q->vruntime, q->busy_ns,
+						   q->nr_runnable, q->nr_in_flight,
+						   q->latency_ns);
+				}
+			}
+		}
+		spin_unlock_irq(&e->lock);
+	}
+	mutex_unlock(&accel_engines_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(accel_engines);
+
+/* The engines listing: <debugfs>/accelsched/engines. */
+void accel_engine_debugfs_init(struct dentry *dir)
+{
+	debugfs_create_file("engines", 0444, dir, NULL, &accel_engines_fops);
+}

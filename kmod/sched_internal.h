@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * accelsched: what the scheduler's files share, and nothing else includes:
+ * sched.c (the fronts), sched_engine.c, sched_job.c, sched_timeout.c and
+ * sched_tenant.c. The rest of the module sees sched.h. See sched.c.
+ */
+#ifndef _ACCEL_SCHED_INTERNAL_H
+#define _ACCEL_SCHED_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/dma-fence.h>
+#include <linux/kobject.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <linux/stddef.h>
+#include <linux/sysfs.h>
+#include <linux/types.h>
+
+#include "internal.h"
+
+struct dentry;
+struct io_uring_cmd;
+struct kmem_cache;
+
+/* Inline room for waits and signals: most jobs need no second allocation. */
+#define ACCEL_JOB_INLINE 4
+
+enum accel_job_state {
+	ACCEL_JOB_PENDING,   /* waits not all reached */
+	ACCEL_JOB_RUNNABLE,  /* in its queue's runnable list */
+	ACCEL_JOB_RELEASED,  /* with its executor */
+	ACCEL_JOB_TIMEDOUT,  /* failed by its timeout; awaits a late COMPLETE */
+	ACCEL_JOB_FINISHING, /* pipelined, completed before its waits */
+	ACCEL_JOB_DONE,
+};
+
+struct accel_sched_job;
+
+struct accel_job_dep {
+	struct dma_fence_cb cb;
+	struct dma_fence *fence;
+	struct accel_sched_job *job;
+	struct accel_syncobj *s;  /* until armed: for pipelining */
+	u64 point;
+};
+
+struct accel_job_sig {
+	struct accel_syncobj *s;
+	u64 point;
+};
+
+struct accel_event_node {
+	struct list_head link;
+	struct accel_job_event ev;
+};
+
+/**
+ * struct accel_sched_job - one job.
+ * @ref:        the id table's, the ready list's, a pending timeout's, a
+ *              pending uring_cmd's, and short-lived lookups'.
+ * @engine:     its queue's engine; a reference (the job may outlive its
+ *              queue on the ready list or in a timeout).
+ * @queue:      its queue; only dereferenced while the job is not DONE.
+ * @afile:      its file; likewise.
+ * @id:         its id in the file (for COMPLETE and events).
+ * @qhandle:    its queue's handle (for traces; the queue may go first).
+ * @priority:   its queue's class.
+ * @seq:        submission order in the file.
+ * @user_data:  the executor's tag.
+ * @timeout_ns: how long it may stay released.
+ * @state:      &enum accel_job_state (engine lock).
+ * @error:      the first error among its waits (atomic).
+ * @deps_left:  waits not yet reached, plus one while arming.
+ * @ready:      on the engine's ready list, its last wait reached.
+ * @qlink:      in its queue's runnable list.
+ * @cmd:        its io_uring SUBMIT while pending (engine lock).
+ * @task:       the task that issued @cmd.
+ * @issuing:    submitted through io_uring, and the submission still runs
+ *              (a release then is returned by the submission itself).
+ * @released_inline: see @issuing.
+ * @answer_seq: its place among its queue's releases answered through
+ *              io_uring (see accel_job_release_locked()).
+ * @runnable_ns: when it became runnable (its latency runs from there).
+ * @release_ns: when it was released.
+ * @charged:    engine time charged at release, corrected at COMPLETE.
+ * @pipelined:  made runnable before its waits were reached, because each is
+ *              promised by a job of the same file already released to the
+ *              same engine (the executor orders it after them).
+ * @status:     a pipelined job's COMPLETE status, while it waits for its
+ *              waits (FINISHING).
+ * @deadline:   when a released job times out.
+ * @tlink:      in the engine's in-flight list, by @deadline.
+ * @ev_released: its RELEASED event, queued for the executor.
+ * @ev_timedout: its TIMEDOUT event.
+ * @nwaits:     waits in @deps.
+ * @nsignals:   signals in @sigs.
+ * @deps:       the waits: @deps_inline, or allocated beyond it.
+ * @sigs:       the signals: @sigs_inline, or allocated beyond it.
+ * @deps_inline: room for the first waits.
+ * @sigs_inline: room for the first signals.
+ *
+ * A job from the engine's pool is cleared only up to @ev_released (about a
+ * third of it): the events are written whole when queued, and only the
+ * first @nwaits / @nsignals entries of the inline arrays are ever read.
+ */
+struct accel_sched_job {
+	struct kref ref;
+	struct accel_engine *engine;
+	struct accel_queue *queue;
+	struct accel_file *afile;
+	u32 id;
+	u32 qhandle;
+	u32 priority;
+	u64 seq;
+	u64 user_data;
+	u64 timeout_ns;
+	enum accel_job_state state;
+	atomic_t error;
+	atomic_t deps_left;
+	struct llist_node ready;
+	struct list_head qlink;
+	struct io_uring_cmd *cmd;
+	struct task_struct *task;
+	bool issuing;
+	bool released_inline;
+	u32 answer_seq;
+	bool pipelined;
+	int status;
+	u64 runnable_ns;
+	u64 release_ns;
+	u64 deadline;
+	u64 charged;
+	struct list_head tlink;
+	u32 nwaits, nsignals;
+	struct accel_job_dep *deps;
+	struct accel_job_sig *sigs;
+	/* Not cleared for a new job: each is written before it is read. */
+	struct accel_event_node ev_released, ev_timedout;
+	struct accel_job_dep deps_inline[ACCEL_JOB_INLINE];
+	struct accel_job_sig sigs_inline[ACCEL_JOB_INLINE];
+};
+
+/* What a new job clears: the head, up to the tail written before use. */
+#define ACCEL_JOB_CLEAR offsetof(struct accel_sched_job, ev_released)
+
+struct accel_submit_pdu {
+	struct accel_sched_job *job;
+	int res;
+	u32 seq;
+};
+
+static inline const char *accel_job_engine(struct accel_sched_job *job)
+{
+	return job->engine->name;
+}
+
+#define ACCEL_JOB_TRACE(ev, job)                                             \
+	trace_job_##ev((job)->afile->client_id, accel_job_engine(job),        \
+		       (job)->qhandle, (job)->id, (job)->priority)
+
+/*
+ * The read-only counters of engines and tenants (busy_ns, released,
+ * latency_ns, ...): one show each for an engine's u64 (written under its
+ * lock, read here without it) and a tenant's atomic64_t, finding the
+ * counter at its offset in the object.
+ */
+struct accel_counter_attr {
+	struct kobj_attribute attr;
+	size_t offset;
+};
+
+static inline size_t accel_counter_offset(struct kobj_attribute *attr)
+{
+	return container_of(attr, struct accel_counter_attr, attr)->offset;
+}
+
+#define ACCEL_COUNTER_ATTR(_obj, _name, _field)                              \
+	static struct accel_counter_attr accel_##_obj##_##_name = {           \
+		.attr = __ATTR(_name, 0444, accel_##_obj##_counter_show, NULL), \
+		.offset = offsetof(struct accel_##_obj, _field),              \
+	}
+
+/* sched.c: module parameters, the sysfs root, fdinfo. */
+extern unsigned int accel_max_jobs;
+extern unsigned int accel_default_credits;
+extern unsigned int accel_tenant_max_jobs;
+extern bool accel_root_tenant_per_file;
+extern unsigned int accel_job_timeout_ms;
+extern atomic_t accel_sysfs_gone;
+extern struct kobject *accel_sysfs_engines, *accel_sysfs_tenants;
+extern const char *const accel_priority_names[ACCEL_PRIORITY_COUNT];
+
+void accel_sysfs_removed(void);
+void accel_sysfs_wait_removal(int gen);
+int accel_sysfs_admin_u32(const char *buf, u32 min, u32 max, u32 *v);
+bool accel_sysfs_pin_locked(struct list_head *link, bool dying,
+			    bool *pinned, struct kref *ref);
+
+/* sched_engine.c */
+extern struct mutex accel_engines_lock;
+extern struct list_head accel_engines;
+
+struct accel_sched_job *accel_engine_pool_get(struct accel_engine *e);
+void accel_engine_pool_put(struct accel_engine *e, struct accel_sched_job *job);
+void accel_engine_put(struct accel_engine *e);
+bool accel_engine_name_valid(const char *name);
+struct accel_engine *accel_engine_get(const char *name, u32 credits);
+void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q);
+void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q);
+void accel_queue_charge_locked(struct accel_queue *q, s64 ns);
+void accel_engine_schedule_locked(struct accel_engine *e);
+void accel_engine_debugfs_init(struct dentry *dir);
+
+/* sched_job.c */
+extern struct kmem_cache *accel_job_cache;
+
+void accel_job_put(struct accel_sched_job *job);
+void accel_event_push_locked(struct accel_sched_job *job,
+			     struct accel_event_node *n, u32 type, int status);
+struct accel_sched_job *accel_event_job(struct accel_event_node *n);
+void accel_job_release_locked(struct accel_sched_job *job);
+bool accel_job_ready_locked(struct accel_sched_job *job);
+void accel_job_unlink(struct accel_sched_job *job);
+void accel_job_signal(struct accel_sched_job *job, int status);
+void accel_job_failed(struct accel_sched_job *job, int error);
+void accel_job_cancel(struct accel_sched_job *job, int error);
+struct accel_sched_job *accel_job_init(struct accel_file *afile,
+				       const struct accel_job *args);
+int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd);
+struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id);
+int accel_job_do_complete(struct accel_file *afile,
+			  const struct accel_job_complete *args);
+
+/* sched_timeout.c */
+void accel_timeout_add_locked(struct accel_engine *e,
+			      struct accel_sched_job *job);
+void accel_timeout_del_locked(struct accel_engine *e,
+			      struct accel_sched_job *job);
+void accel_engine_timeout(struct work_struct *work);
+
+/* sched_tenant.c */
+extern struct mutex accel_tenants_lock;
+extern struct list_head accel_tenants;
+
+void accel_tenant_put(struct accel_tenant *t);
+
+#endif /* _ACCEL_SCHED_INTERNAL_H */

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: jobs
+ *
+ * A job's life, in the DRM scheduler's discipline: accel_job_init() does
+ * everything fallible (copying, lookups, allocations, the fences of the
+ * waits, the id), accel_job_arm() is the point of no return (promising the
+ * signals, arming the waits) and cannot fail. Each wait is a callback on
+ * its point's fence; the last one puts the job on its engine's ready list,
+ * whose kick makes it runnable (accel_job_ready_locked()), or failed if a
+ * wait failed. A job whose waits not yet reached are all promised by jobs
+ * of its file already released to its engine is pipelined: runnable at
+ * once (accel_job_try_pipeline()). Released by the policy
+ * (accel_job_release_locked()), a job is answered to its executor through
+ * its pending io_uring SUBMIT or by an event pushed to its file. COMPLETE
+ * (accel_job_do_complete()) reaches or fails its points;
+ * accel_job_cancel() fails a job not completed. Its id stays in its file's
+ * table until it is unlinked, which drops the table's reference; the last
+ * reference gives its memory to its engine's pool.
+ *
+ * **Locking.** A job's state, like its queue's scheduling fields, is under
+ * its engine's spinlock (interrupts off); the file's event lock nests
+ * inside it. Fence callbacks (accel_job_dep_cb()) take no engine lock.
+ * Syncobjs are promised, signalled and failed with no engine lock held
+ * (accel_job_arm(), accel_job_signal()). The id table is under its
+ * xarray's own lock. A job holds a reference to its engine.
+ */
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+#include "sched_internal.h"
+#include "trace.h"
+
+/*
+ * Job ids are allocated cyclically over [1, ACCEL_JOB_RES_ID_MASK] (30 bits,
+ * what a SUBMIT's CQE can carry beside ACCEL_JOB_RES_PIPELINED), skipping
+ * the ids still in use: an id comes back only after 2^30 - 1 later
+ * submissions of the same file, so a stale id (a late or repeated COMPLETE)
+ * names no new job within any realistic window, where reusing a slot at
+ * once with a short generation would bring the same id back after a few
+ * thousand jobs.
+ */
+#define ACCEL_JOB_ID_LIMIT XA_LIMIT(1, ACCEL_JOB_RES_ID_MASK)
+
+struct kmem_cache *accel_job_cache;
+
+/* ---------------------------------------------------------------- jobs */
+
+static void accel_job_free(struct kref *ref)
+{
+	struct accel_sched_job *job = container_of(ref, struct accel_sched_job, ref);
+	struct accel_engine *e;
+	u32 i;
+
+	for (i = 0; i < job->nwaits; i++) {
+		if (job->deps[i].fence)
+			dma_fence_put(job->deps[i].fence);
+		accel_syncobj_put(job->deps[i].s);
+	}
+	for (i = 0; i < job->nsignals; i++)
+		accel_syncobj_put(job->sigs[i].s);
+	if (job->deps != job->deps_inline)
+		kfree(job->deps);
+	if (job->sigs != job->sigs_inline)
+		kfree(job->sigs);
+	if (job->task)
+		put_task_struct(job->task);
+	e = job->engine;
+	accel_engine_pool_put(e, job);
+	accel_engine_put(e);
+}
+
+void accel_job_put(struct accel_sched_job *job)
+{
+	kref_put(&job->ref, accel_job_free);
+}
+
+void accel_event_push_locked(struct accel_sched_job *job,
+			     struct accel_event_node *n, u32 type,
+			     int status)
+{
+	struct accel_file *afile = job->afile;
+
+	n->ev = (struct accel_job_event){
+		.user_data = job->user_data, .id = job->id, .type = type,
+		.status = status,
+		.flags = job->pipelined && type == ACCEL_JOB_EVENT_RELEASED ?
+			 ACCEL_JOB_RES_PIPELINED : 0,
+	};
+	kref_get(&job->ref);
+	spin_lock(&afile->events_lock);
+	list_add_tail(&n->link, &afile->events);
+	spin_unlock(&afile->events_lock);
+	wake_up_interruptible(&afile->events_wq);
+}
+
+/* The job an event node is embedded in. */
+struct accel_sched_job *accel_event_job(struct accel_event_node *n)
+{
+	if (n->ev.type == ACCEL_JOB_EVENT_TIMEDOUT)
+		return container_of(n, struct accel_sched_job, ev_timedout);
+	return container_of(n, struct accel_sched_job, ev_released);
+}
+
+/*
+ * A SUBMIT's answer, in its task. The file's count of answers in transit
+ * drops only once the CQE is posted: io_uring posts it in done(), or (a
+ * task work run under the ring's lock) before that lock is dropped, and
+ * a SUBMIT is issued under the same lock. The file is still here: the
+ * request holds it, and a last fput() is deferred past this callback.
+ */
+static void accel_submit_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct accel_submit_pdu *pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
+	struct accel_file *afile = cmd->file->private_data;
+	struct accel_sched_job *job = pdu->job;
+	int res = pdu->res;
+
+	accel_uring_cmd_done(cmd, res, res >= 0 ? ACCEL_URING_SEQ_VALID | pdu->seq : 0,
+			     issue_flags);
+	atomic_dec(&afile->answers_in_transit);
+	accel_job_put(job);
+}
+
+/* Complete the job's pending SUBMIT with @res, if it has one. */
+static void accel_job_answer_locked(struct accel_sched_job *job, int res)
+{
+	struct io_uring_cmd *cmd = job->cmd;
+	struct accel_submit_pdu *pdu;
+	struct accel_file *afile;
+
+	lockdep_assert_held(&job->engine->lock);
+	if (!cmd)
+		return;
+	job->cmd = NULL;
+	pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
+	pdu->res = res;
+	pdu->seq = job->answer_seq;
+	afile = cmd->file->private_data;
+	atomic_inc(&afile->answers_in_transit);
+	io_uring_cmd_complete_in_task(cmd, accel_submit_tw);
+}
+
+static int accel_job_release_res(const struct accel_sched_job *job)
+{
+	return job->id | (job->pipelined ? ACCEL_JOB_RES_PIPELINED : 0);
+}
+
+/*
+ * Count a release of @q's job that waited @latency_ns since it became
+ * runnable: on the engine, the queue, the file's totals on the engine
+ * (all under the engine's lock), and the tenant (atomics: its other
+ * engines count under other locks).
+ */
+static void accel_queue_count_release_locked(struct accel_queue *q,
+					     u64 latency_ns)
+{
+	struct accel_engine *e = q->engine;
+	struct accel_tenant *t = q->afile->tenant;
+
+	lockdep_assert_held(&e->lock);
+	e->in_flight++;
+	e->nr_released++;
+	e->latency_ns += latency_ns;
+	q->nr_in_flight++;
+	q->nr_released++;
+	q->latency_ns += latency_ns;
+	q->fstat->nr_released++;
+	q->fstat->latency_ns += latency_ns;
+	atomic64_inc(&t->nr_released);
+	atomic64_add(latency_ns, &t->latency_ns);
+}
+
+/*
+ * Release a runnable job (already off its queue's runnable list) to its
+ * executor. Its latency, from runnable to now, is what the credits and the
+ * policy made it wait: a pipelined job counts from when pipelining made it
+ * runnable, so a latency is never negative, and the wait for its
+ * predecessors, the executor's to order, is not the scheduler's.
+ */
+void accel_job_release_locked(struct accel_sched_job *job)
+{
+	struct accel_engine *e = job->engine;
+	struct accel_queue *q = job->queue;
+
+	lockdep_assert_held(&e->lock);
+	job->state = ACCEL_JOB_RELEASED;
+	job->release_ns = ktime_get_ns();
+	accel_queue_count_release_locked(q, job->release_ns - job->runnable_ns);
+	/* Charge the queue's average now, so credits spread fairly. */
+	job->charged = q->avg_ns;
+	if (job->charged)
+		accel_queue_charge_locked(q, job->charged);
+	accel_timeout_add_locked(e, job);
+	ACCEL_JOB_TRACE(release, job);
+	/*
+	 * Releases answered through io_uring are numbered per queue, in
+	 * release order: CQEs of several tasks' SUBMITs, some answered at
+	 * once and some from task work, reach the ring in no set order, and
+	 * the number lets an executor put them back (uapi: ACCEL_URING_SEQ_*).
+	 */
+	if (job->issuing || job->cmd)
+		job->answer_seq = q->answer_seq++;
+	if (job->issuing)
+		job->released_inline = true;
+	else if (job->cmd)
+		accel_job_answer_locked(job, accel_job_release_res(job));
+	else
+		accel_event_push_locked(job, &job->ev_released,
+					ACCEL_JOB_EVENT_RELEASED, 0);
+}
+
+/* The job's waits are all reached: runnable, or failed if one failed. */
+static void accel_job_runnable_locked(struct accel_sched_job *job);
+
+bool accel_job_ready_locked(struct accel_sched_job *job)
+{
+	struct accel_engine *e = job->engine;
+	int error = atomic_read(&job->error);
+
+	lockdep_assert_held(&e->lock);
+	if (job->state == ACCEL_JOB_FINISHING) {
+		/* Pipelined and completed: its waits are reached now. */
+		job->state = ACCEL_JOB_DONE;
+		if (!error)
+			error = job->status;
+		atomic_set(&job->error, error);
+		return true; /* the caller finishes it */
+	}
+	if (job->state != ACCEL_JOB_PENDING)
+		return false;
+	if (error) {
+		job->state = ACCEL_JOB_DONE;
+		e->nr_failed++;
+		accel_job_answer_locked(job, error);
+		return true; /* the caller fails its points */
+	}
+	accel_job_runnable_locked(job);
+	return false;
+}
+
+/* Into its queue's runnable list, in submission order. */
+static void accel_job_runnable_locked(struct accel_sched_job *job)
+{
+	struct accel_engine *e = job->engine;
+	struct accel_queue *q = job->queue;
+	struct accel_sched_job *it;
+
+	lockdep_assert_held(&e->lock);
+	job->state = ACCEL_JOB_RUNNABLE;
+	job->runnable_ns = ktime_get_ns();
+	ACCEL_JOB_TRACE(runnable, job);
+	/* Submission order among the runnable: usually an append. */
+	list_for_each_entry_reverse(it, &q->runnable, qlink)
+		if (it->seq < job->seq)
+			break;
+	list_add(&job->qlink, &it->qlink);
+	q->nr_runnable++;
+	if (!q->on_rq && !READ_ONCE(q->dead)) {
+		q->vruntime = max(q->vruntime, q->ent->min_vruntime);
+		accel_rq_add_locked(e, q);
+	}
+}
+
+/* An id for @job in its file's table (job->id); -ENOMEM. */
+static int accel_job_id_get(struct accel_file *afile,
+			    struct accel_sched_job *job)
+{
+	int ret = xa_alloc_cyclic(&afile->jobs, &job->id, job,
+				  ACCEL_JOB_ID_LIMIT, &afile->next_job_id,
+				  GFP_KERNEL);
+
+	/* 1: the ids wrapped, fine. -EBUSY cannot be: max_jobs is lower. */
+	return ret < 0 ? (ret == -EBUSY ? -ENOSPC : ret) : 0;
+}
+
+/* Drop the job from its file: the id table's reference and the count. */
+void accel_job_unlink(struct accel_sched_job *job)
+{
+	struct accel_file *afile = job->afile;
+	bool mine;
+
+	xa_lock(&afile->jobs);
+	mine = xa_load(&afile->jobs, job->id) == job;
+	if (mine)
+		__xa_erase(&afile->jobs, job->id);
+	xa_unlock(&afile->jobs);
+	if (mine) {
+		atomic_dec(&afile->nr_jobs);
+		atomic_dec(&afile->tenant->nr_jobs);
+		accel_job_put(job);
+	}
+}
+
+/* Reach the job's points, or fail them with @status. No lock held. */
+void accel_job_signal(struct accel_sched_job *job, int status)
+{
+	u32 i;
+
+	for (i = 0; i < job->nsignals; i++) {
+		if (status)
+			accel_syncobj_fail(job->sigs[i].s, status);
+		else
+			accel_syncobj_reach(job->sigs[i].s, job->sigs[i].point);
+	}
+}
+
+void accel_job_failed(struct accel_sched_job *job, int error)
+{
+	trace_job_fail(job->afile->client_id, accel_job_engine(job),
+		       job->qhandle, job->id, error);
+	accel_job_signal(job, error);
+	accel_job_unlink(job);
+}
+
+static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct accel_job_dep *dep = container_of(cb, struct accel_job_dep, cb);
+	struct accel_sched_job *job = dep->job;
+
+	if (f->error)
+		atomic_cmpxchg(&job->error, 0, f->error);
+	if (atomic_dec_and_test(&job->deps_left)) {
+		struct accel_engine *e = job->engine;
+
+		kref_get(&job->ref);
+		llist_add(&job->ready, &e->ready);
+		/* A queued kick holds the engine: it may run after the jobs go. */
+		kref_get(&e->ref);
+		if (!queue_work(accel_wq, &e->kick))
+			refcount_dec(&e->ref.refcount); /* never the last: the job has one */
+	}
+}
+
+/*
+ * Cancel a job not completed: it leaves whatever list it is on, gives back
+ * its credit, and its points fail with @error. Its id goes.
+ */
+void accel_job_cancel(struct accel_sched_job *job, int error)
+{
+	struct accel_engine *e = job->engine;
+	enum accel_job_state was;
+	u32 i;
+
+	spin_lock_irq(&e->lock);
+	was = job->state;
+	switch (was) {
+	case ACCEL_JOB_RUNNABLE:
+		list_del_init(&job->qlink);
+		job->queue->nr_runnable--;
+		if (list_empty(&job->queue->runnable) && job->queue->on_rq)
+			accel_rq_del_locked(e, job->queue);
+		break;
+	case ACCEL_JOB_RELEASED:
+		e->in_flight--;
+		job->queue->nr_in_flight--;
+		accel_timeout_del_locked(e, job);
+		break;
+	case ACCEL_JOB_TIMEDOUT:
+		break;
+	case ACCEL_JOB_PENDING:
+	case ACCEL_JOB_FINISHING:
+		break;
+	case ACCEL_JOB_DONE:
+		spin_unlock_irq(&e->lock);
+		return;
+	}
+	job->state = ACCEL_JOB_DONE;
+	if (was != ACCEL_JOB_TIMEDOUT) /* counted once, as timed out */
+		e->nr_failed++;
+	accel_job_answer_locked(job, error);
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+
+	if (was == ACCEL_JOB_PENDING || was == ACCEL_JOB_FINISHING ||
+	    job->pipelined)
+		for (i = 0; i < job->nwaits; i++)
+			dma_fence_remove_callback(job->deps[i].fence,
+						  &job->deps[i].cb);
+	if (was == ACCEL_JOB_TIMEDOUT) /* its points failed already */
+		accel_job_unlink(job);
+	else
+		accel_job_failed(job, error);
+}
+
+/*
+ * Read point @i of a job's user array into @pt and look up its syncobj
+ * (*@s, a reference). One small copy each: a whole array on the stack
+ * would be zeroed on every submission by kernels built with
+ * INIT_STACK_ALL_ZERO (Debian's are).
+ */
+static int accel_job_point(struct accel_file *afile, u64 uptr, u32 i,
+			   struct accel_point *pt, struct accel_syncobj **s)
+{
+	if (!IS_ALIGNED(uptr, sizeof(u64)))
+		return -EINVAL;
+	if (copy_from_user(pt, u64_to_user_ptr(uptr) + i * sizeof(*pt),
+			   sizeof(*pt)))
+		return -EFAULT;
+	if (pt->flags)
+		return -EINVAL;
+	*s = accel_syncobj_lookup(afile, pt->handle);
+	return *s ? 0 : -ENOENT;
+}
+
+/* The fallible half of a submission: a job ready to arm, or an error. */
+struct accel_sched_job *accel_job_init(struct accel_file *afile,
+					const struct accel_job *args)
+{
+	struct accel_point pt;
+	struct accel_queue *q;
+	struct accel_sched_job *job;
+	u64 timeout_ns;
+	u32 i;
+	int ret;
+
+	if (args->flags || args->pad)
+		return ERR_PTR(-EINVAL);
+	if (args->nwaits > ACCEL_JOB_MAX_POINTS ||
+	    args->nsignals > ACCEL_JOB_MAX_POINTS)
+		return ERR_PTR(-EINVAL);
+	timeout_ns = args->timeout_ns ?:
+		(u64)accel_job_timeout_ms * NSEC_PER_MSEC;
+	if (timeout_ns > 3600ULL * NSEC_PER_SEC)
+		return ERR_PTR(-EINVAL);
+
+	xa_lock(&afile->queues);
+	q = xa_load(&afile->queues, args->queue);
+	if (q && q->dead)
+		q = NULL;
+	xa_unlock(&afile->queues);
+	if (!q)
+		return ERR_PTR(-ENOENT);
+	if (atomic_inc_return(&afile->nr_jobs) > accel_max_jobs) {
+		atomic_dec(&afile->nr_jobs);
+		return ERR_PTR(-ENOSPC);
+	}
+	/* One tenant cannot take every job's memory, however many files. */
+	if (atomic_inc_return(&afile->tenant->nr_jobs) > accel_tenant_max_jobs) {
+		atomic_dec(&afile->tenant->nr_jobs);
+		atomic_dec(&afile->nr_jobs);
+		return ERR_PTR(-ENOSPC);
+	}
+
+	job = accel_engine_pool_get(q->engine);
+	if (job)
+		memset(job, 0, ACCEL_JOB_CLEAR);
+	else
+		job = kmem_cache_zalloc(accel_job_cache, GFP_KERNEL);
+	if (!job) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+	kref_init(&job->ref);
+	job->engine = q->engine;
+	kref_get(&q->engine->ref);
+	job->queue = q;
+	job->qhandle = q->handle;
+	job->afile = afile;
+	job->priority = q->priority;
+	job->user_data = args->user_data;
+	job->timeout_ns = timeout_ns;
+	job->state = ACCEL_JOB_PENDING;
+	INIT_LIST_HEAD(&job->qlink);
+	INIT_LIST_HEAD(&job->tlink);
+	for (i = 0; i < ACCEL_JOB_INLINE; i++)
+		INIT_LIST_HEAD(&job->deps_inline[i].cb.node);
+	job->deps = job->deps_inline;
+	job->sigs = job->sigs_inline;
+	if (args->nwaits > ACCEL_JOB_INLINE) {
+		job->deps = kcalloc(args->nwaits, sizeof(*job->deps), GFP_KERNEL);
+		if (!job->deps) {
+			job->deps = job->deps_inline;
+			ret = -ENOMEM;
+			goto err_job;
+		}
+		for (i = 0; i < args->nwaits; i++)
+			INIT_LIST_HEAD(&job->deps[i].cb.node);
+	}
+	if (args->nsignals > ACCEL_JOB_INLINE) {
+		job->sigs = kcalloc(args->nsignals, sizeof(*job->sigs), GFP_KERNEL);
+		if (!job->sigs) {
+			job->sigs = job->sigs_inline;
+			ret = -ENOMEM;
+			goto err_job;
+		}
+	}
+
+	for (i = 0; i < args->nsignals; i++) {
+		struct accel_syncobj *s;
+		u64 value, submitted;
+		int error;
+
+		ret = accel_job_point(afile, args->signals, i, &pt, &s);
+		if (ret)
+			goto err_job;
+		job->sigs[job->nsignals].s = s;
+		job->sigs[job->nsignals++].point = pt.point;
+		accel_syncobj_query(s, &value, &submitted, &error);
+		if (pt.point <= value) {
+			ret = -EINVAL;
+			goto err_job;
+		}
+	}
+	for (i = 0; i < args->nwaits; i++) {
+		struct accel_syncobj *s;
+		struct dma_fence *f;
+
+		ret = accel_job_point(afile, args->waits, i, &pt, &s);
+		if (ret)
+			goto err_job;
+		f = accel_syncobj_point_fence(s, pt.point, ACCEL_POINT_REACHED);
+		if (IS_ERR(f)) {
+			accel_syncobj_put(s);
+			ret = PTR_ERR(f);
+			goto err_job;
+		}
+		job->deps[job->nwaits].fence = f;
+		job->deps[job->nwaits].s = s;
+		job->deps[job->nwaits].point = pt.point;
+		job->deps[job->nwaits++].job = job;
+	}
+	ret = accel_job_id_get(afile, job);
+	if (ret < 0)
+		goto err_job;
+	job->seq = atomic64_inc_return(&afile->job_seq);
+	return job;
+
+err_job:
+	accel_job_put(job);
+err_count:
+	atomic_dec(&afile->tenant->nr_jobs);
+	atomic_dec(&afile->nr_jobs);
+	return ERR_PTR(ret);
+}
+
+static void accel_job_drop_dep_syncobjs(struct accel_sched_job *job)
+{
+	u32 i;
+
+	for (i = 0; i < job->nwaits; i++) {
+		accel_syncobj_put(job->deps[i].s);
+		job->deps[i].s = NULL;
+	}
+}
+
+/*
+ * Pipelining: a job whose waits not yet reached are all promised by jobs of
+ * the same file already released to the same engine is runnable at once;
+ * its release says so (ACCEL_JOB_RES_PIPELINED) and its executor orders it
+ * after those jobs on the device. This saves two host round trips per
+ * dependency edge. Its waits stay armed: if one fails, the job's points fail
+ * with that error whatever its COMPLETE says; if it completes before them,
+ * its points are reached only once its waits are (FINISHING).
+ */
+static void accel_job_try_pipeline(struct accel_sched_job *job)
+{
+	struct accel_sched_job *pred[ACCEL_JOB_MAX_POINTS];
+	struct accel_engine *e = job->engine;
+	u32 i, n = 0;
+	bool ok = true;
+
+	for (i = 0; i < job->nwaits && ok; i++) {
+		struct accel_job_dep *d = &job->deps[i];
+		u64 point;
+		u32 id;
+
+		if (dma_fence_is_signaled(d->fence))
+			continue;
+		if (!accel_syncobj_get_promiser(d->s, job->afile, &id, &point) ||
+		    point < d->point || id == job->id) {
+			ok = false;
+			break;
+		}
+		pred[n] = accel_job_lookup(job->afile, id);
+		if (!pred[n])
+			ok = false;
+		else
+			n++;
+	}
+	accel_job_drop_dep_syncobjs(job);
+	if (ok && n) {
+		spin_lock_irq(&e->lock);
+		for (i = 0; i < n; i++)
+			if (pred[i]->engine != e ||
+			    pred[i]->state != ACCEL_JOB_RELEASED)
+				ok = false;
+		if (ok && job->state == ACCEL_JOB_PENDING &&
+		    !atomic_read(&job->error)) {
+			job->pipelined = true;
+			accel_job_runnable_locked(job);
+			accel_engine_schedule_locked(e);
+		}
+		spin_unlock_irq(&e->lock);
+	}
+	for (i = 0; i < n; i++)
+		accel_job_put(pred[i]);
+}
+
+/*
+ * The io_uring SUBMIT @cmd issued @job, now armed (engine lock held):
+ * returns what the SUBMIT answers at once (the release, or the failure),
+ * or -EIOCBQUEUED with @cmd installed for the release to answer later.
+ */
+static int accel_job_issue_locked(struct accel_sched_job *job,
+				  struct io_uring_cmd *cmd)
+{
+	struct accel_file *afile = cmd->file->private_data;
+	bool answer = false;
+
+	lockdep_assert_held(&job->engine->lock);
+	job->issuing = false;
+	if (job->state == ACCEL_JOB_DONE && !job->released_inline)
+		return atomic_read(&job->error) ?: -ECANCELED;
+	/*
+	 * Released: answered at once (its CQE carries no sequence) only if
+	 * every earlier answer of this file is posted, so that all of its
+	 * queue's earlier releases precede it on the ring; else from task
+	 * work, numbered like the rest.
+	 */
+	if (job->released_inline) {
+		if (!atomic_read(&afile->answers_in_transit))
+			return accel_job_release_res(job);
+		answer = true;
+	}
+	kref_get(&job->ref); /* the pending cmd's */
+	WRITE_ONCE(accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job, job);
+	job->cmd = cmd;
+	if (answer) {
+		accel_job_answer_locked(job, accel_job_release_res(job));
+		return -EIOCBQUEUED;
+	}
+	if (!ACCEL_URING_CANCELABLE)
+		job->task = get_task_struct(current);
+	return -EIOCBQUEUED;
+}
+
+/*
+ * The point of no return: promise the signals, arm the waits. Cannot fail.
+ * Leaves the job released, runnable, pending or (a wait failed already)
+ * failed. With @cmd, the io_uring SUBMIT issuing it (job->issuing set):
+ * returns accel_job_issue_locked()'s answer, decided in the same engine
+ * lock section that readied the job when it has no wait left (one irq-off
+ * section per submission on the hot path, not two); 0 without @cmd.
+ */
+int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
+{
+	struct accel_engine *e = job->engine;
+	bool failed = false;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < job->nsignals; i++) {
+		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point);
+		accel_syncobj_set_promiser(job->sigs[i].s, job->afile, job->id,
+					   job->sigs[i].point);
+	}
+	ACCEL_JOB_TRACE(submit, job);
+
+	atomic_set(&job->deps_left, job->nwaits + 1);
+	for (i = 0; i < job->nwaits; i++) {
+		struct dma_fence *f = job->deps[i].fence;
+
+		if (dma_fence_add_callback(f, &job->deps[i].cb, accel_job_dep_cb)) {
+			if (f->error)
+				atomic_cmpxchg(&job->error, 0, f->error);
+			atomic_dec(&job->deps_left);
+		}
+	}
+	/*
+	 * A QUEUE_DESTROY on another thread may have cancelled the job while
+	 * its waits were being armed, removing the callbacks added so far
+	 * but not the later ones: remove them all again (a removal is
+	 * idempotent), or a fence would call back into a freed job. Pairs
+	 * with the engine lock section in accel_job_cancel() that marks it
+	 * DONE before its own removals.
+	 */
+	smp_mb();
+	if (unlikely(READ_ONCE(job->state) == ACCEL_JOB_DONE))
+		for (i = 0; i < job->nwaits; i++)
+			dma_fence_remove_callback(job->deps[i].fence,
+						  &job->deps[i].cb);
+	if (!atomic_dec_and_test(&job->deps_left)) {
+		accel_job_try_pipeline(job);
+		/* A fence callback takes it from here, perhaps already. */
+		if (cmd) {
+			spin_lock_irq(&e->lock);
+			ret = accel_job_issue_locked(job, cmd);
+			spin_unlock_irq(&e->lock);
+		}
+		return ret;
+	}
+	accel_job_drop_dep_syncobjs(job);
+
+	spin_lock_irq(&e->lock);
+	failed = accel_job_ready_locked(job);
+	accel_engine_schedule_locked(e);
+	if (cmd)
+		ret = accel_job_issue_locked(job, cmd);
+	spin_unlock_irq(&e->lock);
+	if (failed)
+		accel_job_failed(job, atomic_read(&job->error));
+	return ret;
+}
+
+/* Look a job up by id; a reference. */
+struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id)
+{
+	struct accel_sched_job *job;
+
+	xa_lock(&afile->jobs);
+	job = xa_load(&afile->jobs, id);
+	if (job)
+		kref_get(&job->ref);
+	xa_unlock(&afile->jobs);
+	return job;
+}
+
+int accel_job_do_complete(struct accel_file *afile,
+			  const struct accel_job_complete *args)
+{
+	struct accel_sched_job *job;
+	struct accel_engine *e;
+	struct accel_queue *q;
+	u64 dt;
+
+	if (args->status && !accel_user_errno_ok(args->status))
+		return -EINVAL;
+	job = accel_job_lookup(afile, args->id);
+	if (!job)
+		return -ENOENT;
+	e = job->engine;
+	q = job->queue;
+	spin_lock_irq(&e->lock);
+	if (job->state == ACCEL_JOB_TIMEDOUT) {
+		job->state = ACCEL_JOB_DONE;
+		spin_unlock_irq(&e->lock);
+		accel_job_unlink(job);
+		accel_job_put(job);
+		return -ETIMEDOUT;
+	}
+	if (job->state != ACCEL_JOB_RELEASED) {
+		spin_unlock_irq(&e->lock);
+		accel_job_put(job);
+		return -EINVAL; /* not released: nothing to complete */
+	}
+	job->state = ACCEL_JOB_DONE;
+	if (job->pipelined && atomic_read(&job->deps_left)) {
+		/* Completed before its waits: finish when they are reached. */
+		job->state = ACCEL_JOB_FINISHING;
+		job->status = args->status;
+	}
+	e->in_flight--;
+	q->nr_in_flight--;
+	if (args->status)
+		e->nr_failed++;
+	else
+		e->nr_completed++;
+	dt = args->device_ns ?: ktime_get_ns() - job->release_ns;
+	q->avg_ns = q->avg_ns ? (q->avg_ns * 7 + dt) / 8 : dt;
+	q->busy_ns += dt;
+	q->fstat->busy_ns += dt;
+	e->busy_ns += dt;
+	accel_queue_charge_locked(q, (s64)dt - (s64)job->charged);
+	accel_timeout_del_locked(e, job);
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+	/* The job is the caller's file's, and so is the tenant. */
+	atomic64_add(dt, &afile->tenant->busy_ns);
+
+	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
+			   args->status, dt);
+	if (job->state == ACCEL_JOB_DONE) {
+		/* A pipelined job's failed wait overrides its status. */
+		accel_job_signal(job, atomic_read(&job->error) ?: args->status);
+		accel_job_unlink(job);
+	}
+	accel_job_put(job);
+	return 0;
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: job timeouts
+ *
+ * Each engine keeps its released jobs in a list by deadline (the release
+ * plus the job's timeout), and one delayed work per engine fires at the
+ * earliest: it fails the jobs past their deadline with -ETIMEDOUT, gives
+ * their credits back, pushes a TIMEDOUT event to their executor (a late
+ * COMPLETE is refused) and releases what the credits then allow.
+ * Completing or cancelling a job only unlinks it, so the hot path touches
+ * no timer.
+ *
+ * **Locking.** The list and the work's armed flag are under the engine's
+ * spinlock (interrupts off); the expired jobs' points are failed after it
+ * is dropped, with no engine lock held. The work holds no engine
+ * reference: freeing the engine cancels it (accel_engine_free()), and the
+ * work may itself put the engine's last job.
+ */
+#include "internal.h"
+#include "sched_internal.h"
+#include "trace.h"
+
+/*
+ * Timeouts: the engine keeps its released jobs in a list by deadline, and
+ * one delayed work per engine fires at the earliest. Completing a job only
+ * unlinks it, so the hot path touches no timer. The work holds no engine
+ * reference; freeing the engine cancels it (accel_engine_free()).
+ */
+static void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline)
+{
+	u64 now = ktime_get_ns();
+	unsigned long delay = deadline > now ?
+		nsecs_to_jiffies(deadline - now) + 1 : 0;
+
+	lockdep_assert_held(&e->lock);
+	e->timeout_armed = true;
+	mod_delayed_work(accel_wq, &e->timeout_work, delay);
+}
+
+void accel_timeout_add_locked(struct accel_engine *e,
+			      struct accel_sched_job *job)
+{
+	struct accel_sched_job *it;
+
+	lockdep_assert_held(&e->lock);
+	job->deadline = job->release_ns + job->timeout_ns;
+	list_for_each_entry_reverse(it, &e->released, tlink)
+		if (it->deadline <= job->deadline)
+			break;
+	list_add(&job->tlink, &it->tlink);
+	if (e->released.next == &job->tlink)
+		accel_timeout_arm_locked(e, job->deadline);
+}
+
+/* Unlink a job from the released list; disarm the timeout work if empty. */
+void accel_timeout_del_locked(struct accel_engine *e,
+			      struct accel_sched_job *job)
+{
+	lockdep_assert_held(&e->lock);
+	list_del_init(&job->tlink);
+	if (list_empty(&e->released) && e->timeout_armed &&
+	    cancel_delayed_work(&e->timeout_work))
+		e->timeout_armed = false;
+}
+
+void accel_engine_timeout(struct work_struct *work)
+{
+	struct accel_engine *e =
+		container_of(to_delayed_work(work), struct accel_engine, timeout_work);
+	struct accel_sched_job *job, *tmp;
+	LIST_HEAD(expired);
+	u64 now = ktime_get_ns();
+
+	spin_lock_irq(&e->lock);
+	list_for_each_entry_safe(job, tmp, &e->released, tlink) {
+		if (job->deadline > now)
+			break;
+		list_move_tail(&job->tlink, &expired);
+		job->state = ACCEL_JOB_TIMEDOUT;
+		e->in_flight--;
+		job->queue->nr_in_flight--; /* released: its queue is here */
+		e->nr_timedout++;
+		kref_get(&job->ref);
+		ACCEL_JOB_TRACE(timeout, job);
+		accel_event_push_locked(job, &job->ev_timedout,
+					ACCEL_JOB_EVENT_TIMEDOUT, -ETIMEDOUT);
+	}
+	job = list_first_entry_or_null(&e->released, struct accel_sched_job, tlink);
+	if (job) {
+		u64 d = job->deadline;
+
+		mod_delayed_work(accel_wq, &e->timeout_work,
+				 d > now ? nsecs_to_jiffies(d - now) + 1 : 0);
+		e->timeout_armed = true;
+	} else {
+		e->timeout_armed = false;
+	}
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+	list_for_each_entry_safe(job, tmp, &expired, tlink) {
+		list_del_init(&job->tlink);
+		accel_job_signal(job, -ETIMEDOUT);
+		accel_job_put(job); /* the last may free the engine: see its free */
+	}
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal: what the kernel scheduler's files share, and nothing else
+ * includes: sched_kernel.c (opening the device, the ops table),
+ * sched_kernel_sem.c (semaphores), sched_kernel_job.c (jobs and queues)
+ * and sched_kernel_reaper.c (the reaper thread). See sched_kernel.c.
+ *
+ * Locking: jobs_lock, then sq_lock; the reaper alone reads the CQ (see
+ * "Jobs" in sched_kernel_job.c).
+ */
+#ifndef ACCEL_SRC_SCHED_KERNEL_H
+#define ACCEL_SRC_SCHED_KERNEL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/types.h>
+
+#include <accelsched.h>
+
+#include "sched.h"
+#include "uring.h"
+
+/* A link in the list of jobs in flight (the first member of a job). */
+struct job_link {
+	struct job_link *prev, *next;
+};
+
+/*
+ * struct accel_sched_kernel - the kernel scheduler: one open device file.
+ * The job fields are described with the jobs (sched_kernel_job.c).
+ */
+struct accel_sched_kernel {
+	accel_scheduler_t base;
+	int fd;
+	struct accel_info info;
+	bool uring;
+	struct io_uring ring;
+
+	pthread_mutex_t jobs_lock;
+	struct job_link jobs;
+	pthread_mutex_t sq_lock;
+	bool reaping;
+	pthread_t reaper;
+	int efd;
+	atomic_bool stop;
+};
+
+/*
+ * @shared: exported, imported, or given a foreign fence: something outside
+ * this process's submissions may fail it, and its message then says so.
+ */
+struct kernel_sem {
+	accel_semaphore_t base;
+	int fd;          /* the scheduler's device fd (the semaphore holds it) */
+	uint32_t handle;
+	atomic_bool shared;
+};
+
+static inline struct kernel_sem *to_ksem(accel_semaphore_t *sem)
+{
+	return (struct kernel_sem *)sem;
+}
+
+static inline int kioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do
+		ret = ioctl(fd, req, arg);
+	while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : 0;
+}
+
+/*
+ * struct kernel_job - a job in the module (struct accel_sched_job.priv).
+ * @link:       in the scheduler's jobs in flight (jobs_lock).
+ * @next:        in a local list (the ioctl reaper's failed jobs), or in
+ *               its queue's held releases (the io_uring reaper).
+ * @id:          the module's id, once released.
+ * @seq:         its place in its queue's release order (the io_uring reaper).
+ * @res:         its SUBMIT's CQE res, while held.
+ * @submitted:   an ioctl submission the module took (jobs_lock).
+ * @released:    the module released it (jobs_lock).
+ * @timedout:    the module timed it out (jobs_lock).
+ * @settled:     the ioctl reaper found a failed wait (jobs_lock).
+ * @retried:     submitted again without signals already passed.
+ * @why:         why the module refused it.
+ * @pts:         the waits, then the signals, as the module reads them.
+ */
+struct kernel_job {
+	struct job_link link;
+	struct kernel_job *next;
+	struct accel_sched_job *job;
+	struct accel_job kj;
+	uint32_t id;
+	uint32_t seq;
+	uint32_t res;
+	bool submitted;
+	bool released;
+	bool timedout;
+	bool settled;
+	bool retried;
+	char why[ACCEL_FAILURE_MAX / 2];
+	struct accel_point pts[];
+};
+
+/*
+ * The kernel queue behind an executor (accel_executor_data()). @next_seq
+ * and @held belong to the io_uring reaper alone: the number of the next
+ * release it hands on, and the releases that came before their turn,
+ * sorted by number.
+ */
+struct kernel_queue {
+	struct accel_sched_kernel *k;
+	uint32_t handle;
+	char engine[ACCEL_ENGINE_NAME_LEN];
+	uint32_t next_seq;
+	struct kernel_job *held;
+};
+
+#define for_each_job(r, k)                                                   \
+	for (struct job_link *l_ = (k)->jobs.next;                            \
+	     l_ != &(k)->jobs && ((r) = (struct kernel_job *)l_, 1);          \
+	     l_ = l_->next)
+
+/* sched_kernel.c */
+const char *kernel_file_type_name(mode_t mode);
+
+/* sched_kernel_sem.c */
+int kernel_sem_create(accel_scheduler_t *s, uint64_t initial,
+		      accel_semaphore_t **out);
+void kernel_sem_destroy(accel_semaphore_t *sem);
+void kernel_sem_query(accel_semaphore_t *sem, uint64_t *value, int *error);
+int kernel_sem_signal(accel_semaphore_t *sem, uint64_t value,
+		      const char *caller);
+int kernel_sem_fail(accel_semaphore_t *sem, int error, const char *message);
+int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
+		    const struct accel_sched_point *p, uint32_t flags,
+		    int64_t deadline, uint32_t *index);
+int kernel_sem_export_fd(accel_semaphore_t *sem, int *fd);
+int kernel_sem_import_fd(accel_scheduler_t *s, int fd,
+			 accel_semaphore_t **out);
+int kernel_sem_export_sync_file(accel_semaphore_t *sem, uint64_t value,
+				int *fd, const char *caller);
+int kernel_sem_import_sync_file(accel_semaphore_t *sem, uint64_t value,
+				int fd);
+
+/* sched_kernel_job.c */
+uint32_t kernel_failed_wait(struct accel_sched_job *job, int want,
+			    int *error, bool *settled);
+void kernel_resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem,
+			    int error);
+bool kernel_drop_passed_signals(struct kernel_job *r);
+void kernel_refusal_message(struct kernel_job *r, int err);
+int kernel_ring_flush_locked(struct accel_sched_kernel *k);
+struct io_uring_sqe *kernel_get_sqe_locked(struct accel_sched_kernel *k);
+int kernel_enter_submit(struct accel_sched_kernel *k, struct kernel_job *r);
+int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job);
+void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
+			 int status, const char *msg);
+int kernel_executor_create(accel_scheduler_t *s, const char *name,
+			   const struct accel_sched_queue_params *params,
+			   struct accel_sched_executor **out);
+void kernel_executor_destroy(struct accel_sched_executor *ex);
+
+/* sched_kernel_reaper.c */
+int kernel_reaper_start_locked(struct accel_sched_kernel *k);
+void kernel_reaper_stop(struct accel_sched_kernel *k);
+
+#endif /* ACCEL_SRC_SCHED_KERNEL_H */

@@ -19,6 +19,7 @@
 
 #include "compat.h"
 #include <accelsched.h>
+#include "idtable.h"
 #include "syncobj.h"
 #include "sched.h"
 
@@ -80,13 +81,13 @@ struct accel_file {
 	struct delayed_work monitor;
 
 	/*
-	 * Scheduler state (sched.c). Queues and jobs by handle and id, each
-	 * with the xarray's own lock; sched_mutex serialises queue teardown.
+	 * Scheduler state (sched*.c). Queues by handle, with the xarray's
+	 * own lock; jobs by id, with the id table's (idtable.c);
+	 * sched_mutex serialises queue teardown.
 	 * events_lock (interrupts off) nests inside an engine's lock.
 	 */
 	struct xarray queues;
-	struct xarray jobs;
-	u32 next_job_id;	/* the cursor of the cyclic id allocation */
+	struct accel_idtable jobs;
 	atomic_t nr_jobs;
 	atomic64_t job_seq;
 	/* SUBMIT answers queued as task work, their CQEs not yet posted. */

@@ -304,12 +304,9 @@ static void accel_cancel_jobs(struct accel_file *afile, struct accel_queue *q,
 			      int error)
 {
 	struct accel_sched_job *job;
-	unsigned long id;
+	u32 pos = 0;
 
-	xa_for_each(&afile->jobs, id, job) {
-		job = accel_job_lookup(afile, id);
-		if (!job)
-			continue;
+	while ((job = accel_job_next(afile, &pos))) {
 		if (!q || job->queue == q)
 			accel_job_cancel(job, error);
 		accel_job_put(job);
@@ -388,6 +385,7 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 {
 	struct accel_job_submit *args = data;
 	struct accel_job __user *ujobs;
+	struct accel_job_args a;
 	struct accel_job uj;
 	u32 i;
 
@@ -404,8 +402,10 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 
 		if (copy_from_user(&uj, &ujobs[i], sizeof(uj)))
 			return -EFAULT;
+		if (accel_job_args_user(&a, &uj))
+			return -EINVAL;
 		idx = srcu_read_lock(&accel_submit_srcu);
-		job = accel_job_init(afile, &uj);
+		job = accel_job_init(afile, &a);
 		if (IS_ERR(job)) {
 			srcu_read_unlock(&accel_submit_srcu, idx);
 			return PTR_ERR(job);
@@ -493,22 +493,18 @@ __poll_t accel_sched_poll(struct accel_file *afile, struct file *file,
 
 /* ------------------------------------------------------------- io_uring */
 
-int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
-			   unsigned int issue_flags)
+/* Submit the job @a describes for the SUBMIT @cmd: its answer, or -EIOCBQUEUED. */
+static int accel_uring_job_issue(struct accel_file *afile,
+				 struct io_uring_cmd *cmd,
+				 unsigned int issue_flags,
+				 const struct accel_job_args *a)
 {
-	struct accel_uring_submit args;
-	struct accel_job uj;
 	struct accel_sched_job *job;
 	bool early;
 	int ret, idx;
 
-	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));
-	if (args.reserved || !IS_ALIGNED(args.job, sizeof(u64)))
-		return -EINVAL;
-	if (copy_from_user(&uj, u64_to_user_ptr(args.job), sizeof(uj)))
-		return -EFAULT;
 	idx = srcu_read_lock(&accel_submit_srcu);
-	job = accel_job_init(afile, &uj);
+	job = accel_job_init(afile, a);
 	if (IS_ERR(job)) {
 		srcu_read_unlock(&accel_submit_srcu, idx);
 		return PTR_ERR(job);
@@ -543,6 +539,48 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 		queue_delayed_work(accel_wq, &afile->monitor,
 				   msecs_to_jiffies(ACCEL_MONITOR_MS));
 	return -EIOCBQUEUED;
+}
+
+int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
+			   unsigned int issue_flags)
+{
+	struct accel_uring_submit args;
+	struct accel_job_args a;
+	struct accel_job uj;
+
+	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));
+	if (args.reserved || !IS_ALIGNED(args.job, sizeof(u64)))
+		return -EINVAL;
+	if (copy_from_user(&uj, u64_to_user_ptr(args.job), sizeof(uj)))
+		return -EFAULT;
+	if (accel_job_args_user(&a, &uj))
+		return -EINVAL;
+	return accel_uring_job_issue(afile, cmd, issue_flags, &a);
+}
+
+/*
+ * The same with the whole job in the SQE (struct accel_uring_job): nothing
+ * is read from user memory. Only an SQE128 ring has its 80 bytes; on a
+ * ring of 64-byte SQEs the bytes past the 16th are the next SQE's.
+ */
+int accel_uring_job_submit_inline(struct accel_file *afile,
+				  struct io_uring_cmd *cmd,
+				  unsigned int issue_flags)
+{
+	struct accel_uring_job uj;
+	struct accel_job_args a;
+
+	if (!(issue_flags & IO_URING_F_SQE128))
+		return -EINVAL;
+	memcpy(&uj, accel_uring_cmd_payload(cmd), sizeof(uj));
+	if (uj.flags || uj.nwaits + uj.nsignals > ACCEL_URING_JOB_POINTS)
+		return -EINVAL;
+	a = (struct accel_job_args){
+		.user_data = uj.user_data, .timeout_ns = uj.timeout_ns,
+		.kpoints = uj.points, .nwaits = uj.nwaits,
+		.nsignals = uj.nsignals, .queue = uj.queue,
+	};
+	return accel_uring_job_issue(afile, cmd, issue_flags, &a);
 }
 
 int accel_uring_job_complete(struct accel_file *afile, struct io_uring_cmd *cmd)
@@ -589,15 +627,12 @@ void accel_uring_job_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 void accel_sched_monitor(struct accel_file *afile, bool *again)
 {
 	struct accel_sched_job *job;
-	unsigned long id;
+	u32 pos = 0;
 
-	xa_for_each(&afile->jobs, id, job) {
+	while ((job = accel_job_next(afile, &pos))) {
 		struct task_struct *t;
 		bool pending;
 
-		job = accel_job_lookup(afile, id);
-		if (!job)
-			continue;
 		spin_lock_irq(&job->engine->lock);
 		pending = job->cmd != NULL;
 		t = job->task;
@@ -622,8 +657,7 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 void accel_sched_file_init(struct accel_file *afile)
 {
 	xa_init_flags(&afile->queues, XA_FLAGS_ALLOC1);
-	xa_init_flags(&afile->jobs, XA_FLAGS_ALLOC1);
-	afile->next_job_id = 0;
+	accel_idtable_init(&afile->jobs, ACCEL_JOB_RES_ID_MASK);
 	spin_lock_init(&afile->events_lock);
 	INIT_LIST_HEAD(&afile->events);
 	init_waitqueue_head(&afile->events_wq);
@@ -677,8 +711,7 @@ void accel_sched_file_release(struct accel_file *afile)
 		accel_queue_free(q);
 	}
 	xa_destroy(&afile->queues);
-	WARN_ON(!xa_empty(&afile->jobs)); /* a job left linked */
-	xa_destroy(&afile->jobs);
+	accel_idtable_destroy(&afile->jobs); /* warns if a job is left linked */
 	list_for_each_entry_safe(fe, fetmp, &afile->engines, link) {
 		list_del(&fe->link);
 		accel_engine_put(fe->engine);

@@ -284,6 +284,18 @@ void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
 }
 
 /* Release what the credits allow. */
+/* Whether nothing of @e is runnable: every class's run queue is empty. */
+bool accel_engine_idle_locked(struct accel_engine *e)
+{
+	int p;
+
+	lockdep_assert_held(&e->lock);
+	for (p = 0; p < ACCEL_PRIORITY_COUNT; p++)
+		if (!RB_EMPTY_ROOT(&e->rq[p].rb_root))
+			return false;
+	return true;
+}
+
 void accel_engine_schedule_locked(struct accel_engine *e)
 {
 	lockdep_assert_held(&e->lock);
@@ -313,7 +325,7 @@ void accel_engine_schedule_locked(struct accel_engine *e)
 		q->nr_runnable--;
 		if (list_empty(&q->runnable))
 			accel_rq_del_locked(e, q);
-		accel_job_release_locked(job);
+		accel_job_release_locked(job, ktime_get_ns());
 	}
 }
 

@@ -210,6 +210,7 @@ struct accel_engine *accel_engine_get(const char *name, u32 credits);
 void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q);
 void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q);
 void accel_queue_charge_locked(struct accel_queue *q, s64 ns);
+bool accel_engine_idle_locked(struct accel_engine *e);
 void accel_engine_schedule_locked(struct accel_engine *e);
 void accel_engine_debugfs_init(struct dentry *dir);
 
@@ -220,16 +221,48 @@ void accel_job_put(struct accel_sched_job *job);
 void accel_event_push_locked(struct accel_sched_job *job,
 			     struct accel_event_node *n, u32 type, int status);
 struct accel_sched_job *accel_event_job(struct accel_event_node *n);
-void accel_job_release_locked(struct accel_sched_job *job);
+void accel_job_release_locked(struct accel_sched_job *job, u64 now);
 bool accel_job_ready_locked(struct accel_sched_job *job);
 void accel_job_unlink(struct accel_sched_job *job);
 void accel_job_signal(struct accel_sched_job *job, int status);
 void accel_job_failed(struct accel_sched_job *job, int error);
 void accel_job_cancel(struct accel_sched_job *job, int error);
+/**
+ * struct accel_job_args - what a submission asks for: the fields of a
+ * struct accel_job, with its points either in user memory (@uwaits,
+ * @usignals: ACCEL_IOCTL_JOB_SUBMIT, ACCEL_URING_CMD_JOB_SUBMIT) or copied
+ * already (@kpoints, the waits then the signals: an inline SUBMIT's, read
+ * from its SQE).
+ */
+struct accel_job_args {
+	u64 user_data;
+	u64 timeout_ns;
+	u64 uwaits, usignals;
+	const struct accel_point *kpoints;
+	u32 nwaits, nsignals;
+	u32 queue;
+};
+
+/* @a from a struct accel_job read from user memory; -EINVAL. */
+static inline int accel_job_args_user(struct accel_job_args *a,
+				      const struct accel_job *uj)
+{
+	if (uj->flags || uj->pad)
+		return -EINVAL;
+	*a = (struct accel_job_args){
+		.user_data = uj->user_data, .timeout_ns = uj->timeout_ns,
+		.uwaits = uj->waits, .usignals = uj->signals,
+		.nwaits = uj->nwaits, .nsignals = uj->nsignals,
+		.queue = uj->queue,
+	};
+	return 0;
+}
+
 struct accel_sched_job *accel_job_init(struct accel_file *afile,
-				       const struct accel_job *args);
+				       const struct accel_job_args *args);
 int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd);
 struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id);
+struct accel_sched_job *accel_job_next(struct accel_file *afile, u32 *pos);
 int accel_job_do_complete(struct accel_file *afile,
 			  const struct accel_job_complete *args);
 

@@ -34,15 +34,14 @@
 #include "trace.h"
 
 /*
- * Job ids are allocated cyclically over [1, ACCEL_JOB_RES_ID_MASK] (30 bits,
- * what a SUBMIT's CQE can carry beside ACCEL_JOB_RES_PIPELINED), skipping
- * the ids still in use: an id comes back only after 2^30 - 1 later
- * submissions of the same file, so a stale id (a late or repeated COMPLETE)
- * names no new job within any realistic window, where reusing a slot at
- * once with a short generation would bring the same id back after a few
- * thousand jobs.
+ * Job ids are handed out cyclically over [1, ACCEL_JOB_RES_ID_MASK] (30
+ * bits, what a SUBMIT's CQE can carry beside ACCEL_JOB_RES_PIPELINED) by
+ * the file's id table (idtable.c): an id comes back only after at least
+ * 2^29 later submissions of the same file, so a stale id (a late or
+ * repeated COMPLETE) names no new job within any realistic window, where
+ * reusing a slot at once with a short generation would bring the same id
+ * back after a few thousand jobs.
  */
-#define ACCEL_JOB_ID_LIMIT XA_LIMIT(1, ACCEL_JOB_RES_ID_MASK)
 
 struct kmem_cache *accel_job_cache;
 
@@ -175,19 +174,19 @@ static void accel_queue_count_release_locked(struct accel_queue *q,
 
 /*
  * Release a runnable job (already off its queue's runnable list) to its
- * executor. Its latency, from runnable to now, is what the credits and the
+ * executor at @now. Its latency, from runnable to now, is what the credits and the
  * policy made it wait: a pipelined job counts from when pipelining made it
  * runnable, so a latency is never negative, and the wait for its
  * predecessors, the executor's to order, is not the scheduler's.
  */
-void accel_job_release_locked(struct accel_sched_job *job)
+void accel_job_release_locked(struct accel_sched_job *job, u64 now)
 {
 	struct accel_engine *e = job->engine;
 	struct accel_queue *q = job->queue;
 
 	lockdep_assert_held(&e->lock);
 	job->state = ACCEL_JOB_RELEASED;
-	job->release_ns = ktime_get_ns();
+	job->release_ns = now;
 	accel_queue_count_release_locked(q, job->release_ns - job->runnable_ns);
 	/* Charge the queue's average now, so credits spread fairly. */
 	job->charged = q->avg_ns;
@@ -241,17 +240,37 @@ bool accel_job_ready_locked(struct accel_sched_job *job)
 	return false;
 }
 
-/* Into its queue's runnable list, in submission order. */
+/*
+ * Into its queue's runnable list, in submission order; or, when nothing
+ * else on the engine is runnable and a credit is free, released at once:
+ * the policy would pick this job next, so it skips the trip through the
+ * run queues (two red-black inserts and two erases) and moves the floors
+ * as accel_engine_schedule_locked() would. This is every submission's
+ * path on an engine that keeps up with its load.
+ */
 static void accel_job_runnable_locked(struct accel_sched_job *job)
 {
 	struct accel_engine *e = job->engine;
 	struct accel_queue *q = job->queue;
+	struct accel_entity *ent = q->ent;
 	struct accel_sched_job *it;
+	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&e->lock);
 	job->state = ACCEL_JOB_RUNNABLE;
-	job->runnable_ns = ktime_get_ns();
+	job->runnable_ns = now;
 	ACCEL_JOB_TRACE(runnable, job);
+	if (e->in_flight < e->credits && list_empty(&q->runnable) &&
+	    !READ_ONCE(q->dead) && accel_engine_idle_locked(e)) {
+		/* Not on a run queue: nothing of the engine is runnable. */
+		q->vruntime = max(q->vruntime, ent->min_vruntime);
+		ent->vruntime = max(ent->vruntime, e->min_vruntime[ent->priority]);
+		e->min_vruntime[ent->priority] =
+			max(e->min_vruntime[ent->priority], ent->vruntime);
+		ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
+		accel_job_release_locked(job, now);
+		return;
+	}
 	/* Submission order among the runnable: usually an append. */
 	list_for_each_entry_reverse(it, &q->runnable, qlink)
 		if (it->seq < job->seq)
@@ -268,26 +287,15 @@ static void accel_job_runnable_locked(struct accel_sched_job *job)
 static int accel_job_id_get(struct accel_file *afile,
 			    struct accel_sched_job *job)
 {
-	int ret = xa_alloc_cyclic(&afile->jobs, &job->id, job,
-				  ACCEL_JOB_ID_LIMIT, &afile->next_job_id,
-				  GFP_KERNEL);
-
-	/* 1: the ids wrapped, fine. -EBUSY cannot be: max_jobs is lower. */
-	return ret < 0 ? (ret == -EBUSY ? -ENOSPC : ret) : 0;
+	return accel_idtable_add(&afile->jobs, job, &job->id);
 }
 
 /* Drop the job from its file: the id table's reference and the count. */
 void accel_job_unlink(struct accel_sched_job *job)
 {
 	struct accel_file *afile = job->afile;
-	bool mine;
 
-	xa_lock(&afile->jobs);
-	mine = xa_load(&afile->jobs, job->id) == job;
-	if (mine)
-		__xa_erase(&afile->jobs, job->id);
-	xa_unlock(&afile->jobs);
-	if (mine) {
+	if (accel_idtable_remove(&afile->jobs, job->id, job)) {
 		atomic_dec(&afile->nr_jobs);
 		atomic_dec(&afile->tenant->nr_jobs);
 		accel_job_put(job);
@@ -386,19 +394,26 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 }
 
 /*
- * Read point @i of a job's user array into @pt and look up its syncobj
- * (*@s, a reference). One small copy each: a whole array on the stack
- * would be zeroed on every submission by kernels built with
- * INIT_STACK_ALL_ZERO (Debian's are).
+ * Read wait (or, with @sig, signal) @i of a submission into @pt and look up
+ * its syncobj (*@s, a reference). From user memory, one small copy each: a
+ * whole array on the stack would be zeroed on every submission by kernels
+ * built with INIT_STACK_ALL_ZERO (Debian's are).
  */
-static int accel_job_point(struct accel_file *afile, u64 uptr, u32 i,
+static int accel_job_point(struct accel_file *afile,
+			   const struct accel_job_args *args, bool sig, u32 i,
 			   struct accel_point *pt, struct accel_syncobj **s)
 {
-	if (!IS_ALIGNED(uptr, sizeof(u64)))
-		return -EINVAL;
-	if (copy_from_user(pt, u64_to_user_ptr(uptr) + i * sizeof(*pt),
-			   sizeof(*pt)))
-		return -EFAULT;
+	u64 uptr = sig ? args->usignals : args->uwaits;
+
+	if (args->kpoints) {
+		*pt = args->kpoints[(sig ? args->nwaits : 0) + i];
+	} else {
+		if (!IS_ALIGNED(uptr, sizeof(u64)))
+			return -EINVAL;
+		if (copy_from_user(pt, u64_to_user_ptr(uptr) + i * sizeof(*pt),
+				   sizeof(*pt)))
+			return -EFAULT;
+	}
 	if (pt->flags)
 		return -EINVAL;
 	*s = accel_syncobj_lookup(afile, pt->handle);
@@ -407,7 +422,7 @@ static int accel_job_point(struct accel_file *afile, u64 uptr, u32 i,
 
 /* The fallible half of a submission: a job ready to arm, or an error. */
 struct accel_sched_job *accel_job_init(struct accel_file *afile,
-					const struct accel_job *args)
+					const struct accel_job_args *args)
 {
 	struct accel_point pt;
 	struct accel_queue *q;
@@ -416,8 +431,6 @@ struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	u32 i;
 	int ret;
 
-	if (args->flags || args->pad)
-		return ERR_PTR(-EINVAL);
 	if (args->nwaits > ACCEL_JOB_MAX_POINTS ||
 	    args->nsignals > ACCEL_JOB_MAX_POINTS)
 		return ERR_PTR(-EINVAL);
@@ -426,11 +439,13 @@ struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	if (timeout_ns > 3600ULL * NSEC_PER_SEC)
 		return ERR_PTR(-EINVAL);
 
-	xa_lock(&afile->queues);
+	/*
+	 * No lock: the caller's accel_submit_srcu section keeps the queue,
+	 * and QUEUE_DESTROY marks it dead before it waits for that section.
+	 */
 	q = xa_load(&afile->queues, args->queue);
-	if (q && q->dead)
+	if (q && READ_ONCE(q->dead))
 		q = NULL;
-	xa_unlock(&afile->queues);
 	if (!q)
 		return ERR_PTR(-ENOENT);
 	if (atomic_inc_return(&afile->nr_jobs) > accel_max_jobs) {
@@ -493,7 +508,7 @@ struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		u64 value, submitted;
 		int error;
 
-		ret = accel_job_point(afile, args->signals, i, &pt, &s);
+		ret = accel_job_point(afile, args, true, i, &pt, &s);
 		if (ret)
 			goto err_job;
 		job->sigs[job->nsignals].s = s;
@@ -508,7 +523,7 @@ struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		struct accel_syncobj *s;
 		struct dma_fence *f;
 
-		ret = accel_job_point(afile, args->waits, i, &pt, &s);
+		ret = accel_job_point(afile, args, false, i, &pt, &s);
 		if (ret)
 			goto err_job;
 		f = accel_syncobj_point_fence(s, pt.point, ACCEL_POINT_REACHED);
@@ -710,11 +725,27 @@ struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id)
 {
 	struct accel_sched_job *job;
 
-	xa_lock(&afile->jobs);
-	job = xa_load(&afile->jobs, id);
+	spin_lock(&afile->jobs.lock);
+	job = accel_idtable_find_locked(&afile->jobs, id);
 	if (job)
 		kref_get(&job->ref);
-	xa_unlock(&afile->jobs);
+	spin_unlock(&afile->jobs.lock);
+	return job;
+}
+
+/*
+ * A walk of the file's jobs: the first at or after slot *@pos (from 0),
+ * with a reference, *@pos moved past it; NULL at the end.
+ */
+struct accel_sched_job *accel_job_next(struct accel_file *afile, u32 *pos)
+{
+	struct accel_sched_job *job;
+
+	spin_lock(&afile->jobs.lock);
+	job = accel_idtable_next_locked(&afile->jobs, pos);
+	if (job)
+		kref_get(&job->ref);
+	spin_unlock(&afile->jobs.lock);
 	return job;
 }
 

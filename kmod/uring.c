@@ -6,8 +6,12 @@
  * is one of the ``ACCEL_URING_CMD_*`` values, which are encoded like ioctl
  * numbers and carry the payload's size; the payload is the first bytes of
  * ``sqe->cmd`` (16 bytes in a normal 64-byte SQE, so no SQE128 ring is
- * needed). The payload is copied once out of the submission ring, which
- * userspace may still be writing, before anything looks at it.
+ * needed), except for ACCEL_URING_CMD_JOB_SUBMIT_INLINE, whose payload is a
+ * whole job and needs the 80 command bytes of an IORING_SETUP_SQE128 ring
+ * (on a ring of 64-byte SQEs it is refused with -EINVAL, since the bytes past
+ * the 16th would be the next SQE's). The payload is copied once out of the
+ * submission ring, which userspace may still be writing, before anything
+ * looks at it.
  *
  * A command that completes at once returns its result and io_uring posts it
  * as the CQE's ``res``; only a command that truly waits returns
@@ -39,7 +43,8 @@ int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	if (issue_flags & ACCEL_IO_URING_F_CANCEL) {
 		if (cmd->cmd_op == ACCEL_URING_CMD_SYNCOBJ_WAIT)
 			accel_uring_wait_cancel(cmd, issue_flags);
-		else if (cmd->cmd_op == ACCEL_URING_CMD_JOB_SUBMIT)
+		else if (cmd->cmd_op == ACCEL_URING_CMD_JOB_SUBMIT ||
+			 cmd->cmd_op == ACCEL_URING_CMD_JOB_SUBMIT_INLINE)
 			accel_uring_job_cancel(cmd, issue_flags);
 		return 0;
 	}
@@ -55,6 +60,8 @@ int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		return accel_uring_wait(afile, cmd, issue_flags);
 	case ACCEL_URING_CMD_JOB_SUBMIT:
 		return accel_uring_job_submit(afile, cmd, issue_flags);
+	case ACCEL_URING_CMD_JOB_SUBMIT_INLINE:
+		return accel_uring_job_submit_inline(afile, cmd, issue_flags);
 	case ACCEL_URING_CMD_JOB_COMPLETE:
 		return accel_uring_job_complete(afile, cmd);
 	default:

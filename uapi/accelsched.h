@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 4
+#define ACCEL_ABI_MINOR 5
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -80,6 +80,11 @@ extern "C" {
  * CAP_SYS_NICE. See Documentation/sched.rst, "Tenants".
  */
 #define ACCEL_FEATURE_TENANTS (1ULL << 5)
+/**
+ * ACCEL_FEATURE_URING_INLINE_JOB - ACCEL_URING_CMD_JOB_SUBMIT_INLINE: a
+ * whole job inside the SQE of an IORING_SETUP_SQE128 ring (ABI 1.5).
+ */
+#define ACCEL_FEATURE_URING_INLINE_JOB (1ULL << 6)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -501,6 +506,36 @@ struct accel_uring_submit {
 	__u64 reserved;
 };
 
+/** ACCEL_URING_JOB_POINTS - the most waits and signals of an inline job. */
+#define ACCEL_URING_JOB_POINTS 3
+
+/**
+ * struct accel_uring_job - payload of ACCEL_URING_CMD_JOB_SUBMIT_INLINE
+ * (ABI 1.5, ACCEL_FEATURE_URING_INLINE_JOB): a whole job, its points
+ * included, in the 80-byte sqe->cmd of a ring set up with
+ * IORING_SETUP_SQE128, so that the module reads nothing from user memory.
+ * It is answered as ACCEL_URING_CMD_JOB_SUBMIT is. On a ring of 64-byte
+ * SQEs it is refused with -EINVAL. A job with more points than fit uses
+ * ACCEL_URING_CMD_JOB_SUBMIT.
+ * @user_data:  as in struct accel_job.
+ * @timeout_ns: as in struct accel_job.
+ * @queue:      as in struct accel_job.
+ * @nwaits:     the waits: the first @nwaits entries of @points.
+ * @nsignals:   the signals: the @nsignals entries after them;
+ *              @nwaits + @nsignals <= ACCEL_URING_JOB_POINTS.
+ * @flags:      must be zero.
+ * @points:     the waits, then the signals (their flags must be zero).
+ */
+struct accel_uring_job {
+	__u64 user_data;
+	__u64 timeout_ns;
+	__u32 queue;
+	__u8 nwaits;
+	__u8 nsignals;
+	__u16 flags;
+	struct accel_point points[ACCEL_URING_JOB_POINTS];
+};
+
 /*
  * ACCEL_JOB_RES_PIPELINED - the job was released before its waits were
  * reached, because each is promised by a job of the same file already
@@ -612,6 +647,7 @@ struct accel_job_fetch {
 #define ACCEL_URING_CMD_SYNCOBJ_WAIT _IOW(ACCEL_IOCTL_BASE, 0x82, struct accel_uring_wait)
 #define ACCEL_URING_CMD_JOB_SUBMIT _IOW(ACCEL_IOCTL_BASE, 0x83, struct accel_uring_submit)
 #define ACCEL_URING_CMD_JOB_COMPLETE _IOW(ACCEL_IOCTL_BASE, 0x84, struct accel_job_complete)
+#define ACCEL_URING_CMD_JOB_SUBMIT_INLINE _IOW(ACCEL_IOCTL_BASE, 0x85, struct accel_uring_job)
 
 #if defined(__cplusplus)
 }

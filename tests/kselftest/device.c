@@ -56,12 +56,14 @@ TEST(info_reports_abi_and_versions)
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_SCHED);
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_URING_SEQ);
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_TENANTS);
+	ASSERT_TRUE(info.features & ACCEL_FEATURE_URING_INLINE_JOB);
 	ASSERT_EQ(0, info.features & ~(ACCEL_FEATURE_URING_CMD |
 				       ACCEL_FEATURE_URING_CANCEL |
 				       ACCEL_FEATURE_SYNCOBJ |
 				       ACCEL_FEATURE_SCHED |
 				       ACCEL_FEATURE_URING_SEQ |
-				       ACCEL_FEATURE_TENANTS));
+				       ACCEL_FEATURE_TENANTS |
+				       ACCEL_FEATURE_URING_INLINE_JOB));
 	ASSERT_NE(NULL, memchr(info.version, 0, sizeof(info.version)));
 	ASSERT_EQ(0, strcmp(info.version, "0.1.0"));
 	ASSERT_EQ(0, uname(&u));

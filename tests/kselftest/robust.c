@@ -442,6 +442,56 @@ TEST_TIMEOUT(job_ids_do_not_come_back, 300)
 }
 
 /*
+ * Ids stay unique while the file's id table grows and its cursor wraps
+ * around jobs that stay in flight: 600 jobs in flight at once (the table
+ * doubles several times), then, with every tenth of them still in flight,
+ * 3,000 more submitted and completed one by one. Each id is new among the
+ * live ones, a COMPLETE finds exactly its job, and a repeated one none.
+ */
+TEST_TIMEOUT(job_ids_unique_as_the_table_grows, 300)
+{
+	int fd = accel_test_open(), ids[600], id, n = 0;
+	struct accel_job_event ev[64];
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(fd, engine_name("idgrow"), ACCEL_PRIORITY_NORMAL, 4096);
+	for (int i = 0; i < 600; i++) {
+		ids[i] = submit(fd, q, 0, 0, 0, 0, i);
+		ASSERT_GT(ids[i], 0);
+		for (int j = 0; j < i; j++)
+			ASSERT_NE(ids[j], ids[i]);
+	}
+	while (n < 600) {
+		int got = fetch(fd, ev, 64);
+
+		ASSERT_GT(got, 0);
+		for (int k = 0; k < got; k++)
+			ASSERT_EQ(ids[ev[k].user_data], (int)ev[k].id);
+		n += got;
+	}
+	for (int i = 0; i < 600; i++)
+		if (i % 10)
+			ASSERT_EQ(0, complete(fd, ids[i], 0));
+	for (int k = 0; k < 3000; k++) {
+		id = submit(fd, q, 0, 0, 0, 0, 1000 + k);
+		ASSERT_GT(id, 0);
+		for (int j = 0; j < 600; j += 10)
+			ASSERT_NE(ids[j], id);
+		ASSERT_EQ(1, fetch(fd, ev, 1));
+		ASSERT_EQ(id, (int)ev[0].id);
+		ASSERT_EQ(1000 + k, ev[0].user_data);
+		ASSERT_EQ(0, complete(fd, id, 0));
+		ASSERT_EQ(-ENOENT, complete(fd, id, 0));
+	}
+	for (int j = 0; j < 600; j += 10) {
+		ASSERT_EQ(0, complete(fd, ids[j], 0));
+		ASSERT_EQ(-ENOENT, complete(fd, ids[j], 0));
+	}
+	close(fd);
+}
+
+/*
  * Issue 5: engine of one credit; queue q has a job released, one pending,
  * one runnable; q2 one runnable. Destroying q gives the credit to q2's
  * job, never to q's runnable one about to be cancelled.

@@ -917,6 +917,166 @@ TEST(uring_submit_from_io_wq)
 	close(fd);
 }
 
+/* An inline SUBMIT: the whole job in a 128-byte SQE. */
+static struct io_uring_sqe *uring_inline_prep(struct io_uring *ring, int fd,
+					      const struct accel_uring_job *j,
+					      uint64_t ud)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT_INLINE;
+	memset(sqe->cmd, 0, 80);
+	memcpy(sqe->cmd, j, sizeof(*j));
+	sqe->user_data = ud;
+	return sqe;
+}
+
+/*
+ * ACCEL_URING_CMD_JOB_SUBMIT_INLINE behaves as SUBMIT: released at once,
+ * pending for a credit and for a wait, its three points (one wait, two
+ * signals) honoured, and the same from io-wq, which copies the SQE.
+ */
+TEST(uring_inline_submit_and_complete)
+{
+	int fd = accel_test_open(), a, b, c;
+	struct io_uring ring;
+	uint64_t ud = 0, v = 0, sub = 0;
+	uint32_t q, x, y, z;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	q = queue_new(fd, engine_name("uri"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 0);
+	y = so_new(fd, 0);
+	z = so_new(fd, 0);
+	struct accel_uring_job ja = {
+		.user_data = 11, .queue = q, .nsignals = 1,
+		.points = { P(x, 1) },
+	};
+	struct accel_uring_job jb = {
+		.user_data = 12, .queue = q, .nwaits = 1, .nsignals = 2,
+		.points = { P(y, 1), P(x, 2), P(z, (1ull << 63) + 5) },
+	};
+	uring_inline_prep(&ring, fd, &ja, 1);
+	uring_inline_prep(&ring, fd, &jb, 2);
+	ASSERT_EQ(2, io_uring_submit(&ring));
+	a = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(1, ud);
+	ASSERT_GT(a, 0);
+	/* B's signals are promised already; it waits for y and the credit. */
+	ASSERT_EQ(0, so_query(fd, z, &v, &sub, NULL));
+	ASSERT_EQ(0, v);
+	ASSERT_EQ((1ull << 63) + 5, sub);
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	ASSERT_EQ(0, complete(fd, a & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(1, so_value(fd, x));
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	ASSERT_EQ(0, so_signal(fd, y, 1));
+	b = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(2, ud);
+	ASSERT_GT(b, 0);
+	ASSERT_EQ(0, complete(fd, b & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(2, so_value(fd, x));
+	ASSERT_EQ((1ull << 63) + 5, so_value(fd, z));
+	/* From io-wq. */
+	ja.points[0] = (struct accel_point)P(x, 3);
+	io_uring_sqe_set_flags(uring_inline_prep(&ring, fd, &ja, 3), IOSQE_ASYNC);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	c = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(3, ud);
+	ASSERT_GT(c, 0);
+	ASSERT_EQ(0, complete(fd, c & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(3, so_value(fd, x));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/*
+ * Every bad inline job is refused with its errno and changes nothing: no
+ * point promised, no credit taken, no id spent (the next good job is
+ * released at once).
+ */
+TEST(uring_inline_bad_input_changes_nothing)
+{
+	int fd = accel_test_open(), res;
+	struct io_uring small, ring;
+	uint64_t v = 0, sub = 0;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &small, 0));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	q = queue_new(fd, engine_name("urib"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(fd, 5);
+	const struct accel_uring_job good = {
+		.queue = q, .nsignals = 1, .points = { P(x, 6) },
+	};
+	struct {
+		const char *what;
+		struct accel_uring_job j;
+		int err;
+	} bad[] = {
+		{ "flags", good, -EINVAL },
+		{ "four points", good, -EINVAL },
+		{ "255 waits", good, -EINVAL },
+		{ "255 signals", good, -EINVAL },
+		{ "point flags", good, -EINVAL },
+		{ "unknown syncobj", good, -ENOENT },
+		{ "unknown queue", good, -ENOENT },
+		{ "queue 2^32 - 1", good, -ENOENT },
+		{ "signal not ahead", good, -EINVAL },
+		{ "signal at the value", good, -EINVAL },
+		{ "timeout past an hour", good, -EINVAL },
+		{ "timeout 2^64 - 1", good, -EINVAL },
+		{ "timeout 2^63", good, -EINVAL },
+	};
+	bad[0].j.flags = 1;
+	bad[1].j.nwaits = 1;
+	bad[1].j.nsignals = 3;
+	bad[2].j.nwaits = 255;
+	bad[3].j.nsignals = 255;
+	bad[4].j.points[0].flags = 1;
+	bad[5].j.points[0].handle = x + 1000;
+	bad[6].j.queue = q + 40;
+	bad[7].j.queue = UINT32_MAX;
+	bad[8].j.points[0].point = 4;
+	bad[9].j.points[0].point = 5;
+	bad[10].j.timeout_ns = 3600ull * 1000000000ull + 1;
+	bad[11].j.timeout_ns = UINT64_MAX;
+	bad[12].j.timeout_ns = 1ull << 63;
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uring_inline_prep(&ring, fd, &bad[i].j, 100 + i);
+		ASSERT_EQ(1, io_uring_submit(&ring));
+		res = uring_reap1(&ring, 5000, NULL);
+		if (res != bad[i].err)
+			TH_LOG("%s: got %d, want %d", bad[i].what, res, bad[i].err);
+		ASSERT_EQ(bad[i].err, res);
+	}
+	/* A ring of 64-byte SQEs has no room for the job. */
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&small);
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT_INLINE;
+	memset(sqe->cmd, 0, 16);
+	memcpy(sqe->cmd, &good, 16);
+	ASSERT_EQ(1, io_uring_submit(&small));
+	ASSERT_EQ(-EINVAL, uring_reap1(&small, 5000, NULL));
+	/* Nothing changed. */
+	ASSERT_EQ(0, so_query(fd, x, &v, &sub, NULL));
+	ASSERT_EQ(5, v);
+	ASSERT_EQ(5, sub);
+	uring_inline_prep(&ring, fd, &good, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	res = uring_reap1(&ring, 5000, NULL);
+	ASSERT_GT(res, 0);
+	ASSERT_EQ(0, complete(fd, res & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(6, so_value(fd, x));
+	io_uring_queue_exit(&small);
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
 /* A process with a SUBMIT pending (no credit) that dies exits promptly,
  * and the points its job promised fail. */
 TEST(uring_submit_pending_at_sigkill)

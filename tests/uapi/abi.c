@@ -82,6 +82,13 @@ OFF(accel_job, id, 48);
 SIZE(accel_job_submit, 24);
 OFF(accel_job_submit, submitted, 16);
 SIZE(accel_uring_submit, 16);
+SIZE(accel_uring_job, 72);
+OFF(accel_uring_job, timeout_ns, 8);
+OFF(accel_uring_job, queue, 16);
+OFF(accel_uring_job, nwaits, 20);
+OFF(accel_uring_job, nsignals, 21);
+OFF(accel_uring_job, flags, 22);
+OFF(accel_uring_job, points, 24);
 SIZE(accel_job_complete, 16);
 OFF(accel_job_complete, device_ns, 8);
 SIZE(accel_job_event, 24);
@@ -91,6 +98,9 @@ ABI_ASSERT(sizeof(struct accel_uring_submit) <= 16, "SUBMIT payload exceeds sqe-
 ABI_ASSERT(sizeof(struct accel_job_complete) <= 16, "COMPLETE payload exceeds sqe->cmd");
 ABI_ASSERT(ACCEL_IOCTL_JOB_SUBMIT == 0xc018ac22u, "JOB_SUBMIT changed");
 ABI_ASSERT(ACCEL_URING_CMD_JOB_SUBMIT == 0x4010ac83u, "URING_CMD_JOB_SUBMIT changed");
+/* The inline job fits the 80 command bytes of an IORING_SETUP_SQE128 SQE. */
+ABI_ASSERT(sizeof(struct accel_uring_job) <= 80, "inline job exceeds a 128-byte sqe->cmd");
+ABI_ASSERT(ACCEL_URING_CMD_JOB_SUBMIT_INLINE == 0x4048ac85u, "URING_CMD_JOB_SUBMIT_INLINE changed");
 
 ABI_ASSERT(sizeof(struct accel_syncobj_signal) <= 16, "SIGNAL payload exceeds sqe->cmd");
 ABI_ASSERT(sizeof(struct accel_uring_wait) <= 16, "WAIT payload exceeds sqe->cmd");

@@ -172,8 +172,14 @@ int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
 		accel_strfmt(why, why_len, "turned off by %s=0", ACCEL_URING_ENV);
 		return -ECANCELED;
 	}
+	/*
+	 * Big CQEs carry the release order; big SQEs carry a whole job
+	 * (ACCEL_URING_CMD_JOB_SUBMIT_INLINE), so the module copies nothing
+	 * from this process's memory to take it.
+	 */
 	ret = io_uring_queue_init(ACCEL_URING_ENTRIES, ring,
-				  features & ACCEL_FEATURE_URING_SEQ ? IORING_SETUP_CQE32 : 0);
+				  (features & ACCEL_FEATURE_URING_SEQ ? IORING_SETUP_CQE32 : 0) |
+				  (features & ACCEL_FEATURE_URING_INLINE_JOB ? IORING_SETUP_SQE128 : 0));
 	if (ret < 0) {
 		accel_uring_explain_init(-ret, why, why_len);
 		return ret;

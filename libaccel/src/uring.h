@@ -22,7 +22,9 @@
  * accel_uring_setup() - set up @ring and send one ACCEL_URING_CMD_NOP on @fd.
  * @features: the module's ACCEL_FEATURE_* bits; without URING_CMD no ring
  *            is made. With URING_SEQ the ring has big CQEs
- *            (IORING_SETUP_CQE32), whose second word orders releases.
+ *            (IORING_SETUP_CQE32), whose second word orders releases; with
+ *            URING_INLINE_JOB big SQEs (IORING_SETUP_SQE128), which carry a
+ *            whole job.
  *
  * Returns 0 with @ring live (free it with io_uring_queue_exit()), or a
  * negative errno with @ring torn down and @why saying what failed and how to

@@ -8,7 +8,8 @@
  *	wake  a host signal -> wake round trip between two threads through
  *	      syncobjs (waiting with the WAIT ioctl, and with an io_uring
  *	      WAIT), against the same ping-pong over two eventfds.
- *	submit  jobs submitted and completed by batched io_uring against one
+ *	submit  jobs submitted and completed by batched io_uring (inline jobs
+ *	      in 128-byte SQEs where the module takes them) against one
  *	      ioctl per job; a SUBMIT's cost against IORING_OP_NOP and against
  *	      a batched ACCEL_URING_CMD_NOP (the module's floor: io_uring's
  *	      uring_cmd dispatch and nothing else); and how much of the NOPs'
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,8 +425,19 @@ static double run_jobs_uring(struct io_uring *ring, int fd, uint32_t q, long n,
 			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-			sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT;
-			memcpy(sqe->cmd, &us, sizeof(us));
+			if (ring->flags & IORING_SETUP_SQE128) {
+				/* The whole job in the SQE, as libaccel sends it. */
+				struct accel_uring_job ij = { .queue = q };
+
+				sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT_INLINE;
+				/* 80 bytes there in a 128-byte SQE. */
+				memcpy((void *)((uintptr_t)sqe +
+						offsetof(struct io_uring_sqe, cmd)),
+				       &ij, sizeof(ij));
+			} else {
+				sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT;
+				memcpy(sqe->cmd, &us, sizeof(us));
+			}
 		}
 		must(io_uring_submit_and_wait(ring, BATCH) >= 0, "io_uring_submit");
 		io_uring_for_each_cqe(ring, head, cqe) {
@@ -480,7 +493,13 @@ int bench_jobs(const struct opts *o)
 		return 1;
 	if (n < BATCH)
 		n = BATCH;
-	must(io_uring_queue_init(2 * BATCH, &ring, 0) == 0, "io_uring_queue_init");
+	struct accel_info info = { 0 };
+
+	must(!ioctl(fd, ACCEL_IOCTL_INFO, &info), "ACCEL_IOCTL_INFO");
+	/* SQE128 where the module takes inline jobs: libaccel's path. */
+	must(io_uring_queue_init(2 * BATCH, &ring,
+				 info.features & ACCEL_FEATURE_URING_INLINE_JOB ?
+				 IORING_SETUP_SQE128 : 0) == 0, "io_uring_queue_init");
 	q = bench_queue(fd, "submit", ACCEL_PRIORITY_NORMAL, 1, ACCEL_CREDITS_MAX);
 	run_jobs_ioctl(fd, q, n / 10 + 1);
 	run_jobs_uring(&ring, fd, q, BATCH * 2, NULL);

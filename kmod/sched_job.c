@@ -22,8 +22,8 @@
  * its engine's spinlock (interrupts off); the file's event lock nests
  * inside it. Fence callbacks (accel_job_dep_cb()) take no engine lock.
  * Syncobjs are promised, signalled and failed with no engine lock held
- * (accel_job_arm(), accel_job_signal()). The id table is under its
- * xarray's own lock. A job holds a reference to its engine.
+ * (accel_job_arm(), accel_job_signal()). The file's id table has its own
+ * lock (idtable.c). A job holds a reference to its engine.
  */
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -32,16 +32,6 @@
 #include "internal.h"
 #include "sched_internal.h"
 #include "trace.h"
-
-/*
- * Job ids are handed out cyclically over [1, ACCEL_JOB_RES_ID_MASK] (30
- * bits, what a SUBMIT's CQE can carry beside ACCEL_JOB_RES_PIPELINED) by
- * the file's id table (idtable.c): an id comes back only after at least
- * 2^29 later submissions of the same file, so a stale id (a late or
- * repeated COMPLETE) names no new job within any realistic window, where
- * reusing a slot at once with a short generation would bring the same id
- * back after a few thousand jobs.
- */
 
 struct kmem_cache *accel_job_cache;
 
@@ -283,7 +273,13 @@ static void accel_job_runnable_locked(struct accel_sched_job *job)
 	}
 }
 
-/* An id for @job in its file's table (job->id); -ENOMEM. */
+/*
+ * An id for @job in its file's table (job->id); -ENOMEM. Ids are handed out
+ * cyclically over [1, ACCEL_JOB_RES_ID_MASK] (30 bits, what a SUBMIT's CQE
+ * carries beside ACCEL_JOB_RES_PIPELINED): an id comes back only after at
+ * least 2^29 later submissions of the same file, so a stale id (a late or
+ * repeated COMPLETE) names no new job within any realistic window.
+ */
 static int accel_job_id_get(struct accel_file *afile,
 			    struct accel_sched_job *job)
 {

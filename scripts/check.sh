@@ -102,7 +102,8 @@ san_leg() {
 	case "$1" in
 	@*) set -- --suite "${1#@}" ;;
 	esac
-	meson test -C "$dir" --print-errorlogs --no-rebuild "$@" 2>&1 |
+	# shellcheck disable=SC2086 # san_env: assignments, split on purpose
+	env $san_env meson test -C "$dir" --print-errorlogs --no-rebuild "$@" 2>&1 |
 		tee "$out/$name-test.log"
 	set -- $(python3 "$top/scripts/count-meson-tests.py" "$dir/meson-logs/testlog.json")
 	add "$name" "${1:-0}" "${2:-1}" "${3:-0}"
@@ -122,7 +123,14 @@ if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
 	export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:exitcode=66${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 	export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+	san_env=
+	# lavapipe's once-initialiser keeps 128 bytes for good: see the file.
+	lvp=$(sed -n 's/.*"library_path": *"\([^"]*\)".*/\1/p' \
+		/usr/share/vulkan/icd.d/lvp_icd.*.json 2>/dev/null | head -n1)
+	[ -n "$lvp" ] && [ -f "$lvp" ] &&
+		san_env="LD_PRELOAD=$lvp LSAN_OPTIONS=suppressions=$top/tests/unit/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS} ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0"
 	san_leg "asan+ubsan" "$build/asan" address,undefined @unit
+	san_env=
 	# shellcheck disable=SC2086 # a list of test names
 	san_leg "tsan" "$build/tsan" thread $TSAN_TESTS
 elif [ "$user" = 1 ]; then

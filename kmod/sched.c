@@ -367,14 +367,18 @@ int accel_ioctl_queue_destroy(struct accel_file *afile, void *data)
 		return -ENOENT;
 	}
 	/*
-	 * A submission on another thread may have looked the queue up
-	 * before it died: let every such one finish arming its job (which
-	 * is then in the table, for the cancel below) before the queue goes.
+	 * Unpublish first, then wait: a submission on another thread may
+	 * have looked the queue up before it went from the table. Every such
+	 * one is inside accel_submit_srcu; once they are all out, each has
+	 * either seen @dead or armed its job (which is then in the job table,
+	 * for the cancel below), and no later one can find @q. Waiting before
+	 * the erase would let a lookup that starts after the wait still find
+	 * @q and read it after it is freed.
 	 */
+	xa_erase(&afile->queues, args->handle);
 	synchronize_srcu(&accel_submit_srcu);
 	accel_queue_retire(q);
 	accel_cancel_jobs(afile, q, -ECANCELED);
-	xa_erase(&afile->queues, args->handle);
 	mutex_unlock(&afile->sched_mutex);
 	/* Jobs still on the ready list or in a timeout do not touch @q. */
 	accel_queue_free(q);

@@ -40,6 +40,7 @@ fi
 # The CUDA toolkit (nvcc, for the cuda driver's built-in kernels) is not
 # in Debian main; install it from NVIDIA where the cuda driver is wanted.
 PACKAGES="
+bash-completion
 bc
 binutils
 bison
@@ -47,6 +48,7 @@ build-essential
 busybox-static
 check
 cpio
+dkms
 dwarves
 flex
 gcc
@@ -57,7 +59,10 @@ kmod
 libamdhip64-5
 libdrm-dev
 libelf-dev
+libjson-c-dev
 libssl-dev
+libtraceevent-dev
+libtracefs-dev
 liburing-dev
 libvulkan-dev
 make
@@ -67,6 +72,8 @@ ninja-build
 pkg-config
 python3
 python3-docutils
+python3-jsonschema
+python3-sphinx
 qemu-system-x86
 xz-utils
 "

@@ -39,7 +39,10 @@ static inline bool accel_user_errno_ok(int e)
 	return e < 0 && e >= -ACCEL_MAX_ERRNO && !(e <= -512 && e >= -530);
 }
 
-#define ACCEL_MODULE_VERSION "0.1.0"
+/* The top-level VERSION file, passed by Kbuild as a string literal. */
+#ifndef ACCEL_MODULE_VERSION
+#error "ACCEL_MODULE_VERSION is not defined: build the module with its Kbuild file, which reads VERSION"
+#endif
 
 /**
  * struct accel_device - the one /dev/accelsched instance.

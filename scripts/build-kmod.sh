@@ -30,7 +30,7 @@ if [ "$out" != "$src" ]; then
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
 	rm -rf "$out/kmod" "$out/uapi"
-	cp -r "$src/kmod" "$src/uapi" "$src/Kbuild" "$out/"
+	cp -r "$src/kmod" "$src/uapi" "$src/Kbuild" "$src/VERSION" "$out/"
 fi
 
 "$src/scripts/conftest.sh" "$kdir" "$out/kmod/compat-probed.h"

@@ -17,17 +17,12 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$src/build/dkms}
 
-# The version: VERSION where the tree has one, else the project() line of
-# meson.build.
-if [ -f "$src/VERSION" ]; then
-	version=$(tr -d ' \n' <"$src/VERSION")
-else
-	version=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" "$src/meson.build" | head -n1)
-fi
+# The version: the one place that holds it.
+version=$(tr -d ' \n' <"$src/VERSION" 2>/dev/null || true)
 case "$version" in
 ''|*[!0-9A-Za-z.+~-]*)
-	echo "dkms-source.sh: cannot read the project's version (got '$version');" \
-	     "VERSION or meson.build's project() must give one such as 0.1.0" >&2
+	echo "dkms-source.sh: cannot read the project's version from VERSION" \
+	     "(got '$version'); it must hold one such as 0.1.0" >&2
 	exit 1 ;;
 esac
 
@@ -61,8 +56,7 @@ for f in "$src"/kmod/*.c "$src"/kmod/*.h; do
 	cp "$f" "$tree/kmod/"
 done
 cp "$src"/uapi/*.h "$tree/uapi/"
-cp "$src/Kbuild" "$tree/"
-[ -f "$src/VERSION" ] && cp "$src/VERSION" "$tree/"
+cp "$src/Kbuild" "$src/VERSION" "$tree/"
 cp "$src/dkms/Makefile" "$tree/Makefile"
 cp "$src/scripts/conftest.sh" "$tree/scripts/"
 sed "s/@VERSION@/$version/" "$src/dkms/dkms.conf.in" >"$tree/dkms.conf"

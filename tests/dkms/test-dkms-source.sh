@@ -21,11 +21,7 @@ check() { # check NAME COMMAND...
 }
 
 echo "TAP version 13"
-if [ -f "$src/VERSION" ]; then
-	version=$(tr -d ' \n' <"$src/VERSION")
-else
-	version=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" "$src/meson.build" | head -n1)
-fi
+version=$(tr -d ' \n' <"$src/VERSION")
 
 tree=$("$src/scripts/dkms-source.sh" "$tmp/out" 2>"$tmp/err" | tail -n1)
 check "dkms-source.sh lays out accelsched-$version" \
@@ -33,11 +29,11 @@ check "dkms-source.sh lays out accelsched-$version" \
 
 # Exactly the module's sources: each kmod/*.[ch] and uapi/*.h of the
 # checkout (no probe output, no objects), the Kbuild, the module-only
-# Makefile, the probes, dkms.conf and VERSION where the tree has one.
+# Makefile, the probes, dkms.conf and VERSION.
 (cd "$src" && {
 	ls kmod/*.c kmod/*.h uapi/*.h | grep -v -e 'compat-probed\.h$' -e '\.mod\.c$'
 	echo Kbuild; echo Makefile; echo dkms.conf; echo scripts/conftest.sh
-	[ -f VERSION ] && echo VERSION
+	echo VERSION
 } | sort) >"$tmp/want"
 (cd "$tree" && find . -type f | sed 's|^\./||' | sort) >"$tmp/got"
 if diff -u "$tmp/want" "$tmp/got" >"$tmp/diff"; then
@@ -72,8 +68,7 @@ mkdir -p "$tmp/co/scripts" "$tmp/co/dkms"
 cp -r "$src/kmod" "$src/uapi" "$tmp/co/"
 cp "$src/scripts/dkms-source.sh" "$src/scripts/conftest.sh" "$tmp/co/scripts/"
 cp "$src/dkms/Makefile" "$src/dkms/dkms.conf.in" "$tmp/co/dkms/"
-cp "$src/Kbuild" "$src/meson.build" "$tmp/co/"
-[ -f "$src/VERSION" ] && cp "$src/VERSION" "$tmp/co/"
+cp "$src/Kbuild" "$src/VERSION" "$tmp/co/"
 before=$(cd "$tmp/co" && find kmod uapi -type f | sort | xargs cat | cksum)
 ln -s kmod "$tmp/co/link"
 for bad in kmod uapi kmod/sub link/sub kmod/../uapi; do

@@ -19,6 +19,8 @@
 #   make unit            the userspace suites only
 #   make install         libaccel, headers, tools, the udev rule
 #   make modules_install install the module for KDIR's kernel
+#   make dkms-source     the module's sources alone, as a DKMS source tree
+#                        in $(BUILD)/dkms/accelsched-<version>/
 #   make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -28,7 +30,7 @@ FUZZ_KERNEL ?= debug6.12
 KERNELS ?= $(shell grep -v -E '^[[:space:]]*(\#|$$)' tests/qemu/kernels.conf | awk '{print $$1}')
 
 .PHONY: all modules modules_install build demo check bench vmtest unit \
-	install clean setup fuzz
+	install clean setup fuzz dkms-source
 
 all: modules
 
@@ -38,6 +40,9 @@ modules:
 modules_install: modules
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
 	depmod -a
+
+dkms-source:
+	scripts/dkms-source.sh "$(BUILD)/dkms"
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD)

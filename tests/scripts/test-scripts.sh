@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The scripts refuse what would do damage, and say why:
+#   - build-kmod.sh with an OUTDIR that is the checkout, holds it, or lies
+#     in the module's sources (it replaces OUTDIR's kmod/ and uapi/);
+#   - setup.sh on anything but Debian bookworm (it edits apt's sources);
+#   - build-debug-kernel.sh keeps the build log its failure message names.
+# Each runs from a throwaway copy of the scripts and sources, with fake
+# apt, dpkg and kernel trees first in PATH: nothing real is at stake, and
+# the real apt can never run.
+#
+# Usage: test-scripts.sh SOURCE_ROOT
+set -u
+
+src=${1:?usage: test-scripts.sh SOURCE_ROOT}
+src=$(cd "$src" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelsched-scripts-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0 fails=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
+check() { # check NAME COMMAND...
+	name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+echo "TAP version 13"
+
+# ---- a throwaway checkout -------------------------------------------------
+co=$tmp/co
+mkdir -p "$co/scripts"
+cp -r "$src/kmod" "$src/uapi" "$co/"
+cp "$src/Kbuild" "$src/VERSION" "$co/"
+cp "$src"/scripts/*.sh "$co/scripts/"
+echo 'int marker;' >"$co/kmod/marker.c"
+sources_sum() { (cd "$co" && find kmod uapi -type f | sort | xargs cat | cksum); }
+sum0=$(sources_sum)
+
+# A kernel tree whose make fails at once: a refusal must come before it.
+mkdir -p "$tmp/kdir"
+printf 'all modules:\n\t@echo fake kernel tree; exit 1\n' >"$tmp/kdir/Makefile"
+
+# ---- build-kmod.sh -------------------------------------------------------
+ln -s "$co" "$tmp/link-to-co"
+ln -s "$co/kmod" "$tmp/link-to-kmod"
+cd "$co"
+for bad in . "$co" "$tmp/link-to-co" kmod/.. kmod uapi kmod/new \
+		"$tmp/link-to-kmod/x" "$tmp" scripts; do
+	"$co/scripts/build-kmod.sh" "$tmp/kdir" "$bad" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "build-kmod.sh refuses OUTDIR '$bad' with status 2 (got $rc)" test "$rc" = 2
+	check "its message says why and what to pass instead" \
+		grep -q "would be deleted. Pass a folder of its own" "$tmp/err"
+	check "kmod/ and uapi/ are untouched after OUTDIR '$bad'" \
+		test "$(sources_sum)" = "$sum0"
+done
+check "no refusal created a folder in the sources" test ! -e "$co/kmod/new"
+# A folder of its own is taken (the fake tree's make then fails: status 1
+# or 2 from make, past the refusal; the copy is there).
+"$co/scripts/build-kmod.sh" "$tmp/kdir" "$tmp/own" >"$tmp/out" 2>"$tmp/err"
+check "an OUTDIR of its own gets the sources copied in" \
+	test -f "$tmp/own/kmod/marker.c" -a -f "$tmp/own/VERSION"
+check "and the sources stay as they were" test "$(sources_sum)" = "$sum0"
+cd "$tmp"
+
+# ---- setup.sh --------------------------------------------------------------
+mkdir -p "$tmp/bin"
+for tool in apt-get apt apt-cache dpkg dpkg-query sudo tee; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s/calls"\nexit 0\n' "$tool" "$tmp" \
+		>"$tmp/bin/$tool"
+	chmod +x "$tmp/bin/$tool"
+done
+os() { # os NAME ID CODENAME PRETTY
+	printf 'ID=%s\nVERSION_CODENAME=%s\nPRETTY_NAME="%s"\n' "$2" "$3" "$4" >"$tmp/os-$1"
+}
+os ubuntu ubuntu noble "Ubuntu 24.04 LTS"
+os trixie debian trixie "Debian GNU/Linux 13 (trixie)"
+os quoted '"debian"' '"trixie"' "Debian GNU/Linux 13 (trixie)"
+for o in ubuntu trixie quoted missing; do
+	rm -f "$tmp/calls"
+	PATH=$tmp/bin:$PATH ACCEL_OS_RELEASE=$tmp/os-$o \
+		sh "$co/scripts/setup.sh" --no-vm >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "setup.sh on $o stops with status 3 (got $rc)" test "$rc" = 3
+	check "setup.sh on $o says it is not bookworm and changed nothing" \
+		grep -q "not Debian 12 (bookworm).*changing nothing" "$tmp/err"
+	check "setup.sh on $o ran no apt, dpkg or sudo" test ! -e "$tmp/calls"
+done
+grep -q "runs Ubuntu 24.04 LTS" "$tmp/err" 2>/dev/null ||
+	PATH=$tmp/bin:$PATH ACCEL_OS_RELEASE=$tmp/os-ubuntu \
+		sh "$co/scripts/setup.sh" --no-vm 2>"$tmp/err" >/dev/null
+check "the refusal names the system it found" grep -q "runs Ubuntu 24.04 LTS" "$tmp/err"
+PATH=$tmp/bin:$PATH ACCEL_OS_RELEASE=$tmp/os-ubuntu \
+	sh "$co/scripts/setup.sh" --bogus >/dev/null 2>"$tmp/err"
+check "setup.sh --bogus is a usage error (status 2)" test "$?" = 2
+
+# ---- build-debug-kernel.sh ------------------------------------------------
+# A fake linux-source package whose tree fails at `make tinyconfig`,
+# fetched by fake apt: the failure message names a log that must exist.
+pkgdir=$tmp/deb/usr/src
+mkdir -p "$pkgdir" "$tmp/deb/DEBIAN" "$tmp/fake-src/linux-source-fake"
+printf 'tinyconfig:\n\t@echo "fake tree: tinyconfig refused"; exit 1\n' \
+	>"$tmp/fake-src/linux-source-fake/Makefile"
+tar -C "$tmp/fake-src" -cJf "$pkgdir/linux-source-fake.tar.xz" linux-source-fake
+printf 'Package: linux-source-fake\nVersion: 1.0\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n' \
+	>"$tmp/deb/DEBIAN/control"
+dpkg-deb -b "$tmp/deb" "$tmp/linux-source-fake_1.0_all.deb" >/dev/null 2>&1
+mkdir -p "$tmp/bin2"
+printf '#!/bin/sh\nexit 1\n' >"$tmp/bin2/dpkg-query"
+printf '#!/bin/sh\necho "Version: 1.0"\n' >"$tmp/bin2/apt-cache"
+printf '#!/bin/sh\ncp "%s/linux-source-fake_1.0_all.deb" .\n' "$tmp" >"$tmp/bin2/apt-get"
+chmod +x "$tmp/bin2"/*
+mkdir -p "$co/tests/qemu"
+cp "$src/tests/qemu/debug-6.12.config" "$co/tests/qemu/"
+PATH=$tmp/bin2:$PATH ACCEL_CACHE=$tmp/cache \
+	sh "$co/scripts/build-debug-kernel.sh" --source linux-source-fake \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "build-debug-kernel.sh fails on a tree that does not build (got $rc)" test "$rc" = 1
+log=$(sed -n 's/.*the whole log: \([^,;)]*\).*/\1/p' "$tmp/err" | tail -n1)
+check "its failure message names a log" test -n "$log"
+check "the log it names exists after it exits" test -f "$log"
+check "the log holds the build's output" grep -q "tinyconfig refused" "$log"
+check "the half-built tree is gone" \
+	test -z "$(find "$tmp/cache/kernels" -maxdepth 1 -name 'debug-*.tmp.*')"
+
+echo "1..$n"
+[ "$fails" = 0 ]

@@ -11,6 +11,9 @@
 #
 #   scripts/setup.sh            packages and VM kernels
 #   scripts/setup.sh --no-vm    packages only (enough for `make demo`)
+#
+# Exits 3, changing nothing, on anything but Debian bookworm (read from
+# /etc/os-release, or the file ACCEL_OS_RELEASE names); 2 on a bad option.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,10 +21,30 @@ want_vm=1
 for arg in "$@"; do
 	case "$arg" in
 	--no-vm) want_vm=0 ;;
-	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
 	*) echo "setup.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
 	esac
 done
+
+# Debian bookworm only: the package names, the backports suite and the
+# pinned VM kernels are bookworm's, and apt's sources are edited below.
+# Checked before anything is touched. ACCEL_OS_RELEASE names another
+# os-release file (the tests use it).
+os_release=${ACCEL_OS_RELEASE:-/etc/os-release}
+os_id= os_codename= os_name=
+if [ -r "$os_release" ]; then
+	os_id=$(sed -n 's/^ID=//p' "$os_release" | tr -d '"')
+	os_codename=$(sed -n 's/^VERSION_CODENAME=//p' "$os_release" | tr -d '"')
+	os_name=$(sed -n 's/^PRETTY_NAME=//p' "$os_release" | tr -d '"')
+fi
+if [ "$os_id" != debian ] || [ "$os_codename" != bookworm ]; then
+	echo "setup.sh: this machine runs ${os_name:-an unknown system (no $os_release)}," \
+	     "not Debian 12 (bookworm); setup.sh installs bookworm's packages and" \
+	     "adds bookworm's apt sources, so it stops here, changing nothing." \
+	     "Run it on Debian bookworm, or install the packages listed in" \
+	     "scripts/setup.sh by hand (Documentation/building.rst)." >&2
+	exit 3
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	if command -v sudo >/dev/null 2>&1; then

@@ -110,7 +110,10 @@ rm -rf "$cache"/kernels/debug-*.tmp.* "$cache"/kernels/debug-*.old.*
 tmp=$final.tmp.$$
 trap 'rm -rf "$tmp"' EXIT INT TERM HUP
 mkdir -p "$tmp"
-log=$tmp/build.log
+# Beside the tree, not in it: the tree goes on exit when the build fails,
+# and the log must stay for the message that names it.
+log=$final.build.log
+: >"$log"
 t0=$(date +%s)
 say "building the debug kernel from $pkg $version with $(basename "$frag") (hash $hash) in $tmp; log: $log; about 6 minutes on 2 cores"
 
@@ -132,7 +135,7 @@ kdir=$tmp/build
 make_kernel() {
 	if ! make -C "$kdir" ARCH=x86_64 LOCALVERSION= "$@" >>"$log" 2>&1; then
 		tail -n 60 "$log" >&2
-		die "make $* failed (the whole log: $log; the tree is removed on exit, rerun to retry)"
+		die "make $* failed (the whole log: $log, kept; the half-built tree is removed on exit, rerun to retry)"
 	fi
 }
 

@@ -5,7 +5,7 @@
 #
 #   make                 build accelsched.ko for the running kernel (or KDIR=)
 #   make build           build libaccel, the drivers, the tools and the tests
-#   make demo            the main job (see README.rst)
+#   make demo            the main job (see README.md)
 #   make check           every test suite, the VM ones on every pinned kernel;
 #                        ends with "N passed, N failed, N skipped"
 #   make bench           every benchmark; prints METRIC lines

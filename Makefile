@@ -21,6 +21,7 @@
 #   make modules_install install the module for KDIR's kernel
 #   make dkms-source     the module's sources alone, as a DKMS source tree
 #                        in $(BUILD)/dkms/accelsched-<version>/
+#   make docs            the HTML documentation (Sphinx) in $(BUILD)/html
 #   make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -30,7 +31,7 @@ FUZZ_KERNEL ?= debug6.12
 KERNELS ?= $(shell grep -v -E '^[[:space:]]*(\#|$$)' tests/qemu/kernels.conf | awk '{print $$1}')
 
 .PHONY: all modules modules_install build demo check bench vmtest unit \
-	install clean setup fuzz dkms-source
+	install clean setup fuzz dkms-source docs
 
 all: modules
 
@@ -40,6 +41,9 @@ modules:
 modules_install: modules
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
 	depmod -a
+
+docs:
+	sphinx-build -W -b html Documentation "$(BUILD)/html"
 
 dkms-source:
 	scripts/dkms-source.sh "$(BUILD)/dkms"

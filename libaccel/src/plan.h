@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal: the binding plan of a command buffer (DESIGN.md section 6).
+ * Internal: the binding plan of a command buffer (Documentation/libaccel.rst).
  *
  * Recording turns every command into a struct accel_cmd plus a *parameter
  * block* of refs (struct accel_plan_ref) and, for dispatches, the

@@ -13,12 +13,12 @@
  *
  * Besides opening, a kind implements three groups of ops:
  *
- * - semaphores (DESIGN.md section 3): create/destroy/query/signal/fail and
+ * - semaphores (Documentation/syncobj.rst): create/destroy/query/signal/fail and
  *   the host wait on a list of points. The embedded kind keeps the timeline
  *   in process and sleeps on a futex; the kernel kind backs each semaphore
  *   by a kernel timeline syncobj.
  * - executors: the thread that runs released jobs for one queue (the
- *   "executor" of DESIGN.md section 4). Both kinds run jobs on the
+ *   "executor" of Documentation/sched.rst). Both kinds run jobs on the
  *   in-process executor thread (executor.c); the embedded kind pushes a job
  *   there once its waits are reached, the kernel kind once the module
  *   released it (its reaper thread reads the releases from the ring or the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The embedded scheduler: the accelsched semantics in process, for machines
- * without the module (DESIGN.md sections 3 and 4).
+ * without the module (Documentation/syncobj.rst and sched.rst).
  *
  * Semaphores. Each holds its value, the highest submitted point, its error
  * and a list of *timepoints* under a mutex. A timepoint is "call me when

@@ -6,7 +6,7 @@
  * queues with their executors. The reaper that answers submissions is in
  * sched_kernel_reaper.c.
  *
- * Jobs: the module's job scheduler (DESIGN.md section 4).
+ * Jobs: the module's job scheduler (Documentation/sched.rst).
  *
  * Queues. Each accel queue is a kernel queue (ACCEL_IOCTL_QUEUE_CREATE) on
  * the engine named after its device ("cpu" for cpu://, "vulkan:0" for

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Timeline syncobjs: every rule of DESIGN.md §3 has a test here that fails
+ * Timeline syncobjs: every rule of Documentation/syncobj.rst has a test here that fails
  * if the rule breaks — create/destroy/query, host signal, waits (ALL, ANY,
  * deadlines, wait-before-signal, submitted), failure, sharing through fds,
  * eventfd and io_uring notifications with their cancellation, limits, and

@@ -434,7 +434,7 @@ END_TEST
 
 /*
  * A submission captures one slot record per slot used, not per slot up to
- * the highest (DESIGN.md: per-submit host cost O(slots used)): slots
+ * the highest (Documentation/libaccel.rst: per-submit host cost O(slots used)): slots
  * 65,535 and 3 used make a 2-entry capture in ascending slot order, the
  * refs name those entries, and the gpu slot table has 2 entries.
  */

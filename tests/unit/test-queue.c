@@ -462,8 +462,8 @@ START_TEST(test_many_in_flight)
 END_TEST
 
 /*
- * Submission order among the runnable jobs of one queue is kept (DESIGN.md
- * section 4): 300 submissions with no waits, each signalling the next value
+ * Submission order among the runnable jobs of one queue is kept
+ * (Documentation/sched.rst): 300 submissions with no waits, each signalling the next value
  * of one semaphore, more than the kernel engine's credits and the vulkan
  * flight limit. One run out of order would signal a value at or below the
  * semaphore's, which fails it with EINVAL. With the kernel scheduler the

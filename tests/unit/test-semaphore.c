@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Check suite "semaphore": timeline semantics (DESIGN.md section 3) through
+ * Check suite "semaphore": timeline semantics (Documentation/syncobj.rst) through
  * the public API only.
  *
  * The scheduler is whatever accel_scheduler_open(NULL) gives, so that

@@ -8,12 +8,13 @@
  * ``hip://0``.
  *
  * The registry lists every driver this libaccel knows, available or not,
- * with the reason when it is not (accel_driver_info()). This release builds
- * the ``cpu`` and ``vulkan`` drivers (vulkan where the Vulkan loader,
- * libvulkan.so.1, loads at run time): opening a driver that is not
- * available (``cuda://``, ``hip://``, ``vulkan://`` without libvulkan)
- * fails with ``-ENODEV`` and a message saying "driver not available: "
- * and why.
+ * with the reason when it is not (accel_driver_info()). Every driver is
+ * built; vulkan, cuda and hip load their libraries at run time (the Vulkan
+ * loader libvulkan.so.1, the CUDA driver's libcuda.so.1, ROCm's
+ * libamdhip64). Opening one that cannot run here (its library or a device
+ * is missing, or this libaccel was built without its built-in kernels:
+ * hip without hipcc) fails with ``-ENODEV`` and a message saying "driver
+ * not available: ", what is missing and what to install.
  *
  * Every device submits its work through one scheduler (accel/scheduler.h):
  * the one given to accel_device_open(), or a default one it opens itself

@@ -20,13 +20,14 @@
 #include <accel/accel.h>
 
 #include "accelctl.h"
+#include "json.h"
 
 const char *progname = "accelctl";
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [-h|--help] [-V|--version] COMMAND [ARGS]\n"
+		"Usage: %s [-h|--help|help] [-V|--version] COMMAND [ARGS]\n"
 		"\n"
 		"Inspect the accelsched scheduler.\n"
 		"\n"
@@ -68,20 +69,7 @@ const char *bad_option(char **argv, char *buf, size_t len)
 
 void json_string(const char *s)
 {
-	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", stdout);
-		else if (*p == '\t')
-			fputs("\\t", stdout);
-		else if (*p < 0x20 || *p == 0x7f)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
+	json_fstring(stdout, s);
 }
 
 static void json_features(uint64_t features)
@@ -262,6 +250,10 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("missing command");
+	if (strcmp(argv[optind], "help") == 0) {
+		usage(stdout);
+		return EXIT_SUCCESS;
+	}
 	if (strcmp(argv[optind], "info") == 0)
 		return cmd_info(argc - optind, argv + optind);
 	if (strcmp(argv[optind], "top") == 0)

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "json.h"
 
 double now_ns(void)
 {
@@ -26,10 +27,15 @@ double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+FILE *notes;
+
 void metric(const struct opts *o, const char *name, double v, int *first)
 {
 	if (o->json) {
-		printf("%s\"%s\": %.4f", *first ? "" : ", ", name, v);
+		printf("%s", *first ? "" : ", ");
+		json_fstring(stdout, name);
+		fputs(": ", stdout);
+		json_fnumber(stdout, 4, v);
 		*first = 0;
 	} else {
 		printf("METRIC %s %.4f\n", name, v);

@@ -25,6 +25,7 @@
 
 #include <accel/accel.h>
 
+#include "json.h"
 #include "run.h"
 
 struct sub_rec {
@@ -569,6 +570,9 @@ static bool equal(enum elem_type t, union num want, union num got, double tol)
 	if (t == T_F32 || t == T_F64) {
 		if (isnan(want.f))
 			return isnan(got.f);
+		/* inf - inf is NaN: an infinity matches only itself. */
+		if (isinf(want.f) || isinf(got.f))
+			return want.f == got.f;
 		return fabs(got.f - want.f) <= tol;
 	}
 	return want.u == got.u;
@@ -687,19 +691,6 @@ static double median_of(double *v, uint64_t n)
 	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 /* JSON numbers for "v v v" (nan/inf become null). */
 static void json_values(FILE *f, const char *text)
@@ -724,11 +715,11 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 	char ref[160];
 
 	fprintf(f, "{\"script\": ");
-	json_string(f, r->s->file);
+	json_fstring(f, r->s->file);
 	fprintf(f, ", \"device\": ");
-	json_string(f, r->dev ? accel_device_uri(r->dev) : "");
+	json_fstring(f, r->dev ? accel_device_uri(r->dev) : "");
 	fprintf(f, ", \"scheduler\": ");
-	json_string(f, r->dev ? accel_scheduler_kind_name(accel_scheduler_kind(accel_device_scheduler(r->dev))) : "");
+	json_fstring(f, r->dev ? accel_scheduler_kind_name(accel_scheduler_kind(accel_device_scheduler(r->dev))) : "");
 	fprintf(f, ",\n \"submissions\": [");
 	for (uint32_t i = 0; i < r->nsubs; i++) {
 		struct sub_rec *s = &r->subs[i];
@@ -737,13 +728,13 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 		for (uint64_t k = 0; k < s->submitted; k++)
 			total += s->host_ns[k];
 		fprintf(f, "%s\n  {\"line\": %d, \"command_buffer\": ", i ? "," : "", s->st->line);
-		json_string(f, obj_name(r, s->st->obj));
+		json_fstring(f, obj_name(r, s->st->obj));
 		fprintf(f, ", \"submitted\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
 			   ", \"host_submit_ns_median\": %.0f, \"host_submit_ns_total\": %.0f, \"elapsed_ns\": %.0f, \"error\": ",
 			s->submitted, s->ok, s->failed, median_of(s->host_ns, s->submitted), total,
 			s->t_done > s->t_first ? s->t_done - s->t_first : 0.0);
 		if (s->failed)
-			json_string(f, s->error);
+			json_fstring(f, s->error);
 		else
 			fprintf(f, "null");
 		fputc('}', f);
@@ -754,7 +745,7 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 
 		ref_text(r, &c->st->refs[0], ref, sizeof(ref));
 		fprintf(f, "%s\n  {\"line\": %d, \"ref\": ", i ? "," : "", c->st->line);
-		json_string(f, ref);
+		json_fstring(f, ref);
 		fprintf(f, ", \"type\": \"%s\", \"count\": %" PRIu64 ", \"result\": \"%s\", \"mismatches\": %" PRIu64,
 			elem_name(c->st->values.type), c->count, c->mismatches ? "fail" : "pass", c->mismatches);
 		if (c->mismatches)
@@ -768,7 +759,7 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 
 		ref_text(r, &p->st->refs[0], ref, sizeof(ref));
 		fprintf(f, "%s\n  {\"line\": %d, \"ref\": ", i ? "," : "", p->st->line);
-		json_string(f, ref);
+		json_fstring(f, ref);
 		fprintf(f, ", \"type\": \"%s\", \"values\": ", elem_name(p->st->type));
 		json_values(f, p->values);
 		fputc('}', f);
@@ -776,7 +767,7 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 	fprintf(f, "],\n \"checks_passed\": %u, \"checks_failed\": %u, \"elapsed_ns\": %.0f, \"result\": \"%s\", \"error\": ",
 		passed, failed, elapsed, status == RUN_OK ? "pass" : status == RUN_ERROR ? "error" : "fail");
 	if (status == RUN_ERROR)
-		json_string(f, r->err);
+		json_fstring(f, r->err);
 	else
 		fprintf(f, "null");
 	fprintf(f, "}\n");

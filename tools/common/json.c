@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#include <math.h>
+
+#include "json.h"
+
+void json_fstring(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':  fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void json_fnumber(FILE *f, int decimals, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.*f", decimals, v);
+	else
+		fputs("null", f);
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tools' one JSON writer (accelctl, accelctl top, accel-run,
+ * accel-bench): strings escaped per RFC 8259 (quotes, backslashes and
+ * every control character; other bytes, UTF-8 included, as they are),
+ * and numbers that are always valid JSON (NaN and infinities, which JSON
+ * cannot carry, become null).
+ */
+#ifndef ACCEL_TOOLS_JSON_H
+#define ACCEL_TOOLS_JSON_H
+
+#include <stdio.h>
+
+/* @s as a JSON string, quotes included; NULL prints null. */
+void json_fstring(FILE *f, const char *s);
+
+/* @v with @decimals digits after the point, or null where not finite. */
+void json_fnumber(FILE *f, int decimals, double v);
+
+#endif /* ACCEL_TOOLS_JSON_H */

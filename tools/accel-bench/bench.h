@@ -22,6 +22,12 @@ struct bench {
 	int (*run)(const struct opts *o);
 };
 
+/*
+ * Where the '#' lines (the absolute figures behind the metrics, skips)
+ * go: stdout, or stderr with --json, whose stdout holds JSON alone.
+ */
+extern FILE *notes;
+
 double now_ns(void);
 double median(double *v, int n);
 

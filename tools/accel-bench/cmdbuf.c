@@ -294,7 +294,7 @@ int bench_cmdbuf(const struct opts *o)
 		       "\"submit_slot_0_ns\": %.0f, \"submit_slot_%u_ns\": %.0f, \"metrics\": {",
 		       SLOTS, m[0], m[1], m[2], m[3], m[4], SPARSE_SLOT, m[5]);
 	else
-		printf("# cmdbuf: 1000 dispatches: ONE_SHOT record+submit %.1f us, "
+		fprintf(notes, "# cmdbuf: 1000 dispatches: ONE_SHOT record+submit %.1f us, "
 		       "REUSABLE submit %.2f us; REUSABLE submit of 100 / 10000 "
 		       "dispatches: %.2f / %.2f us (%d slots); one slot used, "
 		       "slot 0 / slot %u: %.2f / %.2f us\n",
@@ -338,7 +338,7 @@ int bench_ksubmit(const struct opts *o)
 		       "\"embedded_submit_ns\": %.0f, \"kernel_submit_ns\": %.0f, "
 		       "\"metrics\": {", SLOTS, m[0], m[1]);
 	else
-		printf("# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
+		fprintf(notes, "# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
 		       "embedded %.2f us, kernel %.2f us\n", SLOTS, m[0] / 1e3,
 		       m[1] / 1e3);
 	metric(o, "libaccel.kernel_vs_embedded_submit", m[1] / m[0], &first);

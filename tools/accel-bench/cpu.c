@@ -265,7 +265,7 @@ int bench_cpu(const struct opts *o)
 		       c.d.threads, (unsigned long long)BYTES, m[0], m[1], m[2], m[3],
 		       (unsigned long long)SAXPY_N, m[4], m[5]);
 	else
-		printf("# cpu: %u threads; 64 MiB: memset %.2f GB/s, fill %.2f GB/s; "
+		fprintf(notes, "# cpu: %u threads; 64 MiB: memset %.2f GB/s, fill %.2f GB/s; "
 		       "memcpy %.2f GB/s, copy %.2f GB/s; saxpy 16M floats: "
 		       "C loop %.2f ms, dispatch %.2f ms\n",
 		       c.d.threads, BYTES / m[0], BYTES / m[1], BYTES / m[2],

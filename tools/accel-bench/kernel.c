@@ -136,7 +136,7 @@ int bench_nop(const struct opts *o)
 		       "\"uring_cmd_nop_ns\": %.1f, \"ring_nop_ns\": %.1f, "
 		       "\"batch\": %d, \"metrics\": {", mi, mu, mr, BATCH);
 	} else {
-		printf("# nop: ioctl %.1f ns/op, uring_cmd %.1f ns/op, "
+		fprintf(notes, "# nop: ioctl %.1f ns/op, uring_cmd %.1f ns/op, "
 		       "IORING_OP_NOP %.1f ns/op (batch %d, median of %d rounds)\n",
 		       mi, mu, mr, BATCH, o->rounds);
 	}
@@ -326,7 +326,7 @@ int bench_wake(const struct opts *o)
 		       "\"ioctl_round_trip_ns\": %.1f, \"uring_round_trip_ns\": %.1f, "
 		       "\"metrics\": {", me, mi, mu);
 	else
-		printf("# wake: round trip eventfd %.1f ns, syncobj ioctl wait %.1f ns, "
+		fprintf(notes, "# wake: round trip eventfd %.1f ns, syncobj ioctl wait %.1f ns, "
 		       "syncobj io_uring wait %.1f ns (median of %d rounds of %ld)\n",
 		       me, mi, mu, o->rounds, iters);
 	metric(o, "syncobj.wake_ioctl_vs_eventfd", mi / me, &first);
@@ -523,7 +523,7 @@ int bench_jobs(const struct opts *o)
 		       "\"uring_cmd_nop_ns\": %.1f, \"ioctl_nop_ns\": %.1f, \"metrics\": {",
 		       mi, mu, ms, mn, mc, mo);
 	else
-		printf("# submit: submit+complete per job: ioctl %.1f ns, io_uring %.1f ns "
+		fprintf(notes, "# submit: submit+complete per job: ioctl %.1f ns, io_uring %.1f ns "
 		       "(batch %d); SUBMIT alone %.1f ns vs ACCEL_URING_CMD_NOP %.1f ns "
 		       "vs IORING_OP_NOP %.1f ns; NOP ioctl %.1f ns\n",
 		       mi, mu, BATCH, ms, mc, mn, mo);
@@ -672,7 +672,7 @@ int bench_latency(const struct opts *o)
 		printf("{\"bench\": \"latency\", \"high_p99_idle_ns\": %.1f, "
 		       "\"high_p99_loaded_ns\": %.1f, \"metrics\": {", mi, ml);
 	else
-		printf("# latency: high-priority release p99 idle %.1f ns, with two "
+		fprintf(notes, "# latency: high-priority release p99 idle %.1f ns, with two "
 		       "low-priority queues flooding %.1f ns\n", mi, ml);
 	metric(o, "sched.high_p99_loaded_vs_idle", ml / mi, &first);
 	if (o->json)
@@ -731,7 +731,7 @@ int bench_fair(const struct opts *o)
 		printf("{\"bench\": \"fair\", \"weights\": [1, 3], \"share_of_weight_3\": %.4f, "
 		       "\"jobs\": %d, \"metrics\": {", share, jobs);
 	else
-		printf("# fair: weights 1:3, measured share of the weight-3 queue %.4f "
+		fprintf(notes, "# fair: weights 1:3, measured share of the weight-3 queue %.4f "
 		       "(ideal 0.75) over %d jobs\n", share, jobs);
 	metric(o, "sched.fair_share_error", err, &first);
 	if (o->json)

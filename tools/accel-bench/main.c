@@ -32,7 +32,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <accel/accel.h>
+
 #include "bench.h"
+#include "parse.h"
+
+#define OPS_MIN 128
+#define OPS_MAX 100000000ull /* 1e8: minutes per benchmark already */
+#define ROUNDS_MAX 1000
 
 /* Every benchmark: one line each. */
 static const struct bench benches[] = {
@@ -56,15 +63,40 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: accel-bench [-j] [-r ROUNDS] [-n OPS] [--host|--module] [BENCH...]\n"
-		"  -j, --json      one JSON object per benchmark\n"
-		"  -r, --rounds N  interleaved rounds per figure (default 7)\n"
-		"  -n, --ops N     operations per round (default 20000)\n"
+		"       accel-bench -h|--help|help, accel-bench -V|--version\n"
+		"  -j, --json      one JSON object per benchmark on stdout (the '#' notes\n"
+		"                  and progress go to stderr)\n"
+		"  -r, --rounds N  interleaved rounds per figure, 1 to 1000 (default 7)\n"
+		"  -n, --ops N     operations per round, 128 to 100000000 (default 20000)\n"
 		"  --host          only the benchmarks that need no module\n"
 		"  --module        only the benchmarks that need the module\n"
+		"  -V, --version   print the version and exit\n"
+		"exit: 0 ok, 1 a benchmark could not run, 2 usage error\n"
 		"benchmarks:\n");
 	for (size_t i = 0; i < NBENCH; i++)
 		fprintf(f, "  %-8s %s%s\n", benches[i].name, benches[i].what,
 			benches[i].needs_module ? " (needs the module)" : "");
+}
+
+static int find(const char *name)
+{
+	for (size_t i = 0; i < NBENCH; i++)
+		if (!strcmp(name, benches[i].name))
+			return (int)i;
+	return -1;
+}
+
+/* Progress on stderr: a whole run takes minutes, one benchmark seconds. */
+static int run(const struct bench *b, const struct opts *o, size_t k, size_t n)
+{
+	double t0 = now_ns();
+	int rc;
+
+	fprintf(stderr, "accel-bench: [%zu/%zu] %s ...\n", k, n, b->name);
+	rc = b->run(o);
+	fprintf(stderr, "accel-bench: [%zu/%zu] %s: %s in %.1f s\n", k, n, b->name,
+		rc ? "failed" : "done", (now_ns() - t0) / 1e9);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -77,22 +109,32 @@ int main(int argc, char **argv)
 		{ "host", no_argument, NULL, OPT_HOST },
 		{ "module", no_argument, NULL, OPT_MODULE },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	struct opts o = { .rounds = 7, .ops = 20000 };
 	int c, rc = 0, only = -1;
+	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "jr:n:h", lopts, NULL)) != -1) {
+	notes = stdout;
+	while ((c = getopt_long(argc, argv, "jr:n:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o.json = 1;
 			break;
 		case 'r':
-			o.rounds = atoi(optarg);
+			if (parse_u64("accel-bench", "--rounds", optarg, 1, ROUNDS_MAX, &v))
+				return 2;
+			o.rounds = (int)v;
 			break;
 		case 'n':
-			o.ops = atol(optarg);
+			if (parse_u64("accel-bench", "--ops", optarg, OPS_MIN, OPS_MAX, &v))
+				return 2;
+			o.ops = (long)v;
 			break;
+		case 'V':
+			printf("accel-bench (libaccel) %s\n", accel_version());
+			return 0;
 		case OPT_HOST:
 			only = 0;
 			break;
@@ -107,37 +149,40 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (o.rounds < 1 || o.rounds > 1000 || o.ops < 128) {
-		fprintf(stderr, "accel-bench: need 1 <= rounds <= 1000 and ops >= 128\n");
-		return 2;
+	if (o.json)
+		notes = stderr;
+	if (optind + 1 == argc && !strcmp(argv[optind], "help")) {
+		usage(stdout);
+		return 0;
 	}
-	if (optind == argc) {
-		int have_module = access("/dev/accelsched", F_OK) == 0;
-
-		for (size_t i = 0; i < NBENCH; i++) {
-			if (only >= 0 && benches[i].needs_module != only)
-				continue;
-			if (benches[i].needs_module && !have_module) {
-				printf("# %s: skipped: /dev/accelsched does not exist "
-				       "(`make bench` runs it in the VM)\n", benches[i].name);
-				continue;
-			}
-			rc |= benches[i].run(&o);
-		}
-		return rc;
-	}
-	for (int a = optind; a < argc; a++) {
-		size_t i;
-
-		for (i = 0; i < NBENCH; i++)
-			if (!strcmp(argv[a], benches[i].name))
-				break;
-		if (i == NBENCH) {
+	/* Every name checked before anything runs. */
+	for (int a = optind; a < argc; a++)
+		if (find(argv[a]) < 0) {
 			fprintf(stderr, "accel-bench: unknown benchmark '%s' (try --help)\n",
 				argv[a]);
 			return 2;
 		}
-		rc |= benches[i].run(&o);
+	if (optind == argc) {
+		int have_module = access("/dev/accelsched", F_OK) == 0;
+		size_t n = 0, k = 0;
+
+		for (size_t i = 0; i < NBENCH; i++)
+			n += (only < 0 || benches[i].needs_module == only) &&
+			     (!benches[i].needs_module || have_module);
+		for (size_t i = 0; i < NBENCH; i++) {
+			if (only >= 0 && benches[i].needs_module != only)
+				continue;
+			if (benches[i].needs_module && !have_module) {
+				fprintf(notes, "# %s: skipped: /dev/accelsched does not exist "
+				       "(`make bench` runs it in the VM)\n", benches[i].name);
+				continue;
+			}
+			rc |= run(&benches[i], &o, ++k, n);
+		}
+		return rc;
 	}
+	for (int a = optind; a < argc; a++)
+		rc |= run(&benches[find(argv[a])], &o, a - optind + 1,
+			  (size_t)(argc - optind));
 	return rc;
 }

@@ -192,7 +192,7 @@ int bench_sem(const struct opts *o)
 		printf("{\"bench\": \"sem\", \"round_trips\": %ld, \"futex_round_trip_ns\": %.1f, "
 		       "\"embedded_round_trip_ns\": %.1f, \"metrics\": {", p.ops, mf, me);
 	else
-		printf("# sem: round trip: raw futex %.1f ns, embedded semaphores %.1f ns "
+		fprintf(notes, "# sem: round trip: raw futex %.1f ns, embedded semaphores %.1f ns "
 		       "(%ld round trips per round)\n", mf, me, p.ops);
 	metric(o, "sem.wake_embedded_vs_futex", me / mf, &first);
 	if (o->json)

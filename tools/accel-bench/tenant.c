@@ -878,14 +878,14 @@ static int shared_map(void)
 
 static void print_high(const char *sched, const struct high_result *h)
 {
-	printf("# tenant: %s: a HIGH job (%.0f us of work) every %d us, while two "
+	fprintf(notes, "# tenant: %s: a HIGH job (%.0f us of work) every %d us, while two "
 	       "LOW tenants flood jobs of %.0f us or not, in phases of %d jobs "
 	       "interleaved: submit -> signal p99 over %d samples of each %.0f us "
 	       "idle, %.0f us loaded (%.2f); the figure is the median of %d blocks' "
 	       "ratios\n", sched, h->high_job / 1e3, HIGH_PERIOD_US,
 	       h->batch_job / 1e3, HIGH_PHASE, h->samples, h->idle_p99 / 1e3,
 	       h->loaded_p99 / 1e3, h->loaded_p99 / h->idle_p99, HIGH_BLOCKS);
-	printf("# tenant: %s: a released job is not preempted: a HIGH job waits for "
+	fprintf(notes, "# tenant: %s: a released job is not preempted: a HIGH job waits for "
 	       "the batch job in flight, so the ratio's floor is about %.2f\n",
 	       sched, (h->high_job + h->batch_job) / h->high_job);
 }
@@ -893,7 +893,7 @@ static void print_high(const char *sched, const struct high_result *h)
 static void print_share(const char *sched, const char *who,
 			const struct share_result *s)
 {
-	printf("# tenant: %s: %s of weights 1:3, jobs of %.0f and %.0f us: the "
+	fprintf(notes, "# tenant: %s: %s of weights 1:3, jobs of %.0f and %.0f us: the "
 	       "weight-3 share of device time %.4f (target 0.75)\n",
 	       sched, who, s->light_job / 1e3, s->heavy_job / 1e3, s->share3);
 }
@@ -933,7 +933,7 @@ int bench_tenant(const struct opts *o)
 		       h.high_job, HIGH_PERIOD_US * 1000, h.batch_job, h.samples, HIGH_BLOCKS,
 		       h.idle_p99, h.loaded_p99, s.light_job, s.heavy_job, s.share3);
 	} else {
-		printf("# tenant: embedded scheduler, threads of one process, "
+		fprintf(notes, "# tenant: embedded scheduler, threads of one process, "
 		       "ACCEL_ENGINE_CREDITS=1: one device, whose jobs never share a CPU\n");
 		print_high("embedded", &h);
 		print_share("embedded", "queues", &s);
@@ -967,14 +967,14 @@ int bench_ktenant(const struct opts *o)
 		       h.idle_p99, h.loaded_p99, cg ? "queues of one file" : "cgroups",
 		       s.light_job, s.heavy_job, s.share3, job, one, eight);
 	} else {
-		printf("# tenant: the module, a process per tenant, engine " ENGINE
+		fprintf(notes, "# tenant: the module, a process per tenant, engine " ENGINE
 		       " at one credit (sysfs): one device, whose jobs never share a CPU\n");
 		print_high("kernel", &h);
 		if (cg)
-			printf("# tenant: kernel: no cgroup2 (%s), so no tenant weights: "
+			fprintf(notes, "# tenant: kernel: no cgroup2 (%s), so no tenant weights: "
 			       "the share below is of one file's queues\n", strerror(-cg));
 		print_share("kernel", cg ? "queues" : "cgroups", &s);
-		printf("# tenant: kernel: per-file tenant A against an equal B, jobs of "
+		fprintf(notes, "# tenant: kernel: per-file tenant A against an equal B, jobs of "
 		       "%.0f us: A's share %.4f with 1 queue, %.4f with 8\n",
 		       job / 1e3, one, eight);
 	}

@@ -24,7 +24,7 @@
 #ifndef ACCEL_BENCH_VULKAN
 int bench_vulkan(const struct opts *o)
 {
-	printf("# vulkan: skipped: accel-bench was built without Vulkan headers or glslc\n");
+	fprintf(notes, "# vulkan: skipped: accel-bench was built without Vulkan headers or glslc\n");
 	return 0;
 }
 #else
@@ -369,7 +369,7 @@ static int report(const struct opts *o, double lib_ns, double raw_ns, int submit
 		       "\"libaccel_submit_ns\": %.0f, \"raw_submit_ns\": %.0f, \"metrics\": {",
 		       submits, lib_ns, raw_ns);
 	else
-		printf("# vulkan: REUSABLE fill of %u bytes, a new binding table per submit: "
+		fprintf(notes, "# vulkan: REUSABLE fill of %u bytes, a new binding table per submit: "
 		       "libaccel %.2f us/submit, raw Vulkan %.2f us/submit (%d submits per round)\n",
 		       FILL_BYTES, lib_ns / 1e3, raw_ns / 1e3, submits);
 	metric(o, "vulkan.reuse_submit_vs_raw", lib_ns / raw_ns, &first);
@@ -391,12 +391,12 @@ int bench_vulkan(const struct opts *o)
 	double *v = calloc(2 * (size_t)rounds, sizeof(double));
 
 	if (accel_driver_info(1, &info) || !info.available) {
-		printf("# vulkan: skipped: %s\n", info.reason);
+		fprintf(notes, "# vulkan: skipped: %s\n", info.reason);
 		free(v);
 		return 0;
 	}
 	if (!v || lib_setup(&l)) {
-		printf("# vulkan: skipped: vulkan://0: %s\n", accel_error_message());
+		fprintf(notes, "# vulkan: skipped: vulkan://0: %s\n", accel_error_message());
 		lib_teardown(&l);
 		free(v);
 		return 0;

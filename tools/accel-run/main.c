@@ -10,24 +10,36 @@
  * message names the line); 3 a library call failed (the message names
  * the line and carries libaccel's explanation).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include <accel/accel.h>
+
+#include "json.h"
+#include "parse.h"
 #include "run.h"
 #include "script.h"
+
+#define LIBDIRS_MAX 16
+#define TIMEOUT_MS_MAX 86400000ull /* a day */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: accel-run [-j] [-d URI] [-L DIR]... [-t MS] [--check] SCRIPT|-\n"
+		"       accel-run -h|--help|help, accel-run -V|--version\n"
 		"  -d, --device URI   the device (default: the script's 'device', else cpu://)\n"
 		"  -j, --json         the report as one JSON object\n"
 		"  -L, --lib-dir DIR  look up executables' paths in DIR too (also ACCEL_RUN_PATH,\n"
 		"                     a ':'-separated list)\n"
-		"  -t, --timeout MS   how long to wait for a submission (default 10000)\n"
+		"  -t, --timeout MS   how long to wait for a submission, 1 to 86400000\n"
+		"                     (default 10000)\n"
 		"      --check        parse the script only; print nothing if it is well formed\n"
+		"  -V, --version      print the version and exit\n"
 		"exit: 0 ok, 1 a check or submission failed, 2 usage or script error, 3 runtime error\n");
 }
 
@@ -35,9 +47,23 @@ static void add_env_dirs(struct run_opts *o, char *env)
 {
 	char *save = NULL;
 
-	for (char *d = strtok_r(env, ":", &save); d && o->libdir_count < 16;
+	for (char *d = strtok_r(env, ":", &save); d && o->libdir_count < LIBDIRS_MAX;
 	     d = strtok_r(NULL, ":", &save))
 		o->libdirs[o->libdir_count++] = d;
+}
+
+/* A script error before anything ran: the message, and with -j the report. */
+static int refuse(const struct run_opts *o, const char *script, const char *err)
+{
+	if (o->json) {
+		fputs("{\"script\": ", stdout);
+		json_fstring(stdout, script);
+		fputs(", \"result\": \"error\", \"error\": ", stdout);
+		json_fstring(stdout, err);
+		fputs("}\n", stdout);
+	}
+	fprintf(stderr, "%s\n", err);
+	return RUN_BAD_SCRIPT;
 }
 
 int main(int argc, char **argv)
@@ -50,14 +76,17 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	struct run_opts o = { .timeout_ms = 10000 };
 	char err[SCRIPT_ERROR_MAX], *env = getenv("ACCEL_RUN_PATH");
 	struct script s;
+	struct stat st;
+	uint64_t ms;
 	int c, check_only = 0, status;
 
-	while ((c = getopt_long(argc, argv, "d:jL:t:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:jL:t:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o.device = optarg;
@@ -66,16 +95,22 @@ int main(int argc, char **argv)
 			o.json = true;
 			break;
 		case 'L':
-			if (o.libdir_count < 16)
-				o.libdirs[o.libdir_count++] = optarg;
-			break;
-		case 't':
-			o.timeout_ms = atoll(optarg);
-			if (o.timeout_ms <= 0) {
-				fprintf(stderr, "accel-run: --timeout %s: give a number of milliseconds >= 1\n", optarg);
+			if (o.libdir_count == LIBDIRS_MAX) {
+				fprintf(stderr, "accel-run: more than %d -L folders; join them into fewer, or use ACCEL_RUN_PATH\n",
+					LIBDIRS_MAX);
 				return RUN_BAD_SCRIPT;
 			}
+			o.libdirs[o.libdir_count++] = optarg;
 			break;
+		case 't':
+			if (parse_u64("accel-run", "--timeout (milliseconds)", optarg,
+				      1, TIMEOUT_MS_MAX, &ms))
+				return RUN_BAD_SCRIPT;
+			o.timeout_ms = (int64_t)ms;
+			break;
+		case 'V':
+			printf("accel-run (libaccel) %s\n", accel_version());
+			return 0;
 		case OPT_CHECK:
 			check_only = 1;
 			break;
@@ -91,18 +126,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return RUN_BAD_SCRIPT;
 	}
+	/* `accel-run help`, unless a script is really called that. */
+	if (!strcmp(argv[optind], "help") && stat("help", &st) != 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[optind], "-") && stat(argv[optind], &st) == 0 &&
+	    S_ISDIR(st.st_mode)) {
+		snprintf(err, sizeof(err),
+			 "accel-run: %s is a folder; give one script file (the examples: %s/*.acc)",
+			 argv[optind], argv[optind]);
+		return refuse(&o, argv[optind], err);
+	}
 	if (env && *env)
 		add_env_dirs(&o, env = strdup(env));
 	if (script_load(argv[optind], &s, err, sizeof(err))) {
-		if (o.json) {
-			printf("{\"script\": \"%s\", \"result\": \"error\", \"error\": \"", argv[optind]);
-			for (const char *p = err; *p; p++)
-				printf(*p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-			printf("\"}\n");
-		}
-		fprintf(stderr, "%s\n", err);
 		free(env);
-		return RUN_BAD_SCRIPT;
+		return refuse(&o, argv[optind], err);
 	}
 	status = check_only ? RUN_OK : script_run(&s, &o, stdout, err, sizeof(err));
 	if (status == RUN_ERROR)

@@ -1,0 +1,153 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The tools never lie: every bad number is refused with exit status 2 and a
+# message naming the option, the value and the range; a folder is not a
+# script; infinities and NaN are checked as written; JSON output is JSON
+# (also with quotes, backslashes and newlines in a path, and with -j on
+# accel-bench, whose notes go to stderr); --version, --help and help work
+# on every tool and agree on the version.
+#
+# Usage: test-tools.sh BUILD_ROOT
+set -u
+
+b=${1:?usage: test-tools.sh BUILD_ROOT}/tools
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelsched-tools-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+n=0 fails=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
+check() { # check NAME COMMAND...
+	name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+# run WANT_STATUS GREP_PATTERN COMMAND...: status and stderr message
+refused() {
+	want=$1 pat=$2; shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -q -- "$pat" "$tmp/err"; then
+		ok "$* -> $want, '$pat'"
+	else
+		not_ok "$* -> $want, '$pat' (got $rc: $(head -c 300 "$tmp/err"))"
+	fi
+}
+json_doc() { # $1 holds one JSON value
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
+}
+json_lines() { # every line of $1 is one JSON value
+	python3 -c 'import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    json.loads(line); n += 1
+sys.exit(0 if n else 1)' "$1" 2>/dev/null
+}
+echo "TAP version 13"
+
+# ---- numbers ---------------------------------------------------------------
+for v in 3x 5abc "" -1 " 7" 0 1001 99999999999999999999999; do
+	refused 2 "accel-bench: --rounds '$v' is not a whole number from 1 to 1000" \
+		"$b/accel-bench" -r "$v" sem
+done
+for v in 1e6 12k 127 100000001 -128; do
+	refused 2 "accel-bench: --ops '$v' is not a whole number from 128 to 100000000" \
+		"$b/accel-bench" -n "$v" sem
+done
+for v in 5abc 0 -5 1.5 86400001; do
+	refused 2 "accel-run: --timeout (milliseconds) '$v' is not a whole number from 1 to 86400000" \
+		"$b/accel-run" -t "$v" "$tmp/none.acc"
+done
+for v in 0.5x -1 "" nan; do
+	refused 2 "accelctl: top: bad delay '$v'" "$b/accelctl" top -d "$v"
+done
+for v in 0 3x -2; do
+	refused 2 "accelctl: top: bad frame count '$v'" "$b/accelctl" top -n "$v"
+done
+# A refusal runs nothing: no benchmark's output on stdout.
+"$b/accel-bench" -r 3x sem >"$tmp/out" 2>/dev/null
+check "a refused option runs no benchmark" test ! -s "$tmp/out"
+refused 2 "accel-bench: unknown benchmark 'nope'" "$b/accel-bench" -r 1 -n 128 sem nope
+check "an unknown benchmark name stops the run before the others run" \
+	sh -c "! grep -q sem '$tmp/out'"
+
+# ---- accel-run on a folder, and on inf/nan ------------------------------------
+mkdir -p "$tmp/scripts"
+refused 2 "is a folder; give one script file" "$b/accel-run" "$tmp/scripts"
+"$b/accel-run" -j "$tmp/scripts" >"$tmp/out" 2>/dev/null
+check "accel-run -j on a folder prints a JSON error report" json_doc "$tmp/out"
+check "and says result: error" grep -q '"result": "error"' "$tmp/out"
+
+cat >"$tmp/inf.acc" <<'ACC'
+buffer a size=16 init=f32:inf,-inf,nan,1.5
+expect a f32:inf,-inf,nan,1.5
+print a f32
+ACC
+"$b/accel-run" "$tmp/inf.acc" >"$tmp/out" 2>&1
+rc=$?
+check "expect f32:inf,-inf,nan passes on that data (got $rc)" test "$rc" = 0
+sed 's/^expect a f32:inf,-inf/expect a f32:-inf,-inf/' "$tmp/inf.acc" >"$tmp/inf2.acc"
+"$b/accel-run" "$tmp/inf2.acc" >"$tmp/out" 2>&1
+rc=$?
+check "expect -inf fails on inf (status 1, got $rc)" test "$rc" = 1
+sed 's/^expect a f32:inf,-inf,nan,1.5/expect a f32:inf,-inf,1,1.5/' "$tmp/inf.acc" >"$tmp/inf3.acc"
+"$b/accel-run" "$tmp/inf3.acc" >"$tmp/out" 2>&1
+rc=$?
+check "expect 1 fails on NaN (status 1, got $rc)" test "$rc" = 1
+"$b/accel-run" -j "$tmp/inf.acc" >"$tmp/out" 2>/dev/null
+check "accel-run -j with inf and NaN values is JSON" json_doc "$tmp/out"
+
+# ---- JSON with hard paths ---------------------------------------------------
+weird="$tmp/we\"ird\\dir	tab é"
+mkdir -p "$weird"
+cp "$tmp/inf.acc" "$weird/s\"q.acc"
+"$b/accel-run" -j "$weird/s\"q.acc" >"$tmp/out" 2>/dev/null
+check "accel-run -j: a path with quote, backslash, tab, UTF-8 is valid JSON" json_doc "$tmp/out"
+check "and the path comes back as it was" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["script"] == sys.argv[2] else 1)' "$tmp/out" "$weird/s\"q.acc"
+"$b/accel-run" -j "$weird/missing\".acc" >"$tmp/out" 2>/dev/null
+check "accel-run -j: a missing script with a quote in its path is a JSON error" json_doc "$tmp/out"
+
+# ---- accel-bench -j: stdout is JSON alone -------------------------------------
+"$b/accel-bench" -j -r 1 -n 128 sem >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "accel-bench -j sem runs (status $rc)" test "$rc" = 0
+check "accel-bench -j: every stdout line is JSON" json_lines "$tmp/out"
+# The static accel-bench cannot load Vulkan and says so in a '#' note.
+"$b/accel-bench" -j -r 1 -n 128 vulkan >"$tmp/out2" 2>"$tmp/err2"
+check "accel-bench -j: the '#' notes go to stderr" grep -q '^# vulkan: skipped' "$tmp/err2"
+check "accel-bench -j: and not to stdout" sh -c "! grep -q '^#' '$tmp/out2'"
+check "accel-bench -j: no '#' line on stdout" sh -c "! grep -q '^#' '$tmp/out'"
+check "accel-bench: progress on stderr" grep -q '^accel-bench: \[1/1\] sem' "$tmp/err"
+"$b/accel-bench" -r 1 -n 128 sem >"$tmp/out" 2>/dev/null
+check "accel-bench without -j: METRIC lines as before" \
+	grep -q '^METRIC sem\.wake_embedded_vs_futex [0-9.]*$' "$tmp/out"
+
+# ---- --version, --help, help -----------------------------------------------
+vers=
+for tool in accelctl accel-run accel-bench; do
+	for h in --help -h help; do
+		"$b/$tool" $h >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		check "$tool $h exits 0 (got $rc)" test "$rc" = 0
+		check "$tool $h prints the usage on stdout" grep -qi '^usage' "$tmp/out"
+		check "$tool $h documents the exit status" grep -qi 'exit' "$tmp/out"
+	done
+	for v in --version -V; do
+		"$b/$tool" $v >"$tmp/out" 2>&1
+		rc=$?
+		check "$tool $v exits 0 (got $rc)" test "$rc" = 0
+		check "$tool $v says '$tool (libaccel) <version>'" \
+			grep -q "^$tool (libaccel) [0-9]" "$tmp/out"
+		vers="$vers $(awk '{ print $3 }' "$tmp/out")"
+	done
+done
+check "the three tools report one version" \
+	test "$(echo $vers | tr ' ' '\n' | sort -u | wc -l)" = 1
+refused 2 "unknown option" "$b/accelctl" --bogus
+refused 2 "" "$b/accel-run" --bogus x.acc
+refused 2 "" "$b/accel-bench" --bogus
+
+echo "1..$n"
+[ "$fails" = 0 ]

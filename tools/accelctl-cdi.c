@@ -1,14 +1,364 @@
 // SPDX-License-Identifier: MIT
 /*
- * accelctl cdi: being written (issue 18); until then it says so.
+ * accelctl cdi: write a Container Device Interface (CDI) spec that hands
+ * /dev/accelsched to containers (podman, containerd, CRI-O; and so to
+ * Kubernetes device plugins and DRA drivers, which name CDI devices).
+ *
+ * The spec follows CDI 0.5.0 (what Debian bookworm's podman reads; later
+ * runtimes read it too): kind "accelsched.io/engine" (--kind), a device
+ * "all" whose edits give the device node, and one device per engine the
+ * module has (/sys/kernel/accelsched/engines/<name>, which exists from
+ * the first queue that names the engine), giving the same node plus
+ * ACCEL_ENGINE=<engine> in the environment, for the application to pick
+ * its queue's engine. The node's type, major and minor come from stat().
+ *
+ * Written atomically (a temporary file in the same folder, fsync, rename)
+ * with mode 0644. A file there that another tool wrote (another kind) is
+ * never replaced.
+ *
+ * Exit status: 0 written, 1 failure (no module, not a char device, folder
+ * missing, foreign file), 2 usage error.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "accelctl.h"
+#include "json.h"
+
+#define CDI_VERSION "0.5.0"
+#define CDI_KIND "accelsched.io/engine"
+#define CDI_STATIC "/etc/cdi/accelsched.json"
+#define CDI_DYNAMIC "/var/run/cdi/accelsched.json"
+#define CDI_DEVICE "/dev/accelsched"
+#define CDI_SYSFS "/sys/kernel/accelsched"
+#define ENGINES_MAX 256
+
+struct cdi_opts {
+	const char *out;    /* the spec file, or NULL with --print */
+	const char *device; /* the node */
+	const char *sysfs;  /* the module's sysfs root */
+	const char *kind;
+};
+
+static void cdi_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s cdi [-o FILE | --dynamic | --print] [--kind VENDOR/CLASS]\n"
+		"                [--device PATH] [--sysfs DIR]\n"
+		"\n"
+		"Write a Container Device Interface spec exposing " CDI_DEVICE " to\n"
+		"container runtimes (podman --device " CDI_KIND "=all).\n"
+		"\n"
+		"  -o, --output FILE  where to write (default " CDI_STATIC ")\n"
+		"      --dynamic      write " CDI_DYNAMIC " (runtime state, gone at reboot)\n"
+		"  -p, --print        print the spec on stdout instead\n"
+		"      --kind K       the devices' kind (default " CDI_KIND ")\n"
+		"      --device PATH  the device node (default " CDI_DEVICE ")\n"
+		"      --sysfs DIR    the module's sysfs root, for its engines\n"
+		"                     (default " CDI_SYSFS ")\n"
+		"\n"
+		"Devices: 'all', and one per engine of the module with ACCEL_ENGINE=<name>.\n"
+		"Exit status: 0 written, 1 failure, 2 usage error.\n",
+		progname);
+}
+
+static bool is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+static bool is_letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/*
+ * CDI's kind: "vendor/class". The vendor starts with a letter, ends with
+ * a letter or digit and holds letters, digits, '-', '_' and '.'; the
+ * class likewise without '.'.
+ */
+static bool kind_part_ok(const char *s, size_t n, bool dots)
+{
+	if (!n || !is_letter(s[0]) || !is_alnum(s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' &&
+		    !(dots && s[i] == '.'))
+			return false;
+	return true;
+}
+
+static bool kind_ok(const char *k)
+{
+	const char *slash = strchr(k, '/');
+
+	return slash && !strchr(slash + 1, '/') &&
+	       kind_part_ok(k, (size_t)(slash - k), true) &&
+	       kind_part_ok(slash + 1, strlen(slash + 1), false);
+}
+
+/*
+ * A device name for an engine: CDI allows letters, digits, '-', '_', '.'
+ * (and, from 0.6, ':'), starting and ending with a letter or digit. The
+ * module's engine names are [a-z0-9:._-]; a ':' becomes '-'. Returns
+ * false for a name that cannot be one (it is then left out, with a note).
+ */
+static bool device_name(const char *engine, char *out, size_t len)
+{
+	size_t n = strlen(engine);
+
+	if (!n || n >= len || !is_alnum(engine[0]) || !is_alnum(engine[n - 1]))
+		return false;
+	for (size_t i = 0; i <= n; i++) {
+		char c = engine[i];
+
+		if (c == ':')
+			c = '-';
+		else if (c && !is_alnum(c) && c != '-' && c != '_' && c != '.')
+			return false;
+		out[i] = c;
+	}
+	return strcmp(out, "all") != 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The engines under @sysfs/engines, sorted; 0 of them if it has none. */
+static int read_engines(const char *sysfs, char **names, int max)
+{
+	char path[4096];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/engines", sysfs);
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while ((d = readdir(dir)) && n < max) {
+		if (d->d_name[0] == '.')
+			continue;
+		names[n] = strdup(d->d_name);
+		if (!names[n])
+			break;
+		n++;
+	}
+	closedir(dir);
+	qsort(names, (size_t)n, sizeof(*names), cmp_str);
+	return n;
+}
+
+static void print_node(FILE *f, const char *path, const struct stat *st)
+{
+	fputs("{\"path\": ", f);
+	json_fstring(f, path);
+	fprintf(f, ", \"type\": \"c\", \"major\": %u, \"minor\": %u, "
+		"\"permissions\": \"rw\"}", major(st->st_rdev), minor(st->st_rdev));
+}
+
+static void print_spec(FILE *f, const struct cdi_opts *o, const struct stat *st,
+		       char **engines, int n)
+{
+	char name[256];
+
+	fprintf(f, "{\n  \"cdiVersion\": \"" CDI_VERSION "\",\n  \"kind\": ");
+	json_fstring(f, o->kind);
+	fputs(",\n  \"devices\": [\n    {\"name\": \"all\", \"containerEdits\": "
+	      "{\"deviceNodes\": [", f);
+	print_node(f, o->device, st);
+	fputs("]}}", f);
+	for (int i = 0; i < n; i++) {
+		char env[512];
+
+		if (!device_name(engines[i], name, sizeof(name))) {
+			fprintf(stderr, "%s: cdi: engine '%s' has no valid CDI device name; left out\n",
+				progname, engines[i]);
+			continue;
+		}
+		snprintf(env, sizeof(env), "ACCEL_ENGINE=%s", engines[i]);
+		fputs(",\n    {\"name\": ", f);
+		json_fstring(f, name);
+		fputs(", \"containerEdits\": {\"env\": [", f);
+		json_fstring(f, env);
+		fputs("], \"deviceNodes\": [", f);
+		print_node(f, o->device, st);
+		fputs("]}}", f);
+	}
+	fputs("\n  ]\n}\n", f);
+}
+
+/* Whether @path holds a spec this command wrote (its kind, as written). */
+static int ours(const char *path, const char *kind)
+{
+	char buf[8192], want[512];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return errno == ENOENT ? 1 : -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	snprintf(want, sizeof(want), "\"kind\": \"%s\"", kind);
+	return strstr(buf, "\"cdiVersion\"") && strstr(buf, want);
+}
+
+static int write_spec(const struct cdi_opts *o, const struct stat *st,
+		      char **engines, int n)
+{
+	char dir[4096], tmp[4200];
+	const char *slash = strrchr(o->out, '/');
+	struct stat ds;
+	FILE *f;
+	int fd, r;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->out) : 1,
+		 slash ? (slash == o->out ? "/" : o->out) : ".");
+	if (stat(dir, &ds) || !S_ISDIR(ds.st_mode)) {
+		fprintf(stderr, "%s: cdi: no folder %s for %s; create it (mkdir -p %s) or pass -o FILE\n",
+			progname, dir, o->out, dir);
+		return EXIT_FAILURE;
+	}
+	r = ours(o->out, o->kind);
+	if (r <= 0) {
+		fprintf(stderr, "%s: cdi: %s %s; remove it or pass -o another file\n",
+			progname, o->out, r < 0 ? "cannot be read" :
+			"exists and is not a spec of this kind written by accelctl cdi");
+		return EXIT_FAILURE;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.accelsched-cdi.XXXXXX", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cdi: cannot create a file in %s: %s\n",
+			progname, dir, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return EXIT_FAILURE;
+	}
+	print_spec(f, o, st, engines, n);
+	if (fflush(f) || fchmod(fd, 0644) || fsync(fd) || ferror(f)) {
+		fprintf(stderr, "%s: cdi: writing %s failed: %s\n", progname, tmp,
+			strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return EXIT_FAILURE;
+	}
+	fclose(f);
+	if (rename(tmp, o->out)) {
+		fprintf(stderr, "%s: cdi: cannot replace %s: %s\n", progname, o->out,
+			strerror(errno));
+		unlink(tmp);
+		return EXIT_FAILURE;
+	}
+	printf("%s: wrote %s: %s=all and %d engine device%s\n", progname, o->out,
+	       o->kind, n, n == 1 ? "" : "s");
+	return EXIT_SUCCESS;
+}
 
 int cmd_cdi(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "%s: %s: not available in this build yet\n", progname, argv[0]);
-	return 1;
+	enum { OPT_DYNAMIC = 256, OPT_KIND, OPT_DEVICE, OPT_SYSFS };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "dynamic", no_argument, NULL, OPT_DYNAMIC },
+		{ "print", no_argument, NULL, 'p' },
+		{ "kind", required_argument, NULL, OPT_KIND },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "sysfs", required_argument, NULL, OPT_SYSFS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cdi_opts o = { .out = CDI_STATIC, .device = CDI_DEVICE,
+			      .sysfs = getenv("ACCELCTL_SYSFS") ?: CDI_SYSFS,
+			      .kind = CDI_KIND };
+	char *engines[ENGINES_MAX], opt[8];
+	struct stat st;
+	int c, n, ret, outs = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:ph", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out = optarg;
+			outs++;
+			break;
+		case OPT_DYNAMIC:
+			o.out = CDI_DYNAMIC;
+			outs++;
+			break;
+		case 'p':
+			o.out = NULL;
+			outs++;
+			break;
+		case OPT_KIND:
+			o.kind = optarg;
+			break;
+		case OPT_DEVICE:
+			o.device = optarg;
+			break;
+		case OPT_SYSFS:
+			o.sysfs = optarg;
+			break;
+		case 'h':
+			cdi_usage(stdout);
+			return EXIT_SUCCESS;
+		case ':':
+			return usage_error("cdi: option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("cdi: unknown option '%s'",
+					   bad_option(argv, opt, sizeof(opt)));
+		}
+	}
+	if (optind < argc)
+		return usage_error("cdi: unexpected argument '%s'", argv[optind]);
+	if (outs > 1)
+		return usage_error("cdi: give one of -o, --dynamic and --print");
+	if (!kind_ok(o.kind))
+		return usage_error("cdi: bad kind '%s': give VENDOR/CLASS, each starting with a letter and ending with a letter or digit, such as " CDI_KIND,
+				   o.kind);
+	if (o.out && !*o.out)
+		return usage_error("cdi: -o needs a file name");
+	if (stat(o.device, &st)) {
+		fprintf(stderr, "%s: cdi: %s: %s; load the module (modprobe accelsched) or pass --device PATH\n",
+			progname, o.device, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	if (!S_ISCHR(st.st_mode)) {
+		fprintf(stderr, "%s: cdi: %s is not a character device; pass the accelsched device node with --device PATH\n",
+			progname, o.device);
+		return EXIT_FAILURE;
+	}
+	n = read_engines(o.sysfs, engines, ENGINES_MAX);
+	if (n < 0) {
+		fprintf(stderr, "%s: cdi: cannot list %s/engines: %s\n", progname,
+			o.sysfs, strerror(-n));
+		return EXIT_FAILURE;
+	}
+	if (o.out) {
+		ret = write_spec(&o, &st, engines, n);
+	} else {
+		print_spec(stdout, &o, &st, engines, n);
+		ret = EXIT_SUCCESS;
+	}
+	for (int i = 0; i < n; i++)
+		free(engines[i]);
+	return ret;
 }

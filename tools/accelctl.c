@@ -35,6 +35,8 @@ static void usage(FILE *f)
 		"  info [-j|--json]   which scheduler libaccel picks, why, and what it found\n"
 		"  top [-J|--json] [--once] [-d SECONDS] [-n N]\n"
 		"                     engines, tenants and queues of the module, live\n"
+		"  cdi [-o FILE|--dynamic|--print]\n"
+		"                     a Container Device Interface spec for /dev/accelsched\n"
 		"\n"
 		"Environment:\n"
 		"  " ACCEL_SCHEDULER_ENV "=auto|kernel|embedded   the scheduler to use (default: auto)\n"

@@ -82,10 +82,7 @@ kmod
 libamdhip64-5
 libdrm-dev
 libelf-dev
-libjson-c-dev
 libssl-dev
-libtraceevent-dev
-libtracefs-dev
 liburing-dev
 libvulkan-dev
 make

@@ -260,8 +260,6 @@ int main(int argc, char **argv)
 		return cmd_info(argc - optind, argv + optind);
 	if (strcmp(argv[optind], "top") == 0)
 		return cmd_top(argc - optind, argv + optind);
-	if (strcmp(argv[optind], "trace") == 0)
-		return cmd_trace(argc - optind, argv + optind);
 	if (strcmp(argv[optind], "cdi") == 0)
 		return cmd_cdi(argc - optind, argv + optind);
 	return usage_error("unknown command '%s'", argv[optind]);

@@ -24,7 +24,6 @@ const char *bad_option(char **argv, char *buf, size_t len);
 void json_string(const char *s);
 
 int cmd_top(int argc, char **argv);
-int cmd_trace(int argc, char **argv);
 int cmd_cdi(int argc, char **argv);
 
 #endif /* ACCELCTL_H */

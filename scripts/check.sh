@@ -130,7 +130,9 @@ if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
 	[ -n "$lvp" ] && [ -f "$lvp" ] &&
 		san_env="LD_PRELOAD=$lvp LSAN_OPTIONS=suppressions=$top/tests/unit/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS} ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0"
 	san_leg "asan+ubsan" "$build/asan" address,undefined @unit
-	san_env=
+	# LLVM inside lavapipe races with itself where TSan cannot see: see
+	# the file.
+	san_env="TSAN_OPTIONS=$TSAN_OPTIONS:suppressions=$top/tests/unit/tsan.supp"
 	# shellcheck disable=SC2086 # a list of test names
 	san_leg "tsan" "$build/tsan" thread $TSAN_TESTS
 elif [ "$user" = 1 ]; then

@@ -13,10 +13,10 @@
  *
  * Besides opening, a kind implements three groups of ops:
  *
- * - semaphores (Documentation/syncobj.rst): create/destroy/query/signal/fail and
- *   the host wait on a list of points. The embedded kind keeps the timeline
- *   in process and sleeps on a futex; the kernel kind backs each semaphore
- *   by a kernel timeline syncobj.
+ * - semaphores (Documentation/syncobj.rst): create/destroy/query/signal/
+ *   fail and the host wait on a list of points. The embedded kind keeps
+ *   the timeline in process and sleeps on a futex; the kernel kind backs
+ *   each semaphore by a kernel timeline syncobj.
  * - executors: the thread that runs released jobs for one queue (the
  *   "executor" of Documentation/sched.rst). Both kinds run jobs on the
  *   in-process executor thread (executor.c); the embedded kind pushes a job

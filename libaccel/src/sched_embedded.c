@@ -32,9 +32,9 @@
  * to the arbiter. Nothing orders jobs except these points, so a job
  * waiting on an unreached point never holds back a later independent one.
  *
- * Arbitration, with the module's semantics (kmod/sched.c): one engine per
- * device URI with a credit limit (ACCEL_ENGINE_CREDITS, default 4). A
- * runnable job joins its queue's runnable list in submission order; the
+ * Arbitration, with the module's semantics (kmod/sched_engine.c): one
+ * engine per device URI with a credit limit (ACCEL_ENGINE_CREDITS, default
+ * 4). A runnable job joins its queue's runnable list in submission order; the
  * engine releases (pushes to the queue's executor) while it has credits:
  * from the highest class with runnable work, the queue with the least
  * virtual time (device time * 1024 / weight; charged the queue's average

@@ -434,9 +434,10 @@ END_TEST
 
 /*
  * A submission captures one slot record per slot used, not per slot up to
- * the highest (Documentation/libaccel.rst: per-submit host cost O(slots used)): slots
- * 65,535 and 3 used make a 2-entry capture in ascending slot order, the
- * refs name those entries, and the gpu slot table has 2 entries.
+ * the highest (Documentation/libaccel.rst: per-submit host cost
+ * O(slots used)): slots 65,535 and 3 used make a 2-entry capture in
+ * ascending slot order, the refs name those entries, and the gpu slot
+ * table has 2 entries.
  */
 START_TEST(test_sparse_slots)
 {

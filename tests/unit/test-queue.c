@@ -463,12 +463,13 @@ END_TEST
 
 /*
  * Submission order among the runnable jobs of one queue is kept
- * (Documentation/sched.rst): 300 submissions with no waits, each signalling the next value
- * of one semaphore, more than the kernel engine's credits and the vulkan
- * flight limit. One run out of order would signal a value at or below the
- * semaphore's, which fails it with EINVAL. With the kernel scheduler the
- * releases come back as CQEs in no set order (task work runs newest first
- * on 6.1), and libaccel puts them back by the numbers the module gives.
+ * (Documentation/sched.rst): 300 submissions with no waits, each
+ * signalling the next value of one semaphore, more than the kernel
+ * engine's credits and the vulkan flight limit. One run out of order
+ * would signal a value at or below the semaphore's, which fails it with
+ * EINVAL. With the kernel scheduler the releases come back as CQEs in no
+ * set order (task work runs newest first on 6.1), and libaccel puts them
+ * back by the numbers the module gives.
  */
 START_TEST(test_order_on_one_timeline)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Check suite "semaphore": timeline semantics (Documentation/syncobj.rst) through
- * the public API only.
+ * Check suite "semaphore": timeline semantics (Documentation/syncobj.rst)
+ * through the public API only.
  *
  * The scheduler is whatever accel_scheduler_open(NULL) gives, so that
  * ACCEL_SCHEDULER picks it: the same suite runs on the embedded scheduler

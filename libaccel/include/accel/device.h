@@ -8,13 +8,24 @@
  * ``hip://0``.
  *
  * The registry lists every driver this libaccel knows, available or not,
- * with the reason when it is not (accel_driver_info()). Every driver is
- * built; vulkan, cuda and hip load their libraries at run time (the Vulkan
- * loader libvulkan.so.1, the CUDA driver's libcuda.so.1, ROCm's
- * libamdhip64). Opening one that cannot run here (its library or a device
- * is missing, or this libaccel was built without its built-in kernels:
- * hip without hipcc) fails with ``-ENODEV`` and a message saying "driver
- * not available: ", what is missing and what to install.
+ * with the reason when it is not (accel_driver_info()). ``cpu`` is always
+ * available. ``vulkan``, ``cuda`` and ``hip`` link against nothing: they
+ * load their library at run time (the Vulkan loader libvulkan.so.1, the
+ * CUDA driver's libcuda.so.1, ROCm's libamdhip64.so), so a dynamically
+ * linked program opens them where that library is installed. A driver is
+ * not available, and opening it fails with ``-ENODEV`` and "driver not
+ * available: " followed by what is missing and what to install, when:
+ *
+ * - its library does not load (not installed; a static program cannot
+ *   load libvulkan.so.1);
+ * - this libaccel was built without it: vulkan needs vulkan/vulkan.h and
+ *   glslc at build time;
+ * - this libaccel was built without its built-in kernels: cuda needs nvcc,
+ *   hip needs hipcc at build time.
+ *
+ * An available driver whose library finds no such device, or no device of
+ * that index, also fails with ``-ENODEV``, with a message saying which
+ * devices there are.
  *
  * Every device submits its work through one scheduler (accel/scheduler.h):
  * the one given to accel_device_open(), or a default one it opens itself
@@ -81,7 +92,10 @@ int accel_driver_info(uint32_t index, accel_driver_info_t *info);
 /**
  * accel_device_open() - open the device named by @uri.
  * @uri:       "<driver>://<device>", e.g. "cpu://". The cpu driver accepts
- *             an empty device part or "0".
+ *             an empty device part or "0", then optionally "?threads=N";
+ *             vulkan, cuda and hip a device index ("cuda://1"; empty means
+ *             0), and vulkan also a part of the device's name
+ *             ("vulkan://llvmpipe", "vulkan://?name=...").
  * @scheduler: the scheduler its queues submit through and its semaphores
  *             live in; retained by the device. NULL opens a default one
  *             (accel_scheduler_open(NULL, ...)), owned by the device.
@@ -93,8 +107,11 @@ int accel_driver_info(uint32_t index, accel_driver_info_t *info);
  * - -EINVAL: @uri or @out is NULL; @uri has no "://"; the device part is
  *   not one the driver knows.
  * - -ENOENT: no driver has that name (the message lists the known ones).
- * - -ENODEV: the driver is known but not available in this libaccel
- *   ("driver not available", with the reason).
+ * - -ENODEV: the driver is known but not available here ("driver not
+ *   available", with the reason: see the DOC above); or it is available
+ *   but finds no device, or none of that index (the message lists the
+ *   devices there are), or a device it cannot use (the message names the
+ *   missing feature).
  * - -ENOMEM; or any error of accel_scheduler_open() for a NULL @scheduler.
  *
  * Thread-safety: thread-safe.

@@ -105,6 +105,8 @@ struct accel_file {
 	spinlock_t events_lock;
 	struct list_head events;
 	wait_queue_head_t events_wq;
+	/* In the module's list of files, for debugfs's jobs listing. */
+	struct list_head link;
 };
 
 extern struct accel_device accel_dev;

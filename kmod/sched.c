@@ -658,6 +658,14 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 
 /* ---------------------------------------------------------------- files */
 
+/*
+ * Every open file, for the debugfs jobs listing (accel_jobs_show()): a file
+ * leaves the list first thing in accel_sched_file_release(), under the
+ * mutex that the listing holds while it reads the file's jobs.
+ */
+static DEFINE_MUTEX(accel_files_lock);
+static LIST_HEAD(accel_files);
+
 void accel_sched_file_init(struct accel_file *afile)
 {
 	xa_init_flags(&afile->queues, XA_FLAGS_ALLOC1);
@@ -670,6 +678,9 @@ void accel_sched_file_init(struct accel_file *afile)
 	atomic_set(&afile->nr_jobs, 0);
 	atomic64_set(&afile->job_seq, 0);
 	atomic_set(&afile->answers_in_transit, 0);
+	mutex_lock(&accel_files_lock);
+	list_add_tail(&afile->link, &accel_files);
+	mutex_unlock(&accel_files_lock);
 }
 
 /*
@@ -682,6 +693,10 @@ void accel_sched_file_release(struct accel_file *afile)
 	struct accel_event_node *n, *tmp;
 	struct accel_queue *q;
 	unsigned long handle;
+
+	mutex_lock(&accel_files_lock);
+	list_del(&afile->link);
+	mutex_unlock(&accel_files_lock);
 
 	mutex_lock(&afile->sched_mutex);
 	xa_lock(&afile->queues);
@@ -942,6 +957,88 @@ static void accel_sysfs_fini(void)
 	kobject_put(accel_sysfs);
 }
 
+/* ---------------------------------------------------------------- debugfs */
+
+static const char *const accel_job_state_names[] = {
+	[ACCEL_JOB_PENDING] = "pending",
+	[ACCEL_JOB_RUNNABLE] = "runnable",
+	[ACCEL_JOB_RELEASED] = "released",
+	[ACCEL_JOB_TIMEDOUT] = "timedout",
+	[ACCEL_JOB_FINISHING] = "finishing",
+	[ACCEL_JOB_DONE] = "done",
+};
+
+/*
+ * One job's line. Its state and times are read under its engine's lock;
+ * its points never change once it is in its file's table, and the fences
+ * of its waits live as long as it does.
+ */
+static void accel_show_job(struct seq_file *m, struct accel_sched_job *job,
+			   u64 now)
+{
+	struct accel_engine *e = job->engine;
+	enum accel_job_state state;
+	u64 since = 0;
+	bool pipelined;
+	u32 i;
+
+	spin_lock_irq(&e->lock);
+	state = job->state;
+	pipelined = job->pipelined;
+	if (state == ACCEL_JOB_RUNNABLE)
+		since = job->runnable_ns;
+	else if (state == ACCEL_JOB_RELEASED || state == ACCEL_JOB_TIMEDOUT)
+		since = job->release_ns;
+	spin_unlock_irq(&e->lock);
+
+	seq_printf(m, "job client %llu queue %u id %u engine %s priority %s seq %llu state %s",
+		   job->afile->client_id, job->qhandle, job->id, e->name,
+		   accel_priority_names[job->priority], job->seq,
+		   accel_job_state_names[state]);
+	if (pipelined)
+		seq_puts(m, " pipelined");
+	if (since)
+		seq_printf(m, " for_ns %llu", now > since ? now - since : 0);
+	seq_puts(m, " waits");
+	for (i = 0; i < job->nwaits; i++) {
+		struct dma_fence *f = job->deps[i].fence;
+
+		seq_printf(m, " %llu:%llu%s", f->context, job->deps[i].point,
+			   test_bit(DMA_FENCE_FLAG_SIGNALED_BIT, &f->flags) ?
+			   "+" : "");
+	}
+	seq_puts(m, " signals");
+	for (i = 0; i < job->nsignals; i++)
+		seq_printf(m, " %llu:%llu",
+			   accel_syncobj_reached_context(job->sigs[i].s),
+			   job->sigs[i].point);
+	seq_putc(m, '\n');
+}
+
+/*
+ * <debugfs>/accelsched/jobs: every job submitted and not yet completed, a
+ * line each, by file then id (see Documentation/sched.rst).
+ */
+static int accel_jobs_show(struct seq_file *m, void *unused)
+{
+	struct accel_file *afile;
+	u64 now = ktime_get_ns();
+
+	mutex_lock(&accel_files_lock);
+	list_for_each_entry(afile, &accel_files, link) {
+		struct accel_sched_job *job;
+		u32 pos = 0;
+
+		while ((job = accel_job_next(afile, &pos))) {
+			accel_show_job(m, job, now);
+			accel_job_put(job);
+		}
+	}
+	mutex_unlock(&accel_files_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(accel_jobs);
+
 int accel_sched_init(void)
 {
 	int ret;
@@ -956,6 +1053,7 @@ int accel_sched_init(void)
 	}
 	accel_debugfs = debugfs_create_dir(ACCEL_DEVICE_NAME, NULL);
 	accel_engine_debugfs_init(accel_debugfs);
+	debugfs_create_file("jobs", 0444, accel_debugfs, NULL, &accel_jobs_fops);
 	/* What syncobjs hold: a gauge for the tests' bounds on memory. */
 	debugfs_create_atomic_t("point_fences", 0444, accel_debugfs,
 				&accel_point_fences_live);

@@ -669,6 +669,17 @@ int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 					   job->sigs[i].point);
 	}
 	ACCEL_JOB_TRACE(submit, job);
+	if (trace_job_wait_enabled())
+		for (i = 0; i < job->nwaits; i++)
+			trace_job_wait(job->afile->client_id, job->qhandle,
+				       job->id, job->deps[i].fence->context,
+				       job->deps[i].point);
+	if (trace_job_signal_enabled())
+		for (i = 0; i < job->nsignals; i++)
+			trace_job_signal(job->afile->client_id, job->qhandle,
+					 job->id,
+					 accel_syncobj_reached_context(job->sigs[i].s),
+					 job->sigs[i].point);
 
 	atomic_set(&job->deps_left, job->nwaits + 1);
 	for (i = 0; i < job->nwaits; i++) {

@@ -89,6 +89,12 @@ static inline void accel_syncobj_put(struct accel_syncobj *s)
 		kref_put(&s->ref, accel_syncobj_free);
 }
 
+/* The dma_fence context of @s's "reached" point fences (seqno = point). */
+static inline u64 accel_syncobj_reached_context(const struct accel_syncobj *s)
+{
+	return s->context + ACCEL_POINT_REACHED;
+}
+
 int accel_syncobj_signal(struct accel_syncobj *s, u64 value);
 int accel_syncobj_promise(struct accel_syncobj *s, u64 point);
 int accel_syncobj_reach(struct accel_syncobj *s, u64 point);

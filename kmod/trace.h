@@ -3,7 +3,11 @@
  * accelsched tracepoints, modelled on gpu_scheduler_trace.h: one event per
  * step of a job's life. Their fields are stable: tools parse them.
  *
- *   accelsched:job_submit   a job entered a queue (its waits, its signals)
+ *   accelsched:job_submit   a job entered a queue
+ *   accelsched:job_wait     one per wait of a job, right after its job_submit:
+ *                           the point fence it waits on
+ *   accelsched:job_signal   one per signal of a job, likewise: the point
+ *                           fence that reaching the point signals
  *   accelsched:job_runnable its last wait was reached
  *   accelsched:job_release  the policy released it to its executor
  *   accelsched:job_complete the executor completed it (status, device time)
@@ -11,8 +15,13 @@
  *                           cancellation, its file closed)
  *   accelsched:job_timeout  it ran past its timeout
  *
- * Every event carries client=<file's client id> engine=<name> queue=<handle>
- * job=<id>.
+ * Every event carries client=<file's client id> queue=<handle> job=<id>;
+ * all but job_wait and job_signal also engine=<name>. A point is named by
+ * its fence, fence=<context>:<seqno> (the seqno is the point), as the
+ * kernel's dma_fence events name fences: a trace joins a job_signal to the
+ * job_waits on the same context with a seqno at or below it, and both to
+ * dma_fence:dma_fence_signaled. A syncobj's "reached" fences all share one
+ * context; a job waits on them and its signals reach them.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM accelsched
@@ -56,6 +65,35 @@ DEFINE_EVENT(accel_job, job_release,
 DEFINE_EVENT(accel_job, job_timeout,
 	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio),
 	TP_ARGS(client, engine, queue, job, prio));
+
+DECLARE_EVENT_CLASS(accel_job_point,
+	TP_PROTO(u64 client, u32 queue, u32 job, u64 context, u64 seqno),
+	TP_ARGS(client, queue, job, context, seqno),
+	TP_STRUCT__entry(
+		__field(u64, client)
+		__field(u32, queue)
+		__field(u32, job)
+		__field(u64, context)
+		__field(u64, seqno)
+	),
+	TP_fast_assign(
+		__entry->client = client;
+		__entry->queue = queue;
+		__entry->job = job;
+		__entry->context = context;
+		__entry->seqno = seqno;
+	),
+	TP_printk("client=%llu queue=%u job=%u fence=%llu:%llu",
+		  __entry->client, __entry->queue, __entry->job,
+		  __entry->context, __entry->seqno)
+);
+
+DEFINE_EVENT(accel_job_point, job_wait,
+	TP_PROTO(u64 client, u32 queue, u32 job, u64 context, u64 seqno),
+	TP_ARGS(client, queue, job, context, seqno));
+DEFINE_EVENT(accel_job_point, job_signal,
+	TP_PROTO(u64 client, u32 queue, u32 job, u64 context, u64 seqno),
+	TP_ARGS(client, queue, job, context, seqno));
 
 TRACE_EVENT(job_complete,
 	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, int status,

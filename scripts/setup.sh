@@ -83,6 +83,8 @@ libamdhip64-5
 libdrm-dev
 libelf-dev
 libssl-dev
+libtraceevent-dev
+libtracefs-dev
 liburing-dev
 libvulkan-dev
 make

@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"                     engines, tenants and queues of the module, live\n"
 		"  cdi [-o FILE|--dynamic|--print]\n"
 		"                     a Container Device Interface spec for /dev/accelsched\n"
+		"  trace [-o FILE] [-d SECONDS | -- COMMAND...]\n"
+		"                     record the module's tracepoints into a Perfetto trace\n"
 		"\n"
 		"Environment:\n"
 		"  " ACCEL_SCHEDULER_ENV "=auto|kernel|embedded   the scheduler to use (default: auto)\n"
@@ -262,5 +264,7 @@ int main(int argc, char **argv)
 		return cmd_top(argc - optind, argv + optind);
 	if (strcmp(argv[optind], "cdi") == 0)
 		return cmd_cdi(argc - optind, argv + optind);
+	if (strcmp(argv[optind], "trace") == 0)
+		return cmd_trace(argc - optind, argv + optind);
 	return usage_error("unknown command '%s'", argv[optind]);
 }

@@ -25,5 +25,6 @@ void json_string(const char *s);
 
 int cmd_top(int argc, char **argv);
 int cmd_cdi(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif /* ACCELCTL_H */

@@ -63,6 +63,32 @@ done
 for v in 0 3x -2; do
 	refused 2 "accelctl: top: bad frame count '$v'" "$b/accelctl" top -n "$v"
 done
+for v in 0 86401 5s -1; do
+	refused 2 "accelctl: trace: -d '$v' is not a whole number from 1 to 86400" \
+		"$b/accelctl" trace -d "$v"
+done
+for v in 63 1048577 8M; do
+	refused 2 "accelctl: trace: --buffer-kb '$v' is not a whole number from 64 to 1048576" \
+		"$b/accelctl" trace --buffer-kb "$v"
+done
+refused 2 "accelctl: trace: give a command or -d SECONDS, not both" \
+	"$b/accelctl" trace -d 3 -- true
+refused 2 "accelctl: trace: --input converts a recorded trace" \
+	"$b/accelctl" trace --input "$tmp/none.txt" -- true
+refused 2 "accelctl: trace: -o needs a file name" "$b/accelctl" trace -o "" -d 1
+refused 2 "accelctl: trace: option '-o' needs a value" "$b/accelctl" trace -o
+refused 1 "accelctl: trace: cannot open $tmp/none.txt" \
+	"$b/accelctl" trace --input "$tmp/none.txt" -o "$tmp/t.json"
+# One of our events whose fields are not ours: refused, naming the line.
+printf '  a-1 [000] ..... 5.000001: job_submit: client=x engine=e queue=1 job=1 prio=1\n' >"$tmp/bad.txt"
+refused 1 "accelctl: trace: $tmp/bad.txt:1: a job_submit event whose fields are not the ones" \
+	"$b/accelctl" trace --input "$tmp/bad.txt" -o "$tmp/t.json"
+check "accelctl trace: nothing written for a refused input" test ! -e "$tmp/t.json"
+# A path with quotes lands in the trace's otherData as a JSON string.
+cp "$tmp/bad.txt" "$tmp/q\"uo\\te.txt" && : >"$tmp/q\"uo\\te.txt"
+check "accelctl trace --input of an empty trace writes JSON" \
+	"$b/accelctl" trace --input "$tmp/q\"uo\\te.txt" -o "$tmp/e.json"
+check "... which parses, quotes and all" json_doc "$tmp/e.json"
 # A refusal runs nothing: no benchmark's output on stdout.
 "$b/accel-bench" -r 3x sem >"$tmp/out" 2>/dev/null
 check "a refused option runs no benchmark" test ! -s "$tmp/out"

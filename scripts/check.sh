@@ -145,7 +145,7 @@ kselftests=$(find "$build/tests/kselftest" -maxdepth 1 -type f -perm -u+x -name 
 kernels=${ACCEL_KERNELS:-$(grep -v -E '^[[:space:]]*(#|$)' tests/qemu/kernels.conf | awk '{print $1}')}
 if [ "$vm" = 0 ]; then
 	say "kernel suites: skipped (--no-vm or ACCEL_SKIP_VM=1)"
-	for k in $kernels; do add "ktap $k" 0 0 1; done
+	for k in $kernels; do add "ktap $k" 0 0 1; add "trace $k" 0 0 1; done
 	add "dkms" 0 0 1
 else
 	for k in $kernels; do
@@ -215,9 +215,21 @@ else
 		set -- "$@" --file "$build/tools/accelctl-static" \
 			--file "$build/tests/unit/test-top-static" \
 			--run "$ck test-top-static"
+		# accelctl trace of a known workload (tests/trace): recorded
+		# here, printed as "# TRACE" lines, checked on the host below.
+		set -- "$@" --file "$build/tests/trace/trace-workload" \
+			--run "accelctl-static trace --fences -o /tmp/trace.json -- trace-workload && sed 's/^/# TRACE /' /tmp/trace.json"
 		# run-vm.sh picks the timeout: longer on a debug kernel.
 		"$top/tests/qemu/run-vm.sh" --kernel "$k" --module "$ko" --kmod vgem \
 			--out "$build/vm/$k" --counts "$out/ktap-$k.counts" "$@"
+		if python3 "$top/tests/trace/check-trace.py" --from-ktap "$build/vm/$k/ktap.log" \
+			--workload --fences >"$out/trace-$k.tap" 2>&1; then
+			add "trace $k" 1 0 0
+		else
+			grep -v '^ok ' "$out/trace-$k.tap"
+			echo "check.sh: the trace of the workload on $k is wrong (tests/trace/check-trace.py, above)"
+			add "trace $k" 0 1 0
+		fi
 		secs=$(($(date +%s) - t0))
 		booted="$booted $k ($kver, module by $how, $secs s)"
 		if [ -f "$out/ktap-$k.counts" ]; then

@@ -92,6 +92,7 @@ mesa-vulkan-drivers
 meson
 ninja-build
 pkg-config
+podman
 python3
 python3-docutils
 python3-jsonschema

@@ -88,12 +88,16 @@ struct accel_allocator {
 	accel_device_t *device; /* the device that embeds it (no reference) */
 };
 
+struct accel_drain;
+
 struct accel_device {
 	struct accel_ref ref;
 	const struct accel_device_ops *ops;
 	const struct accel_driver *driver;
 	accel_scheduler_t *scheduler;
 	struct accel_allocator allocator;
+	/* Its submissions not yet done (drain.c); made at the first one. */
+	_Atomic(struct accel_drain *) drain;
 	char uri[64];
 };
 
@@ -237,6 +241,16 @@ struct accel_queue {
 	accel_device_t *device;
 	struct accel_sched_executor *executor;
 	atomic_uint_fast64_t next_submission;
+	_Atomic(struct accel_drain *) drain; /* drain.c */
 };
+
+/*
+ * drain.c: a submission counts in its queue's and its device's drains
+ * from accel_drain_submit() (@out: the two, for accel_drain_done()) to its
+ * destroy; accel_drain_disown() when the queue or device goes.
+ */
+int accel_drain_submit(accel_queue_t *q, struct accel_drain *out[2]);
+void accel_drain_done(struct accel_drain *d[2]);
+void accel_drain_disown(_Atomic(struct accel_drain *) *slot);
 
 #endif /* ACCEL_SRC_CORE_H */

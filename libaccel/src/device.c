@@ -128,6 +128,7 @@ void accel_device_init(accel_device_t *d, const struct accel_device_ops *ops,
 
 void accel_device_fini(accel_device_t *d)
 {
+	accel_drain_disown(&d->drain);
 	accel_scheduler_release(d->scheduler);
 }
 

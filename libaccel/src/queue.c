@@ -31,6 +31,7 @@ struct submission {
 	accel_buffer_t **buffers;         /* [cb->plan.used_count] */
 	uint32_t buffer_count;
 	struct accel_sched_point *points; /* waits, then signals */
+	struct accel_drain *drains[2];    /* the queue's and device's (drain.c) */
 };
 
 static const char *const priority_names[] = {
@@ -168,6 +169,7 @@ ACCEL_EXPORT void accel_queue_release(accel_queue_t *queue)
 		return;
 	d = queue->device;
 	d->scheduler->ops->executor_destroy(queue->executor);
+	accel_drain_disown(&queue->drain);
 	free(queue);
 	accel_device_release(d);
 }
@@ -193,6 +195,7 @@ static void submission_destroy(struct accel_sched_job *job)
 	submission_release(job);
 	for (uint32_t i = 0; i < job->wait_count + job->signal_count; i++)
 		accel_semaphore_release(sub->points[i].sem);
+	accel_drain_done(sub->drains);
 	free(sub);
 }
 
@@ -382,6 +385,10 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 		return accel_fail(EBADFD,
 			"%s: the command buffer is ONE_SHOT and was submitted already; create it ACCEL_COMMAND_BUFFER_REUSABLE to submit it again",
 			fn);
+	}
+	if (accel_drain_submit(q, sub->drains)) {
+		submission_destroy(&sub->job);
+		return accel_fail(ENOMEM, "%s: out of memory", fn);
 	}
 	err = s->ops->job_submit(s, &sub->job);
 	if (err) {

@@ -999,6 +999,194 @@ START_TEST(test_release_queue_with_pending_work)
 }
 END_TEST
 
+/* ---- drains --------------------------------------------------------------- */
+
+/*
+ * accel_queue_wait_idle() and accel_device_wait_idle(): a queue whose work
+ * waits on a gate is not idle (a poll and a short deadline say -ETIME,
+ * with a message, and change nothing) while another queue of the device
+ * is; once the gate opens both drain, and the signals are signalled by
+ * the time the wait returns (no wait on the semaphore needed).
+ */
+static int64_t accel_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * SECOND + ts.tv_nsec;
+}
+
+static void *open_gate_later(void *gate)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	accel_semaphore_signal(gate, 1);
+	return NULL;
+}
+
+START_TEST(test_wait_idle)
+{
+	accel_queue_t *q2;
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(0), *t = sem_new(0);
+	POINT(w, gate, 1);
+	POINT(sig_s, s, 1);
+	POINT(sig_t, t, 1);
+	int error;
+
+	ASSERT_OK(accel_queue_create(dev, 0, &q2));
+	/* Never used: idle, even polled. */
+	ASSERT_OK(accel_queue_wait_idle(q2, 0));
+	ASSERT_OK(accel_queue_barrier(queue, &w, &sig_s, 0));
+	ASSERT_OK(accel_queue_barrier(q2, NULL, &sig_t, 0));
+
+	ASSERT_ERRNO(accel_queue_wait_idle(queue, 0), ETIME);
+	ASSERT_MESSAGE_CONTAINS("accel_queue_wait_idle: the deadline passed");
+	ASSERT_ERRNO(accel_queue_wait_idle(queue, accel_deadline_after(SECOND / 50)), ETIME);
+	ASSERT_ERRNO(accel_device_wait_idle(dev, accel_deadline_after(SECOND / 50)), ETIME);
+	ASSERT_MESSAGE_CONTAINS("accel_device_wait_idle: the deadline passed");
+	ck_assert_uint_eq(sem_value(s, &error), 0); /* nothing changed */
+	ck_assert_int_eq(error, 0);
+
+	ASSERT_OK(accel_queue_wait_idle(q2, WAIT_LONG));
+	ck_assert_uint_eq(sem_value(t, NULL), 1);
+
+	/*
+	 * The gate opens from another thread while the drain sleeps: the end
+	 * of the work wakes it, long before its deadline (were the wake-up
+	 * missing, it would sleep to the deadline and find the queue idle).
+	 */
+	{
+		pthread_t th;
+		int64_t deadline = accel_deadline_after(20 * SECOND);
+
+		ck_assert_int_eq(pthread_create(&th, NULL, open_gate_later, gate), 0);
+		ASSERT_OK(accel_queue_wait_idle(queue, deadline));
+		ck_assert_msg(accel_now() < deadline - 10 * SECOND,
+			      "accel_queue_wait_idle slept to its deadline: the end of the work did not wake it");
+		pthread_join(th, NULL);
+	}
+	ck_assert_uint_eq(sem_value(s, NULL), 1);
+	ASSERT_OK(accel_device_wait_idle(dev, 0));
+	ASSERT_OK(accel_queue_wait_idle(queue, 0));
+
+	accel_queue_release(q2);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+	accel_semaphore_release(t);
+}
+END_TEST
+
+/*
+ * Work whose wait failed has ended: the drain returns 0 and the signal
+ * carries the error. So does work on a queue already released, which the
+ * device still counts.
+ */
+START_TEST(test_wait_idle_failed_and_released)
+{
+	accel_queue_t *q2;
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(0), *g2 = sem_new(0), *u = sem_new(0);
+	POINT(w, gate, 1);
+	POINT(sig, s, 1);
+	POINT(w2, g2, 1);
+	POINT(sig_u, u, 1);
+	int error;
+
+	ASSERT_OK(accel_queue_barrier(queue, &w, &sig, 0));
+	ASSERT_OK(accel_semaphore_fail(gate, -ENOLINK));
+	ASSERT_OK(accel_queue_wait_idle(queue, WAIT_LONG));
+	ck_assert_uint_eq(sem_value(s, &error), 0);
+	ck_assert_int_eq(error, -ENOLINK);
+
+	ASSERT_OK(accel_queue_create(dev, 0, &q2));
+	ASSERT_OK(accel_queue_barrier(q2, &w2, &sig_u, 0));
+	accel_queue_release(q2);
+	ASSERT_ERRNO(accel_device_wait_idle(dev, 0), ETIME);
+	ASSERT_OK(accel_semaphore_signal(g2, 1));
+	ASSERT_OK(accel_device_wait_idle(dev, WAIT_LONG));
+	ck_assert_uint_eq(sem_value(u, &error), 1);
+	ck_assert_int_eq(error, 0);
+
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+	accel_semaphore_release(g2);
+	accel_semaphore_release(u);
+}
+END_TEST
+
+#define IDLE_THREADS 4
+#define IDLE_SUBS 200
+
+struct idle_worker {
+	accel_queue_t *q;
+	accel_semaphore_t *tl;
+	int err;
+	uint64_t seen;
+};
+
+static void *idle_worker_main(void *arg)
+{
+	struct idle_worker *w = arg;
+
+	for (uint64_t i = 1; i <= IDLE_SUBS && !w->err; i++) {
+		accel_semaphore_t *ss[1] = { w->tl };
+		uint64_t vs[1] = { i };
+		accel_semaphore_list_t sig = { 1, ss, vs };
+
+		w->err = accel_queue_barrier(w->q, NULL, &sig, 0);
+	}
+	if (!w->err)
+		w->err = accel_queue_wait_idle(w->q, WAIT_LONG);
+	if (!w->err)
+		w->err = accel_semaphore_query(w->tl, &w->seen, NULL);
+	return NULL;
+}
+
+/*
+ * Four threads each submit 200 barriers on a queue of their own, then
+ * drain it: each finds its timeline at 200 when its drain returns, while
+ * the main thread drains the device under them.
+ */
+START_TEST(test_wait_idle_threads)
+{
+	struct idle_worker w[IDLE_THREADS];
+	pthread_t th[IDLE_THREADS];
+
+	for (int i = 0; i < IDLE_THREADS; i++) {
+		w[i] = (struct idle_worker){ .tl = sem_new(0) };
+		ASSERT_OK(accel_queue_create(dev, 0, &w[i].q));
+		ck_assert_int_eq(pthread_create(&th[i], NULL, idle_worker_main, &w[i]), 0);
+	}
+	for (int i = 0; i < 5; i++) {
+		int ret = accel_device_wait_idle(dev, accel_deadline_after(SECOND / 100));
+
+		ck_assert_msg(ret == 0 || ret == -ETIME, "accel_device_wait_idle: %d", ret);
+	}
+	for (int i = 0; i < IDLE_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_msg(w[i].err == 0, "thread %d: %s (%s)", i, test_errname(w[i].err),
+			      accel_error_message());
+		ck_assert_uint_eq(w[i].seen, IDLE_SUBS);
+		accel_queue_release(w[i].q);
+		accel_semaphore_release(w[i].tl);
+	}
+	ASSERT_OK(accel_device_wait_idle(dev, WAIT_LONG));
+}
+END_TEST
+
+/* NULL is refused with EINVAL and a message naming the argument. */
+START_TEST(test_wait_idle_bad_input)
+{
+	ASSERT_ERRNO(accel_queue_wait_idle(NULL, WAIT_LONG), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_queue_wait_idle: queue is NULL");
+	ASSERT_ERRNO(accel_device_wait_idle(NULL, 0), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_device_wait_idle: device is NULL");
+	/* A deadline in the past polls: idle here. */
+	ASSERT_OK(accel_queue_wait_idle(queue, -1));
+	ASSERT_OK(accel_device_wait_idle(dev, INT64_MIN));
+}
+END_TEST
+
 /* ---- queue options ------------------------------------------------------ */
 
 static void plain_setup(void)
@@ -1440,6 +1628,10 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_execute_errors);
 	tcase_add_test(tc, test_threads_submit);
 	tcase_add_test(tc, test_release_queue_with_pending_work);
+	tcase_add_test(tc, test_wait_idle);
+	tcase_add_test(tc, test_wait_idle_failed_and_released);
+	tcase_add_test(tc, test_wait_idle_threads);
+	tcase_add_test(tc, test_wait_idle_bad_input);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("options");

@@ -137,6 +137,25 @@ void accel_device_retain(accel_device_t *device);
 void accel_device_release(accel_device_t *device);
 
 /**
+ * accel_device_wait_idle() - wait until every submission made on any
+ * queue of @device before the call has ended: accel_queue_wait_idle() over
+ * all of them at once (IREE: iree_hal_device_wait_idle()).
+ * @deadline_ns: absolute CLOCK_MONOTONIC ns; <= 0 polls;
+ *               ACCEL_DEADLINE_INFINITE waits for good.
+ *
+ * Releasing a device (or its queues) does not wait: work in flight keeps
+ * what it needs alive and ends on its own, and process exit waits for the
+ * work already running (Documentation/libaccel.rst, "Drains"). A program
+ * that wants its last results before it returns from main() waits on
+ * their semaphores, or calls this.
+ *
+ * Return: 0 when idle; -ETIME when the deadline passed first (nothing
+ * changes); -EINVAL: @device is NULL.
+ * Thread-safety: thread-safe.
+ */
+int accel_device_wait_idle(accel_device_t *device, int64_t deadline_ns);
+
+/**
  * accel_device_uri() - the URI @device was opened with, normalised
  * ("cpu://0").
  *

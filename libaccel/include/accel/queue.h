@@ -188,6 +188,29 @@ int accel_queue_barrier(accel_queue_t *queue,
 			const accel_semaphore_list_t *waits,
 			const accel_semaphore_list_t *signals, uint32_t flags);
 
+/**
+ * accel_queue_wait_idle() - wait until every submission made on @queue
+ * before the call has ended.
+ * @deadline_ns: absolute CLOCK_MONOTONIC ns (accel_deadline_after());
+ *               <= 0 polls; ACCEL_DEADLINE_INFINITE waits for good.
+ *
+ * A submission has ended once it ran and its signals were signalled, or it
+ * failed (a wait failed, its work failed, the module refused or timed it
+ * out: its signals then carry the error). So after 0, the semaphores say
+ * how each ended. One whose wait is never reached never ends: the wait
+ * runs to the deadline. Submissions made during the wait may or may not be
+ * waited for. IREE: iree_hal_device_queue_flush() then a wait on the
+ * queue's last signal, or iree_hal_device_wait_idle() for one queue.
+ *
+ * Do not call it from the queue's own work (a cpu kernel running on it):
+ * the work waits for itself until the deadline.
+ *
+ * Return: 0 when idle; -ETIME when the deadline passed first (nothing
+ * changes: the work goes on); -EINVAL: @queue is NULL.
+ * Thread-safety: thread-safe.
+ */
+int accel_queue_wait_idle(accel_queue_t *queue, int64_t deadline_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -339,6 +339,19 @@ static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 }
 
 /*
+ * Take the callbacks of @job's waits off their fences (DONE already, so a
+ * callback running meanwhile finds nothing to do): once this returns, no
+ * fence calls back into the job. A removal is idempotent.
+ */
+static void accel_job_disarm(struct accel_sched_job *job)
+{
+	u32 i;
+
+	for (i = 0; i < job->nwaits; i++)
+		dma_fence_remove_callback(job->deps[i].fence, &job->deps[i].cb);
+}
+
+/*
  * Cancel a job not completed: it leaves whatever list it is on, gives back
  * its credit, and its points fail with @error. Its id goes.
  */
@@ -346,7 +359,6 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 {
 	struct accel_engine *e = job->engine;
 	enum accel_job_state was;
-	u32 i;
 
 	spin_lock_irq(&e->lock);
 	was = job->state;
@@ -380,9 +392,7 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 
 	if (was == ACCEL_JOB_PENDING || was == ACCEL_JOB_FINISHING ||
 	    job->pipelined)
-		for (i = 0; i < job->nwaits; i++)
-			dma_fence_remove_callback(job->deps[i].fence,
-						  &job->deps[i].cb);
+		accel_job_disarm(job);
 	if (was == ACCEL_JOB_TIMEDOUT) /* its points failed already */
 		accel_job_unlink(job);
 	else
@@ -775,6 +785,14 @@ int accel_job_do_complete(struct accel_file *afile,
 	if (job->state == ACCEL_JOB_TIMEDOUT) {
 		job->state = ACCEL_JOB_DONE;
 		spin_unlock_irq(&e->lock);
+		/*
+		 * A pipelined job times out with its waits still armed: take
+		 * its callbacks off their fences before it goes, or reaching
+		 * a wait later calls back into a freed job (as cancelling one
+		 * does, accel_job_cancel()).
+		 */
+		if (job->pipelined)
+			accel_job_disarm(job);
 		accel_job_unlink(job);
 		accel_job_put(job);
 		return -ETIMEDOUT;

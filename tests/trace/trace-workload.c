@@ -255,6 +255,8 @@ int main(void)
 
 		/* D's failure fails s (its promise of s:10). */
 		for (int i = 0; i < 1000; i++) {
+			/* Its outputs must be zero going in. */
+			q = (struct accel_syncobj_query){ .handle = s };
 			if (ioctl(fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &q))
 				die("SYNCOBJ_QUERY");
 			if (q.error)

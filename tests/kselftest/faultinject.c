@@ -2,7 +2,8 @@
 /*
  * Allocation failure on every allocating entry point of the module.
  *
- * For each entry point in fi_entries[] below (one KTAP test each), and for
+ * For each entry point, a variant of the fixture below (one KTAP test
+ * each, faultinject.<entry point>.allocation_failures_are_clean), and for
  * N = 1, 2, ... until the call succeeds without a fault having been
  * injected, it:
  *
@@ -27,8 +28,8 @@
  * are only failable with ignore-gfp-wait off). The Debian kernels have none
  * of them: there every test skips, saying so.
  *
- * Adding an entry point is one line in fi_entries[]: a name, a set-up, the
- * call (0 or -errno), a snapshot and a clean-up, most of them shared.
+ * Adding an entry point is one FIXTURE_VARIANT_ADD(): a name, a set-up,
+ * the call (0 or -errno), a snapshot and a clean-up, most of them shared.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -125,9 +126,11 @@ struct fi_ctx {
 	__u32 new_handle;
 };
 
+FIXTURE(faultinject) {};
+
 /**
- * struct fi_entry - one allocating entry point.
- * @name:     the KTAP test's name.
+ * FIXTURE_VARIANT(faultinject) - one allocating entry point; the variant's
+ * name is the entry point's in KTAP.
  * @setup:    creates what @call needs; 0 or -errno (fails the test).
  * @call:     the entry point, run with fail-nth armed; 0 or -errno.
  * @snapshot: adds to a snapshot what @call could change (the runner always
@@ -136,8 +139,7 @@ struct fi_ctx {
  *            (fi_cleanup does it for every field of struct fi_ctx).
  * @also_ok:  an errno besides ENOMEM that a failed allocation may give, or 0.
  */
-struct fi_entry {
-	const char *name;
+FIXTURE_VARIANT(faultinject) {
 	int (*setup)(struct fi_ctx *c);
 	int (*call)(struct fi_ctx *c);
 	void (*snapshot)(struct fi_ctx *c, struct fi_state *st);
@@ -418,44 +420,106 @@ static int fi_call_job_submit(struct fi_ctx *c)
 }
 
 /*
- * The entry points. One line each: name, set-up, call, snapshot, clean-up,
- * and an errno besides ENOMEM that a failed allocation may give.
+ * The entry points, one variant each: name, set-up, call, snapshot,
+ * clean-up, and an errno besides ENOMEM that a failed allocation may give.
  */
-static const struct fi_entry fi_entries[] = {
-	{ "open",        fi_setup_none, fi_call_open, fi_snap_none, fi_cleanup, 0 },
-	{ "ioctl_info",  fi_setup_dev,  fi_call_info, fi_snap_fdinfo, fi_cleanup, 0 },
-	{ "ioctl_nop",   fi_setup_dev,  fi_call_nop,  fi_snap_fdinfo, fi_cleanup, 0 },
-	{ "uring_nop",   fi_setup_ring, fi_call_uring_nop, fi_snap_fdinfo, fi_cleanup, EAGAIN },
-	/*
-	 * ---- syncobj entry points go here, one line each ----
-	 * Use fi_setup_syncobj (a device fd and one syncobj, c->handle) and
-	 * fi_snap_syncobjs (every live handle's QUERY and their count). A
-	 * call that creates a handle stores it in c->new_handle, one that
-	 * creates an fd (EXPORT, EXPORT_SYNC_FILE) in c->new_fd, and
-	 * fi_cleanup undoes them; an eventfd or a sync_file to import goes
-	 * in c->aux_fd (made by the set-up, not the call):
-	 *
-	 * { "syncobj_create", fi_setup_dev, fi_call_syncobj_create, fi_snap_syncobjs, fi_cleanup, 0 },
-	 * { "syncobj_signal", fi_setup_syncobj, fi_call_syncobj_signal, fi_snap_syncobjs, fi_cleanup, 0 },
-	 *
-	 * EXPORT_SYNC_FILE is not listed: when sync_file_create() fails, the
-	 * point's fence stays cached in the syncobj (and holds a module
-	 * reference) until the syncobj goes. Invisible to the ABI, but a
-	 * change; see Documentation/syncobj.rst.
-	 */
-	{ "syncobj_create", fi_setup_dev, fi_call_syncobj_create, fi_snap_syncobjs, fi_cleanup, 0 },
-	{ "syncobj_export", fi_setup_syncobj, fi_call_syncobj_export, fi_snap_syncobjs, fi_cleanup, 0 },
-	{ "syncobj_wait", fi_setup_syncobj, fi_call_syncobj_wait, fi_snap_syncobjs, fi_cleanup, 0 },
-	{ "syncobj_eventfd", fi_setup_syncobj_eventfd, fi_call_syncobj_eventfd, fi_snap_syncobjs, fi_cleanup, 0 },
-	{ "queue_create", fi_setup_dev, fi_call_queue_create, fi_snap_fdinfo, fi_cleanup, 0 },
-	{ "job_submit", fi_setup_queue, fi_call_job_submit, fi_snap_syncobjs, fi_cleanup, 0 },
+FIXTURE_VARIANT_ADD(faultinject, open) {
+	.setup = fi_setup_none,
+	.call = fi_call_open,
+	.snapshot = fi_snap_none,
+	.cleanup = fi_cleanup,
+};
+
+FIXTURE_VARIANT_ADD(faultinject, ioctl_info) {
+	.setup = fi_setup_dev,
+	.call = fi_call_info,
+	.snapshot = fi_snap_fdinfo,
+	.cleanup = fi_cleanup,
+};
+
+FIXTURE_VARIANT_ADD(faultinject, ioctl_nop) {
+	.setup = fi_setup_dev,
+	.call = fi_call_nop,
+	.snapshot = fi_snap_fdinfo,
+	.cleanup = fi_cleanup,
+};
+
+FIXTURE_VARIANT_ADD(faultinject, uring_nop) {
+	.setup = fi_setup_ring,
+	.call = fi_call_uring_nop,
+	.snapshot = fi_snap_fdinfo,
+	.cleanup = fi_cleanup,
+	.also_ok = EAGAIN,
+};
+
+/*
+ * ---- syncobj entry points go here, one variant each ----
+ * Use fi_setup_syncobj (a device fd and one syncobj, c->handle) and
+ * fi_snap_syncobjs (every live handle's QUERY and their count). A call
+ * that creates a handle stores it in c->new_handle, one that creates an fd
+ * (EXPORT, EXPORT_SYNC_FILE) in c->new_fd, and fi_cleanup undoes them; an
+ * eventfd or a sync_file to import goes in c->aux_fd (made by the set-up,
+ * not the call):
+ *
+ * FIXTURE_VARIANT_ADD(faultinject, syncobj_signal) {
+ *	.setup = fi_setup_syncobj,
+ *	.call = fi_call_syncobj_signal,
+ *	.snapshot = fi_snap_syncobjs,
+ *	.cleanup = fi_cleanup,
+ * };
+ *
+ * EXPORT_SYNC_FILE is not listed: when sync_file_create() fails, the
+ * point's fence stays cached in the syncobj (and holds a module
+ * reference) until the syncobj goes. Invisible to the ABI, but a
+ * change; see Documentation/syncobj.rst.
+ */
+FIXTURE_VARIANT_ADD(faultinject, syncobj_create) {
+	.setup = fi_setup_dev,
+	.call = fi_call_syncobj_create,
+	.snapshot = fi_snap_syncobjs,
+	.cleanup = fi_cleanup,
+};
+
+FIXTURE_VARIANT_ADD(faultinject, syncobj_export) {
+	.setup = fi_setup_syncobj,
+	.call = fi_call_syncobj_export,
+	.snapshot = fi_snap_syncobjs,
+	.cleanup = fi_cleanup,
+};
+
+FIXTURE_VARIANT_ADD(faultinject, syncobj_wait) {
+	.setup = fi_setup_syncobj,
+	.call = fi_call_syncobj_wait,
+	.snapshot = fi_snap_syncobjs,
+	.cleanup = fi_cleanup,
+};
+
+FIXTURE_VARIANT_ADD(faultinject, syncobj_eventfd) {
+	.setup = fi_setup_syncobj_eventfd,
+	.call = fi_call_syncobj_eventfd,
+	.snapshot = fi_snap_syncobjs,
+	.cleanup = fi_cleanup,
+};
+
+FIXTURE_VARIANT_ADD(faultinject, queue_create) {
+	.setup = fi_setup_dev,
+	.call = fi_call_queue_create,
+	.snapshot = fi_snap_fdinfo,
+	.cleanup = fi_cleanup,
+};
+
+FIXTURE_VARIANT_ADD(faultinject, job_submit) {
+	.setup = fi_setup_queue,
+	.call = fi_call_job_submit,
+	.snapshot = fi_snap_syncobjs,
+	.cleanup = fi_cleanup,
 };
 
 /* ---- the runner -------------------------------------------------------- */
 
 /* The state every entry point shares: this process's fds, the module's users. */
-static void fi_snapshot(const struct fi_entry *e, struct fi_ctx *c,
-			struct fi_state *st)
+static void fi_snapshot(const FIXTURE_VARIANT(faultinject) *e,
+			struct fi_ctx *c, struct fi_state *st)
 {
 	unsigned int fds = 0;
 	struct dirent *d;
@@ -496,7 +560,7 @@ static int fi_write(const char *path, const char *val)
 }
 
 /* Arm fail-nth for the Nth fault point from now. */
-static void fi_arm(int nth_fd, int n)
+static void fi_arm(struct __test_metadata *_metadata, int nth_fd, int n)
 {
 	char buf[16];
 	int len = snprintf(buf, sizeof(buf), "%d", n);
@@ -509,7 +573,7 @@ static void fi_arm(int nth_fd, int n)
  * the kernel between the call and this: a pending count would go on
  * counting in whatever came next.
  */
-static bool fi_disarm(int nth_fd)
+static bool fi_disarm(struct __test_metadata *_metadata, int nth_fd)
 {
 	char buf[16] = "";
 	ssize_t got = pread(nth_fd, buf, sizeof(buf) - 1, 0);
@@ -519,20 +583,32 @@ static bool fi_disarm(int nth_fd)
 	return atoi(buf) == 0;
 }
 
-static void fi_run(const struct fi_entry *e)
+/*
+ * Skipped without fault injection or without the module, and failed by a
+ * splat in the kernel log (accel_test.h).
+ */
+FIXTURE_SETUP(faultinject)
 {
-	int nth_fd, injected_ok = 0, recovered = 0, n;
-	struct fi_state before, after;
-
 	if (access(FI_FAIL_NTH, F_OK))
 		SKIP(return, "%s is absent: this kernel has no fault injection (CONFIG_FAULT_INJECTION); the debug kernel debug6.12 runs this test",
 		     FI_FAIL_NTH);
 	if (access(FI_FAILSLAB, F_OK))
 		SKIP(return, "%s is absent: this kernel has no failslab in debugfs (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)",
 		     FI_FAILSLAB);
-	if (access(ACCEL_DEV_PATH, F_OK))
-		SKIP(return, "%s does not exist: the module is not loaded",
-		     ACCEL_DEV_PATH);
+	accel_test_setup(_metadata, variant);
+}
+
+FIXTURE_TEARDOWN_PARENT(faultinject)
+{
+	accel_test_teardown(_metadata, variant);
+}
+
+TEST_F_TIMEOUT(faultinject, allocation_failures_are_clean, FI_TIMEOUT_S)
+{
+	const FIXTURE_VARIANT(faultinject) *e = variant;
+	int nth_fd, injected_ok = 0, recovered = 0, n;
+	struct fi_state before, after;
+
 	/*
 	 * failslab spares allocations that may sleep (GFP_KERNEL) unless told
 	 * otherwise; verbose=1 logs each injected failure in one line (2
@@ -550,19 +626,19 @@ static void fi_run(const struct fi_entry *e)
 
 		ret = e->setup(&c);
 		if (ret) {
-			TH_LOG("%s: set-up failed: %s", e->name, strerror(-ret));
+			TH_LOG("set-up failed: %s", strerror(-ret));
 			ASSERT_EQ(0, ret);
 		}
 		fi_snapshot(e, &c, &before);
-		fi_arm(nth_fd, n);
+		fi_arm(_metadata, nth_fd, n);
 		ret = e->call(&c);
-		injected = fi_disarm(nth_fd);
+		injected = fi_disarm(_metadata, nth_fd);
 
 		if (!injected) {
 			/* The call hit fewer than N fault points: all done. */
 			if (ret)
-				TH_LOG("%s: failed with %s (%d) although no fault was injected (N=%d)",
-				       e->name, strerrorname_np(-ret) ?: "?", ret, n);
+				TH_LOG("failed with %s (%d) although no fault was injected (N=%d)",
+				       strerrorname_np(-ret) ?: "?", ret, n);
 			ASSERT_EQ(0, ret);
 			e->cleanup(&c);
 			break;
@@ -574,8 +650,8 @@ static void fi_run(const struct fi_entry *e)
 			continue;
 		}
 		if (ret != -ENOMEM && (!e->also_ok || ret != -e->also_ok)) {
-			TH_LOG("%s: fault point %d failed and the call returned %s (%d); want ENOMEM%s%s",
-			       e->name, n, strerrorname_np(-ret) ?: "?", ret,
+			TH_LOG("fault point %d failed and the call returned %s (%d); want ENOMEM%s%s",
+			       n, strerrorname_np(-ret) ?: "?", ret,
 			       e->also_ok ? " or " : "",
 			       e->also_ok ? strerrorname_np(e->also_ok) : "");
 			ASSERT_EQ(-ENOMEM, ret);
@@ -584,39 +660,18 @@ static void fi_run(const struct fi_entry *e)
 		ASSERT_FALSE(before.overflow || after.overflow);
 		diffs = fi_state_diff(&before, &after);
 		if (diffs)
-			TH_LOG("%s: fault point %d failed (%s) and the state changed (above)",
-			       e->name, n, strerrorname_np(-ret));
+			TH_LOG("fault point %d failed (%s) and the state changed (above)",
+			       n, strerrorname_np(-ret));
 		ASSERT_EQ(0, diffs);
 		injected_ok++;
 		e->cleanup(&c);
 	}
 	close(nth_fd);
 	if (n > FI_MAX_N)
-		TH_LOG("%s: still failing after %d injected faults", e->name,
-		       FI_MAX_N);
+		TH_LOG("still failing after %d injected faults", FI_MAX_N);
 	ASSERT_LE(n, FI_MAX_N);
-	TH_LOG("%s: %d fault point(s): %d failed cleanly, %d recovered by the kernel",
-	       e->name, n - 1, injected_ok, recovered);
+	TH_LOG("%d fault point(s): %d failed cleanly, %d recovered by the kernel",
+	       n - 1, injected_ok, recovered);
 }
 
-/* One KTAP test per entry, registered from the table. */
-static void fi_test(struct th_test *t)
-{
-	for (size_t i = 0; i < sizeof(fi_entries) / sizeof(fi_entries[0]); i++)
-		if (t->name == fi_entries[i].name)
-			fi_run(&fi_entries[i]);
-}
-
-__attribute__((constructor)) static void fi_register(void)
-{
-	static struct th_test tests[sizeof(fi_entries) / sizeof(fi_entries[0])];
-
-	for (size_t i = 0; i < sizeof(fi_entries) / sizeof(fi_entries[0]); i++) {
-		tests[i].name = fi_entries[i].name;
-		tests[i].fn = fi_test;
-		tests[i].timeout_s = FI_TIMEOUT_S;
-		th_register(&tests[i]);
-	}
-}
-
-TEST_HARNESS_MAIN
+ACCEL_TEST_MAIN

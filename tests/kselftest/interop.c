@@ -36,8 +36,8 @@ struct vgem_fence_signal {
 #define DRM_IOCTL_VGEM_FENCE_SIGNAL \
 	DRM_IOW(DRM_COMMAND_BASE + 0x2, struct vgem_fence_signal)
 
-/* The vgem card's fd, or skip the test. */
-static int vgem_open(void)
+/* The vgem card's fd; or -1, the test skipped, and the caller returns. */
+static int vgem_open(struct __test_metadata *_metadata)
 {
 	char path[64];
 
@@ -67,19 +67,24 @@ struct vgem_buf {
 	int dmabuf;
 };
 
-static void vgem_buf_new(struct vgem_buf *b)
+/* A vgem buffer and its dma-buf; or false, the test skipped (no vgem). */
+static bool vgem_buf_new(struct __test_metadata *_metadata, struct vgem_buf *b)
 {
 	struct drm_mode_create_dumb d = { .width = 64, .height = 64, .bpp = 32 };
 
-	b->card = vgem_open();
+	b->card = vgem_open(_metadata);
+	if (b->card < 0)
+		return false;
 	ASSERT_EQ(0, drmIoctl(b->card, DRM_IOCTL_MODE_CREATE_DUMB, &d));
 	b->handle = d.handle;
 	ASSERT_EQ(0, drmPrimeHandleToFD(b->card, b->handle, DRM_CLOEXEC | DRM_RDWR,
 					&b->dmabuf));
+	return true;
 }
 
 /* The dma-buf's current fences as a sync_file (read access: its writers). */
-static int dmabuf_export_sync_file(int dmabuf)
+static int dmabuf_export_sync_file(struct __test_metadata *_metadata,
+				   int dmabuf)
 {
 	struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
 
@@ -88,7 +93,7 @@ static int dmabuf_export_sync_file(int dmabuf)
 }
 
 /* The status of a sync_file's fence: 1 signalled, 0 pending, <0 error. */
-static int sync_file_status(int sf)
+static int sync_file_status(struct __test_metadata *_metadata, int sf)
 {
 	struct sync_file_info info = { 0 };
 
@@ -96,42 +101,58 @@ static int sync_file_status(int sf)
 	return info.status;
 }
 
-TEST(export_point_as_sync_file)
+/*
+ * Every test: skipped without the module, failed by a splat in the kernel
+ * log (accel_test.h).
+ */
+FIXTURE(interop) {};
+
+FIXTURE_SETUP(interop)
+{
+	accel_test_setup(_metadata, variant);
+}
+
+FIXTURE_TEARDOWN_PARENT(interop)
+{
+	accel_test_teardown(_metadata, variant);
+}
+
+TEST_F(interop, export_point_as_sync_file)
 {
 	int fd = accel_test_open(), sf, sf2, sf3;
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export_sync_file(fd, h, 3, &sf));
 	ASSERT_FALSE(fd_ready(sf));
-	ASSERT_EQ(0, sync_file_status(sf));
+	ASSERT_EQ(0, sync_file_status(_metadata, sf));
 	ASSERT_EQ(0, so_signal(fd, h, 2));
 	ASSERT_FALSE(fd_ready(sf));
 	ASSERT_EQ(0, so_signal(fd, h, 3));
 	ASSERT_TRUE(fd_ready(sf));
-	ASSERT_EQ(1, sync_file_status(sf));
+	ASSERT_EQ(1, sync_file_status(_metadata, sf));
 	/* A reached point exports signalled. */
 	ASSERT_EQ(0, so_export_sync_file(fd, h, 1, &sf2));
-	ASSERT_EQ(1, sync_file_status(sf2));
+	ASSERT_EQ(1, sync_file_status(_metadata, sf2));
 	/* A failure reaches the sync_file as its fence's error. */
 	ASSERT_EQ(0, so_export_sync_file(fd, h, 10, &sf3));
 	ASSERT_EQ(0, so_fail(fd, h, -ENOLINK));
 	ASSERT_TRUE(fd_ready(sf3));
-	ASSERT_EQ(-ENOLINK, sync_file_status(sf3));
+	ASSERT_EQ(-ENOLINK, sync_file_status(_metadata, sf3));
 	/* The sync_file outlives the syncobj and its file. */
 	ASSERT_EQ(0, close(fd));
-	ASSERT_EQ(-ENOLINK, sync_file_status(sf3));
+	ASSERT_EQ(-ENOLINK, sync_file_status(_metadata, sf3));
 }
 
-TEST(sync_file_rejects_bad_input)
+TEST_F(interop, sync_file_rejects_bad_input)
 {
 	int fd = accel_test_open(), sf, efd = open("/dev/null", O_RDONLY);
 	struct accel_syncobj_sync_file a;
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 5);
+	h = so_new(_metadata, fd, 5);
 	ASSERT_EQ(-ENOENT, so_export_sync_file(fd, h + 1, 1, &sf));
 	a = (struct accel_syncobj_sync_file){ .handle = h, .flags = 1 };
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, &a), EINVAL);
@@ -140,19 +161,19 @@ TEST(sync_file_rejects_bad_input)
 	ASSERT_EQ(0, so_export_sync_file(fd, h, 7, &sf));
 	ASSERT_EQ(-EINVAL, so_import_sync_file(fd, h, 5, sf)); /* not above the value */
 	ASSERT_EQ(-ENOENT, so_import_sync_file(fd, h + 1, 9, sf));
-	ASSERT_EQ(5, so_value(fd, h));
+	ASSERT_EQ(5, so_value(_metadata, fd, h));
 }
 
 /* One syncobj's point feeds another's through a sync_file. */
-TEST(import_our_own_sync_file)
+TEST_F(interop, import_our_own_sync_file)
 {
 	int fd = accel_test_open(), sf;
 	uint32_t a, b;
 	uint64_t sub;
 
 	ASSERT_GE(fd, 0);
-	a = so_new(fd, 0);
-	b = so_new(fd, 0);
+	a = so_new(_metadata, fd, 0);
+	b = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export_sync_file(fd, a, 4, &sf));
 	ASSERT_EQ(0, so_import_sync_file(fd, b, 2, sf));
 	ASSERT_EQ(0, so_query(fd, b, NULL, &sub, NULL));
@@ -161,10 +182,10 @@ TEST(import_our_own_sync_file)
 	ASSERT_EQ(0, so_wait1(fd, b, 2, ACCEL_WAIT_SUBMITTED, 0));
 	ASSERT_EQ(0, so_signal(fd, a, 4));
 	ASSERT_EQ(0, so_wait1(fd, b, 2, 0, in_ms(5000)));
-	ASSERT_EQ(2, so_value(fd, b));
+	ASSERT_EQ(2, so_value(_metadata, fd, b));
 }
 
-TEST(import_vgem_fence_as_point)
+TEST_F(interop, import_vgem_fence_as_point)
 {
 	struct vgem_fence_attach at = { .flags = VGEM_FENCE_WRITE };
 	struct vgem_fence_signal sig = { 0 };
@@ -174,13 +195,14 @@ TEST(import_vgem_fence_as_point)
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	vgem_buf_new(&b);
+	if (!vgem_buf_new(_metadata, &b))
+		return;
 	at.handle = b.handle;
 	ASSERT_EQ(0, drmIoctl(b.card, DRM_IOCTL_VGEM_FENCE_ATTACH, &at));
-	sf = dmabuf_export_sync_file(b.dmabuf);
-	ASSERT_EQ(0, sync_file_status(sf));
+	sf = dmabuf_export_sync_file(_metadata, b.dmabuf);
+	ASSERT_EQ(0, sync_file_status(_metadata, sf));
 
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_import_sync_file(fd, h, 7, sf));
 	ASSERT_EQ(0, so_query(fd, h, NULL, &sub, NULL));
 	ASSERT_EQ(7, sub);
@@ -190,10 +212,10 @@ TEST(import_vgem_fence_as_point)
 	sig.fence = at.out_fence;
 	ASSERT_EQ(0, drmIoctl(b.card, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sig));
 	ASSERT_EQ(0, so_wait1(fd, h, 7, 0, in_ms(5000)));
-	ASSERT_EQ(7, so_value(fd, h));
+	ASSERT_EQ(7, so_value(_metadata, fd, h));
 }
 
-TEST(export_point_into_a_dmabuf)
+TEST_F(interop, export_point_into_a_dmabuf)
 {
 	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
 	int fd = accel_test_open(), sf, out;
@@ -201,19 +223,20 @@ TEST(export_point_into_a_dmabuf)
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	vgem_buf_new(&b);
-	h = so_new(fd, 0);
+	if (!vgem_buf_new(_metadata, &b))
+		return;
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export_sync_file(fd, h, 9, &sf));
 	imp.fd = sf;
 	ASSERT_EQ(0, xioctl(b.dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp));
 	/* The dma-buf now carries our point: its writers are not done. */
-	out = dmabuf_export_sync_file(b.dmabuf);
-	ASSERT_EQ(0, sync_file_status(out));
+	out = dmabuf_export_sync_file(_metadata, b.dmabuf);
+	ASSERT_EQ(0, sync_file_status(_metadata, out));
 	ASSERT_EQ(0, so_signal(fd, h, 9));
-	ASSERT_EQ(1, sync_file_status(out));
+	ASSERT_EQ(1, sync_file_status(_metadata, out));
 	close(out);
-	out = dmabuf_export_sync_file(b.dmabuf);
-	ASSERT_EQ(1, sync_file_status(out));
+	out = dmabuf_export_sync_file(_metadata, b.dmabuf);
+	ASSERT_EQ(1, sync_file_status(_metadata, out));
 }
 
 /*
@@ -222,7 +245,7 @@ TEST(export_point_into_a_dmabuf)
  * one (compared on 32 bits, it kept 10 and was ready too early), and so
  * does a dma-buf given both: it stays busy until the later point.
  */
-TEST(points_compare_on_64_bits)
+TEST_F(interop, points_compare_on_64_bits)
 {
 	const uint64_t lo = 10, hi = 10 + (1ull << 31) + 5;
 	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
@@ -232,30 +255,31 @@ TEST(points_compare_on_64_bits)
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export_sync_file(fd, h, lo, &a));
 	ASSERT_EQ(0, so_export_sync_file(fd, h, hi, &b));
 	m.fd2 = b;
 	ASSERT_EQ(0, xioctl(a, SYNC_IOC_MERGE, &m));
-	vgem_buf_new(&vb);
+	if (!vgem_buf_new(_metadata, &vb))
+		return;
 	imp.fd = a;
 	ASSERT_EQ(0, xioctl(vb.dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp));
 	imp.fd = b;
 	ASSERT_EQ(0, xioctl(vb.dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp));
 
 	ASSERT_EQ(0, so_signal(fd, h, lo));
-	ASSERT_EQ(1, sync_file_status(a));
-	ASSERT_EQ(0, sync_file_status(b));
-	ASSERT_EQ(0, sync_file_status(m.fence));
+	ASSERT_EQ(1, sync_file_status(_metadata, a));
+	ASSERT_EQ(0, sync_file_status(_metadata, b));
+	ASSERT_EQ(0, sync_file_status(_metadata, m.fence));
 	ASSERT_FALSE(fd_ready(m.fence));
-	out = dmabuf_export_sync_file(vb.dmabuf);
-	ASSERT_EQ(0, sync_file_status(out));
+	out = dmabuf_export_sync_file(_metadata, vb.dmabuf);
+	ASSERT_EQ(0, sync_file_status(_metadata, out));
 	close(out);
 
 	ASSERT_EQ(0, so_signal(fd, h, hi));
-	ASSERT_EQ(1, sync_file_status(m.fence));
-	out = dmabuf_export_sync_file(vb.dmabuf);
-	ASSERT_EQ(1, sync_file_status(out));
+	ASSERT_EQ(1, sync_file_status(_metadata, m.fence));
+	out = dmabuf_export_sync_file(_metadata, vb.dmabuf);
+	ASSERT_EQ(1, sync_file_status(_metadata, out));
 	close(out);
 	/* The same across 2^32 and near 2^64. */
 	ASSERT_EQ(0, so_export_sync_file(fd, h, (1ull << 32) + 11, &a));
@@ -263,9 +287,9 @@ TEST(points_compare_on_64_bits)
 	m = (struct sync_merge_data){ .name = "accel-merge2", .fd2 = b };
 	ASSERT_EQ(0, xioctl(a, SYNC_IOC_MERGE, &m));
 	ASSERT_EQ(0, so_signal(fd, h, (1ull << 32) + 11));
-	ASSERT_EQ(0, sync_file_status(m.fence));
+	ASSERT_EQ(0, sync_file_status(_metadata, m.fence));
 	ASSERT_EQ(0, so_signal(fd, h, ~0ull - 1));
-	ASSERT_EQ(1, sync_file_status(m.fence));
+	ASSERT_EQ(1, sync_file_status(_metadata, m.fence));
 }
 
-TEST_HARNESS_MAIN
+ACCEL_TEST_MAIN

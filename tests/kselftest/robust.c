@@ -24,8 +24,8 @@ static const char *engine_name(const char *tag)
 	return name;
 }
 
-static uint32_t queue_new(int fd, const char *engine, uint32_t prio,
-			  uint32_t credits)
+static uint32_t queue_new(struct __test_metadata *_metadata, int fd,
+			  const char *engine, uint32_t prio, uint32_t credits)
 {
 	struct accel_queue_create a = {
 		.priority = prio, .weight = 1, .credits = credits,
@@ -105,6 +105,22 @@ static long refcnt_settles(long want, int ms)
 }
 
 /*
+ * Every test: skipped without the module, failed by a splat in the kernel
+ * log (accel_test.h).
+ */
+FIXTURE(robust) {};
+
+FIXTURE_SETUP(robust)
+{
+	accel_test_setup(_metadata, variant);
+}
+
+FIXTURE_TEARDOWN_PARENT(robust)
+{
+	accel_test_teardown(_metadata, variant);
+}
+
+/*
  * Issue 1: three threads race one syncobj. One submits, by ioctl, jobs that
  * wait on X:i and announces i; one signals X up to each announced value at
  * once; one fetches and completes every release at once. A job is then
@@ -175,7 +191,7 @@ static int submit_waits(struct race *r, int i)
 	return ret ? ret : (int)j.id;
 }
 
-TEST_TIMEOUT(submit_races_release_and_complete, 120)
+TEST_F_TIMEOUT(robust, submit_races_release_and_complete, 120)
 {
 	struct race r = { .fd = accel_test_open(), .n = 4000 };
 	pthread_t ts, te;
@@ -183,16 +199,16 @@ TEST_TIMEOUT(submit_races_release_and_complete, 120)
 	int i;
 
 	ASSERT_GE(r.fd, 0);
-	r.q = queue_new(r.fd, engine_name("race"), ACCEL_PRIORITY_NORMAL, 64);
-	r.x = so_new(r.fd, 0);
-	r.y = so_new(r.fd, 0);
+	r.q = queue_new(_metadata, r.fd, engine_name("race"), ACCEL_PRIORITY_NORMAL, 64);
+	r.x = so_new(_metadata, r.fd, 0);
+	r.y = so_new(_metadata, r.fd, 0);
 	/*
 	 * 63 waits already reached, then X:i: arming a job walks them all
 	 * after its last callback is in, which widens the window in which
 	 * the job can be released and completed under it.
 	 */
 	for (i = 0; i < ACCEL_JOB_MAX_POINTS - 1; i++)
-		r.waits[i] = (struct accel_point){ .handle = so_new(r.fd, 1), .point = 1 };
+		r.waits[i] = (struct accel_point){ .handle = so_new(_metadata, r.fd, 1), .point = 1 };
 	r.waits[ACCEL_JOB_MAX_POINTS - 1].handle = r.x;
 	ASSERT_EQ(0, pthread_create(&ts, NULL, race_signaller, &r));
 	ASSERT_EQ(0, pthread_create(&te, NULL, race_executor, &r));
@@ -251,7 +267,7 @@ static void *qrace_destroyer(void *arg)
 	return NULL;
 }
 
-TEST_TIMEOUT(queue_destroy_races_submit, 120)
+TEST_F_TIMEOUT(robust, queue_destroy_races_submit, 120)
 {
 	struct qrace r = { .fd = accel_test_open() };
 	int in = 0, refused = 0, err;
@@ -260,12 +276,12 @@ TEST_TIMEOUT(queue_destroy_races_submit, 120)
 	uint32_t y;
 
 	ASSERT_GE(r.fd, 0);
-	y = so_new(r.fd, 0);
+	y = so_new(_metadata, r.fd, 0);
 	ASSERT_EQ(0, pthread_create(&t, NULL, qrace_destroyer, &r));
 	for (int i = 1; i <= 3000 && now_ns() - t0 < 10ull * 1000000000ull; i++) {
-		uint32_t q = queue_new(r.fd, engine_name("qrace"),
+		uint32_t q = queue_new(_metadata, r.fd, engine_name("qrace"),
 				       ACCEL_PRIORITY_NORMAL, 0);
-		uint32_t sy = so_new(r.fd, 0);
+		uint32_t sy = so_new(_metadata, r.fd, 0);
 		int id;
 
 		atomic_store(&r.handle, q);
@@ -295,7 +311,7 @@ TEST_TIMEOUT(queue_destroy_races_submit, 120)
  * Issue 3: polls on ever new unreached points leave nothing behind, and
  * timed waits that give up leave at most about twice what is live.
  */
-TEST(polls_and_expired_waits_pin_no_fences)
+TEST_F(robust, polls_and_expired_waits_pin_no_fences)
 {
 	enum { N = 1024 };
 	static uint32_t hs[N];
@@ -308,7 +324,7 @@ TEST(polls_and_expired_waits_pin_no_fences)
 	before = point_fences();
 	if (before < 0)
 		SKIP(return, "no debugfs point_fences gauge (debugfs not mounted)");
-	x = so_new(fd, 0);
+	x = so_new(_metadata, fd, 0);
 	for (int i = 0; i < N; i++)
 		hs[i] = x;
 	for (int round = 0; round < 200; round++) {
@@ -333,7 +349,7 @@ TEST(polls_and_expired_waits_pin_no_fences)
 	ASSERT_EQ(0, so_destroy(fd, x));
 	ASSERT_EQ(before, point_fences());
 	/* A point a wait still holds is never swept: it still wakes. */
-	x = so_new(fd, 0);
+	x = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_signal(fd, x, 1));
 	ASSERT_EQ(0, so_wait1(fd, x, 1, 0, 0));
 	close(fd);
@@ -362,14 +378,14 @@ static void *waiter_thread(void *arg)
 	return NULL;
 }
 
-TEST(present_waiter_gets_a_failure)
+TEST_F(robust, present_waiter_gets_a_failure)
 {
 	struct waiter w = { .fd = accel_test_open(), .p = { 1, 5 } };
 	pthread_t t;
 
 	ASSERT_GE(w.fd, 0);
-	w.h[0] = so_new(w.fd, 1);
-	w.h[1] = so_new(w.fd, 0);
+	w.h[0] = so_new(_metadata, w.fd, 1);
+	w.h[1] = so_new(_metadata, w.fd, 0);
 	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
 	while (!atomic_load(&w.started))
 		usleep(1000);
@@ -381,7 +397,7 @@ TEST(present_waiter_gets_a_failure)
 	/* A later wait on the reached point sees it too. */
 	ASSERT_EQ(-EIO, so_wait1(w.fd, w.h[0], 1, 0, 0));
 	/* And the same wait is satisfied, not failed, if nothing fails. */
-	w.h[0] = so_new(w.fd, 1);
+	w.h[0] = so_new(_metadata, w.fd, 1);
 	atomic_store(&w.started, 0);
 	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
 	while (!atomic_load(&w.started))
@@ -391,7 +407,7 @@ TEST(present_waiter_gets_a_failure)
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	ASSERT_EQ(0, w.ret);
 	/* A reached point's syncobj that goes during the wait fails nothing. */
-	w.h[1] = so_new(w.fd, 0);
+	w.h[1] = so_new(_metadata, w.fd, 0);
 	atomic_store(&w.started, 0);
 	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
 	while (!atomic_load(&w.started))
@@ -409,15 +425,15 @@ TEST(present_waiter_gets_a_failure)
  * Issue 6: ids do not come back after 16,384 jobs; a stale COMPLETE of an
  * old id finds nothing and leaves the new job alone.
  */
-TEST_TIMEOUT(job_ids_do_not_come_back, 300)
+TEST_F_TIMEOUT(robust, job_ids_do_not_come_back, 300)
 {
 	int fd = accel_test_open(), first, id = 0;
 	struct accel_job_event ev;
 	uint32_t q, y;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("ids"), ACCEL_PRIORITY_NORMAL, 1);
-	y = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("ids"), ACCEL_PRIORITY_NORMAL, 1);
+	y = so_new(_metadata, fd, 0);
 	first = submit(fd, q, 0, 0, 0, 0, 0);
 	ASSERT_GT(first, 0);
 	ASSERT_EQ(1, fetch(fd, &ev, 1));
@@ -448,36 +464,40 @@ TEST_TIMEOUT(job_ids_do_not_come_back, 300)
  * 3,000 more submitted and completed one by one. Each id is new among the
  * live ones, a COMPLETE finds exactly its job, and a repeated one none.
  */
-TEST_TIMEOUT(job_ids_unique_as_the_table_grows, 300)
+TEST_F_TIMEOUT(robust, job_ids_unique_as_the_table_grows, 300)
 {
 	int fd = accel_test_open(), ids[600], id, n = 0;
 	struct accel_job_event ev[64];
 	uint32_t q;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("idgrow"), ACCEL_PRIORITY_NORMAL, 4096);
+	q = queue_new(_metadata, fd, engine_name("idgrow"), ACCEL_PRIORITY_NORMAL, 4096);
 	for (int i = 0; i < 600; i++) {
 		ids[i] = submit(fd, q, 0, 0, 0, 0, i);
 		ASSERT_GT(ids[i], 0);
-		for (int j = 0; j < i; j++)
+		for (int j = 0; j < i; j++) {
 			ASSERT_NE(ids[j], ids[i]);
+		}
 	}
 	while (n < 600) {
 		int got = fetch(fd, ev, 64);
 
 		ASSERT_GT(got, 0);
-		for (int k = 0; k < got; k++)
+		for (int k = 0; k < got; k++) {
 			ASSERT_EQ(ids[ev[k].user_data], (int)ev[k].id);
+		}
 		n += got;
 	}
 	for (int i = 0; i < 600; i++)
-		if (i % 10)
+		if (i % 10) {
 			ASSERT_EQ(0, complete(fd, ids[i], 0));
+		}
 	for (int k = 0; k < 3000; k++) {
 		id = submit(fd, q, 0, 0, 0, 0, 1000 + k);
 		ASSERT_GT(id, 0);
-		for (int j = 0; j < 600; j += 10)
+		for (int j = 0; j < 600; j += 10) {
 			ASSERT_NE(ids[j], id);
+		}
 		ASSERT_EQ(1, fetch(fd, ev, 1));
 		ASSERT_EQ(id, (int)ev[0].id);
 		ASSERT_EQ(1000 + k, ev[0].user_data);
@@ -496,7 +516,7 @@ TEST_TIMEOUT(job_ids_unique_as_the_table_grows, 300)
  * one runnable; q2 one runnable. Destroying q gives the credit to q2's
  * job, never to q's runnable one about to be cancelled.
  */
-TEST(queue_destroy_gives_the_credit_elsewhere)
+TEST_F(robust, queue_destroy_gives_the_credit_elsewhere)
 {
 	int fd = accel_test_open(), err, j1, j4;
 	const char *eng = engine_name("qd");
@@ -505,13 +525,13 @@ TEST(queue_destroy_gives_the_credit_elsewhere)
 	uint32_t q, q2, x, y1, y2, y3, y4;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, eng, ACCEL_PRIORITY_NORMAL, 1);
-	q2 = queue_new(fd, eng, ACCEL_PRIORITY_NORMAL, 0);
-	x = so_new(fd, 0);
-	y1 = so_new(fd, 0);
-	y2 = so_new(fd, 0);
-	y3 = so_new(fd, 0);
-	y4 = so_new(fd, 0);
+	q = queue_new(_metadata, fd, eng, ACCEL_PRIORITY_NORMAL, 1);
+	q2 = queue_new(_metadata, fd, eng, ACCEL_PRIORITY_NORMAL, 0);
+	x = so_new(_metadata, fd, 0);
+	y1 = so_new(_metadata, fd, 0);
+	y2 = so_new(_metadata, fd, 0);
+	y3 = so_new(_metadata, fd, 0);
+	y4 = so_new(_metadata, fd, 0);
 	j1 = submit(fd, q, 0, 0, y1, 1, 1);                /* released */
 	ASSERT_GT(j1, 0);
 	ASSERT_EQ(1, fetch(fd, ev, 8));
@@ -543,7 +563,7 @@ TEST(queue_destroy_gives_the_credit_elsewhere)
  * on an unreached point, and one waiting for a credit, is killed: their
  * promised points fail with -EOWNERDEAD, as on every producer-death path.
  */
-TEST(uring_pending_jobs_of_a_killed_process_fail_ownerdead)
+TEST_F(robust, uring_pending_jobs_of_a_killed_process_fail_ownerdead)
 {
 	int fd = accel_test_open(), sv[2], status, sfd, err;
 	uint32_t x, y, z;
@@ -551,9 +571,9 @@ TEST(uring_pending_jobs_of_a_killed_process_fail_ownerdead)
 	char c;
 
 	ASSERT_GE(fd, 0);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
-	z = so_new(fd, 0);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	z = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, pipe(sv));
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -629,7 +649,7 @@ TEST(uring_pending_jobs_of_a_killed_process_fail_ownerdead)
  * B at 1 with B:1 into A at 1: once everything is closed the module's
  * reference count falls back, so it can be unloaded.
  */
-TEST(sync_file_import_cycles_are_freed)
+TEST_F(robust, sync_file_import_cycles_are_freed)
 {
 	long base = module_refcnt();
 	int fd, sf, sf2;
@@ -639,12 +659,12 @@ TEST(sync_file_import_cycles_are_freed)
 		SKIP(return, "no /sys/module/" ACCEL_DEVICE_NAME "/refcnt");
 	fd = accel_test_open();
 	ASSERT_GE(fd, 0);
-	s = so_new(fd, 0);
+	s = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export_sync_file(fd, s, 3, &sf));
 	ASSERT_EQ(0, so_import_sync_file(fd, s, 3, sf));
 	close(sf);
-	a = so_new(fd, 0);
-	b = so_new(fd, 0);
+	a = so_new(_metadata, fd, 0);
+	b = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export_sync_file(fd, a, 1, &sf));
 	ASSERT_EQ(0, so_export_sync_file(fd, b, 1, &sf2));
 	ASSERT_EQ(0, so_import_sync_file(fd, b, 1, sf));
@@ -659,8 +679,8 @@ TEST(sync_file_import_cycles_are_freed)
 	/* An import of a point of ours still reaches its point. */
 	fd = accel_test_open();
 	ASSERT_GE(fd, 0);
-	a = so_new(fd, 0);
-	b = so_new(fd, 0);
+	a = so_new(_metadata, fd, 0);
+	b = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export_sync_file(fd, a, 2, &sf));
 	ASSERT_EQ(0, so_import_sync_file(fd, b, 7, sf));
 	close(sf);
@@ -672,7 +692,7 @@ TEST(sync_file_import_cycles_are_freed)
 	close(sf);
 	ASSERT_EQ(0, so_destroy(fd, b));
 	ASSERT_EQ(0, so_signal(fd, a, 9));
-	ASSERT_EQ(9, so_value(fd, a));
+	ASSERT_EQ(9, so_value(_metadata, fd, a));
 	ASSERT_EQ(0, close(fd));
 	ASSERT_EQ(base, refcnt_settles(base, 5000));
 }
@@ -682,7 +702,7 @@ TEST(sync_file_import_cycles_are_freed)
  * have at most max_pending_imports pending; past it -ENOSPC, and nothing
  * changes. Once they are done the room comes back.
  */
-TEST(pending_imports_are_bounded)
+TEST_F(robust, pending_imports_are_bounded)
 {
 	int fd = accel_test_open(), sf;
 	uint64_t sub;
@@ -692,11 +712,12 @@ TEST(pending_imports_are_bounded)
 	ASSERT_GE(fd, 0);
 	old = set_param("max_pending_imports", 4);
 	ASSERT_GE(old, 0);
-	a = so_new(fd, 0);
-	b = so_new(fd, 0);
+	a = so_new(_metadata, fd, 0);
+	b = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export_sync_file(fd, a, 1, &sf));
-	for (int i = 1; i <= 4; i++)
+	for (int i = 1; i <= 4; i++) {
 		ASSERT_EQ(0, so_import_sync_file(fd, b, i, sf));
+	}
 	ASSERT_EQ(-ENOSPC, so_import_sync_file(fd, b, 5, sf));
 	ASSERT_EQ(0, so_query(fd, b, NULL, &sub, NULL));
 	ASSERT_EQ(4, sub);
@@ -719,7 +740,7 @@ TEST(pending_imports_are_bounded)
  * the ioctl NOP handed errno 517 to userspace. Each is -EINVAL now and
  * changes nothing; the edges of the range still work.
  */
-TEST(kernel_internal_errnos_are_refused)
+TEST_F(robust, kernel_internal_errnos_are_refused)
 {
 	int fd = accel_test_open(), err, id;
 	struct accel_job_event ev;
@@ -727,7 +748,7 @@ TEST(kernel_internal_errnos_are_refused)
 	uint32_t h, q, y;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	for (int e = 512; e <= 530; e++) {
 		ASSERT_EQ(-EINVAL, so_fail(fd, h, -e));
 		nop.result = -e;
@@ -740,8 +761,8 @@ TEST(kernel_internal_errnos_are_refused)
 	nop.result = -531;
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_NOP, &nop), 531);
 
-	q = queue_new(fd, engine_name("errno"), ACCEL_PRIORITY_NORMAL, 0);
-	y = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("errno"), ACCEL_PRIORITY_NORMAL, 0);
+	y = so_new(_metadata, fd, 0);
 	id = submit(fd, q, 0, 0, y, 1, 0);
 	ASSERT_GT(id, 0);
 	ASSERT_EQ(1, fetch(fd, &ev, 1));
@@ -786,15 +807,16 @@ static void *churn_main(void *arg)
 	return NULL;
 }
 
-TEST(engine_name_reused_while_it_goes)
+TEST_F(robust, engine_name_reused_while_it_goes)
 {
 	struct churn c[2] = { { .fd = accel_test_open() }, { .fd = accel_test_open() } };
 	pthread_t t[2];
 
 	ASSERT_GE(c[0].fd, 0);
 	ASSERT_GE(c[1].fd, 0);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		ASSERT_EQ(0, pthread_create(&t[i], NULL, churn_main, &c[i]));
+	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	ASSERT_EQ(0, c[0].failed);
@@ -848,12 +870,17 @@ static int pp_wait(struct pp_side *w, struct io_uring *ring, uint64_t v)
 			return -1;
 		res = uring_reap1(ring, 5000, NULL);
 	}
-	if (res == 1000)
+	if (res == 1000) {
+		/* A thread may not assert: the test asserts on w->why. */
+		uint64_t value = ~0ull;
+		int err = so_query(w->fd, w->other, &value, NULL, NULL);
+
 		snprintf(w->why, sizeof(w->why),
-			 "%s wait for point %llu not answered in 5 s; the value is %llu",
+			 "%s wait for point %llu not answered in 5 s; the value is %llu%s%s",
 			 w->use_eventfd ? "eventfd" : "io_uring",
-			 (unsigned long long)v,
-			 (unsigned long long)so_value(w->fd, w->other));
+			 (unsigned long long)v, (unsigned long long)value,
+			 err ? ", QUERY failed: " : "", err ? strerror(-err) : "");
+	}
 	return res;
 }
 
@@ -899,7 +926,7 @@ static void *pp_thread(void *arg)
 	return NULL;
 }
 
-TEST_TIMEOUT(waits_racing_their_signal_are_answered, 120)
+TEST_F_TIMEOUT(robust, waits_racing_their_signal_are_answered, 120)
 {
 	int fd = accel_test_open();
 	struct pp_side side[PP_PAIRS * 2][2];
@@ -909,7 +936,7 @@ TEST_TIMEOUT(waits_racing_their_signal_are_answered, 120)
 
 	ASSERT_GE(fd, 0);
 	for (int p = 0; p < PP_PAIRS * 2; p++) {
-		uint32_t x = so_new(fd, 0), y = so_new(fd, 0);
+		uint32_t x = so_new(_metadata, fd, 0), y = so_new(_metadata, fd, 0);
 
 		for (int k = 0; k < 2; k++) {
 			side[p][k] = (struct pp_side){
@@ -935,4 +962,4 @@ TEST_TIMEOUT(waits_racing_their_signal_are_answered, 120)
 	}
 }
 
-TEST_HARNESS_MAIN
+ACCEL_TEST_MAIN

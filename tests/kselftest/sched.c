@@ -34,8 +34,9 @@ static int queue_create(int fd, const char *engine, uint32_t prio,
 	return ret;
 }
 
-static uint32_t queue_new(int fd, const char *engine, uint32_t prio,
-			  uint32_t weight, uint32_t credits)
+static uint32_t queue_new(struct __test_metadata *_metadata, int fd,
+			  const char *engine, uint32_t prio, uint32_t weight,
+			  uint32_t credits)
 {
 	uint32_t q = 0;
 
@@ -86,7 +87,8 @@ static int complete(int fd, uint32_t id, int status, uint64_t device_ns)
 }
 
 /* Take up to @max events; return how many. */
-static int fetch(int fd, struct accel_job_event *ev, uint32_t max)
+static int fetch(struct __test_metadata *_metadata, int fd,
+		 struct accel_job_event *ev, uint32_t max)
 {
 	struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = max };
 
@@ -95,13 +97,14 @@ static int fetch(int fd, struct accel_job_event *ev, uint32_t max)
 }
 
 /* The next RELEASED event within @ms, or fail the test. */
-static struct accel_job_event next_release(int fd, int ms)
+static struct accel_job_event next_release(struct __test_metadata *_metadata,
+					   int fd, int ms)
 {
 	struct accel_job_event ev;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	for (int i = 0; i < ms; i++) {
-		if (fetch(fd, &ev, 1) == 1) {
+		if (fetch(_metadata, fd, &ev, 1) == 1) {
 			ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev.type);
 			return ev;
 		}
@@ -112,15 +115,31 @@ static struct accel_job_event next_release(int fd, int ms)
 	return ev;
 }
 
-static void expect_no_event(int fd)
+static void expect_no_event(struct __test_metadata *_metadata, int fd)
 {
 	struct accel_job_event ev;
 
 	usleep(20000);
-	ASSERT_EQ(0, fetch(fd, &ev, 1));
+	ASSERT_EQ(0, fetch(_metadata, fd, &ev, 1));
 }
 
-TEST(queue_create_rejects_bad_input)
+/*
+ * Every test: skipped without the module, failed by a splat in the kernel
+ * log (accel_test.h).
+ */
+FIXTURE(sched) {};
+
+FIXTURE_SETUP(sched)
+{
+	accel_test_setup(_metadata, variant);
+}
+
+FIXTURE_TEARDOWN_PARENT(sched)
+{
+	accel_test_teardown(_metadata, variant);
+}
+
+TEST_F(sched, queue_create_rejects_bad_input)
 {
 	int fd = accel_test_open();
 	const char *e = engine_name("bad");
@@ -156,7 +175,7 @@ TEST(queue_create_rejects_bad_input)
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d), ENOENT);
 }
 
-TEST(release_complete_reaches_points)
+TEST_F(sched, release_complete_reaches_points)
 {
 	int fd = accel_test_open(), id;
 	struct accel_job_event ev;
@@ -164,8 +183,8 @@ TEST(release_complete_reaches_points)
 	uint64_t sub;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("rc"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("rc"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
 	ASSERT_FALSE(fd_ready(fd));
 	id = submit(fd, q, NOPTS, PTS(P(x, 3)), 77, 0);
 	ASSERT_GT(id, 0);
@@ -173,25 +192,25 @@ TEST(release_complete_reaches_points)
 	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
 	ASSERT_EQ(3, sub);
 	ASSERT_TRUE(fd_ready(fd)); /* poll says an event waits */
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ(77, ev.user_data);
 	ASSERT_EQ((uint32_t)id, ev.id);
-	ASSERT_EQ(0, so_value(fd, x));
+	ASSERT_EQ(0, so_value(_metadata, fd, x));
 	ASSERT_EQ(0, complete(fd, id, 0, 1000));
-	ASSERT_EQ(3, so_value(fd, x));
+	ASSERT_EQ(3, so_value(_metadata, fd, x));
 	ASSERT_EQ(-ENOENT, complete(fd, id, 0, 0)); /* completed once */
 }
 
-TEST(complete_with_error_fails_points)
+TEST_F(sched, complete_with_error_fails_points)
 {
 	int fd = accel_test_open(), id, err;
 	uint32_t q, x;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("ce"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("ce"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
 	id = submit(fd, q, NOPTS, PTS(P(x, 1)), 0, 0);
-	next_release(fd, 1000);
+	next_release(_metadata, fd, 1000);
 	ASSERT_EQ(-EINVAL, complete(fd, id, 1, 0));
 	ASSERT_EQ(-EINVAL, complete(fd, id, -5000, 0));
 	ASSERT_EQ(0, complete(fd, id, -EIO, 0));
@@ -200,7 +219,7 @@ TEST(complete_with_error_fails_points)
 }
 
 /* Released and not completed never exceeds the engine's credits. */
-TEST(credit_limit_is_never_exceeded)
+TEST_F(sched, credit_limit_is_never_exceeded)
 {
 	enum { N = 12, CREDITS = 3 };
 	int fd = accel_test_open(), in_flight = 0, done = 0;
@@ -208,14 +227,15 @@ TEST(credit_limit_is_never_exceeded)
 	uint32_t q, ids[N], nids = 0;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("cr"), ACCEL_PRIORITY_NORMAL, 1, CREDITS);
-	for (int i = 0; i < N; i++)
+	q = queue_new(_metadata, fd, engine_name("cr"), ACCEL_PRIORITY_NORMAL, 1, CREDITS);
+	for (int i = 0; i < N; i++) {
 		ASSERT_GT(submit(fd, q, NOPTS, NOPTS, i, 0), 0);
+	}
 	while (done < N) {
 		int n;
 
 		usleep(5000);
-		n = fetch(fd, ev, N);
+		n = fetch(_metadata, fd, ev, N);
 		for (int i = 0; i < n; i++)
 			ids[nids++] = ev[i].id;
 		in_flight += n;
@@ -230,85 +250,86 @@ TEST(credit_limit_is_never_exceeded)
 	}
 }
 
-TEST(no_head_of_line_blocking)
+TEST_F(sched, no_head_of_line_blocking)
 {
 	int fd = accel_test_open(), a, b, c;
 	struct accel_job_event ev;
 	uint32_t q, x;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("hol"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("hol"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
 	a = submit(fd, q, PTS(P(x, 1)), NOPTS, 'a', 0); /* blocked */
 	b = submit(fd, q, NOPTS, NOPTS, 'b', 0);         /* independent */
 	ASSERT_GT(a, 0);
 	ASSERT_GT(b, 0);
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ('b', ev.user_data);
-	expect_no_event(fd);
+	expect_no_event(_metadata, fd);
 	ASSERT_EQ(0, complete(fd, b, 0, 0));
 	/* A later job reaches the first one's point; then the first runs. */
 	c = submit(fd, q, NOPTS, PTS(P(x, 1)), 'c', 0);
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ('c', ev.user_data);
 	ASSERT_EQ(0, complete(fd, c, 0, 0));
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ('a', ev.user_data);
 	ASSERT_EQ(0, complete(fd, a, 0, 0));
 }
 
-TEST(fifo_among_runnable_jobs)
+TEST_F(sched, fifo_among_runnable_jobs)
 {
 	int fd = accel_test_open();
 	uint32_t q;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("fifo"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	for (int i = 0; i < 6; i++)
-		ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 100 + i, 0), 0);
+	q = queue_new(_metadata, fd, engine_name("fifo"), ACCEL_PRIORITY_NORMAL, 1, 1);
 	for (int i = 0; i < 6; i++) {
-		struct accel_job_event ev = next_release(fd, 1000);
+		ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 100 + i, 0), 0);
+	}
+	for (int i = 0; i < 6; i++) {
+		struct accel_job_event ev = next_release(_metadata, fd, 1000);
 
 		ASSERT_EQ(100 + i, ev.user_data);
 		ASSERT_EQ(0, complete(fd, ev.id, 0, 0));
 	}
 }
 
-TEST(failed_wait_cancels_the_job)
+TEST_F(sched, failed_wait_cancels_the_job)
 {
 	int fd = accel_test_open(), err;
 	uint32_t q, x, y;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("fw"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("fw"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
 	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 0, 0), 0);
 	ASSERT_EQ(0, so_fail(fd, x, -EIO));
 	ASSERT_EQ(-EIO, so_wait1(fd, y, 1, 0, in_ms(5000)));
 	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
 	ASSERT_EQ(-EIO, err);
-	expect_no_event(fd); /* never released */
+	expect_no_event(_metadata, fd); /* never released */
 	/* Waiting on an already failed point: refused at once, not run. */
-	uint32_t z = so_new(fd, 0);
+	uint32_t z = so_new(_metadata, fd, 0);
 	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), PTS(P(z, 1)), 0, 0), 0);
 	ASSERT_EQ(-EIO, so_wait1(fd, z, 1, 0, in_ms(5000)));
-	expect_no_event(fd);
+	expect_no_event(_metadata, fd);
 }
 
-TEST(timeout_fails_the_job_and_refuses_late_complete)
+TEST_F(sched, timeout_fails_the_job_and_refuses_late_complete)
 {
 	int fd = accel_test_open(), id;
 	struct accel_job_event ev;
 	uint32_t q, x;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("to"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("to"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
 	id = submit(fd, q, NOPTS, PTS(P(x, 1)), 5, 100 * 1000000ull);
-	next_release(fd, 1000);
+	next_release(_metadata, fd, 1000);
 	ASSERT_EQ(-ETIMEDOUT, so_wait1(fd, x, 1, 0, in_ms(10000)));
-	for (int i = 0; i < 1000 && fetch(fd, &ev, 1) == 0; i++)
+	for (int i = 0; i < 1000 && fetch(_metadata, fd, &ev, 1) == 0; i++)
 		usleep(1000);
 	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
 	ASSERT_EQ((uint32_t)id, ev.id);
@@ -318,36 +339,36 @@ TEST(timeout_fails_the_job_and_refuses_late_complete)
 	ASSERT_EQ(-ENOENT, complete(fd, id, 0, 0));
 	/* Its credit came back. */
 	ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 6, 0), 0);
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ(6, ev.user_data);
 }
 
-TEST(chain_across_queues)
+TEST_F(sched, chain_across_queues)
 {
 	int fd = accel_test_open(), j1, j2;
 	struct accel_job_event ev;
 	uint32_t q1, q2, x, y;
 
 	ASSERT_GE(fd, 0);
-	q1 = queue_new(fd, engine_name("ch1"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	q2 = queue_new(fd, engine_name("ch2"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
+	q1 = queue_new(_metadata, fd, engine_name("ch1"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	q2 = queue_new(_metadata, fd, engine_name("ch2"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
 	/* Submitted consumer first: wait-before-signal inside the kernel. */
 	j2 = submit(fd, q2, PTS(P(x, 1)), PTS(P(y, 1)), 2, 0);
-	expect_no_event(fd);
+	expect_no_event(_metadata, fd);
 	j1 = submit(fd, q1, NOPTS, PTS(P(x, 1)), 1, 0);
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ(1, ev.user_data);
-	expect_no_event(fd);
+	expect_no_event(_metadata, fd);
 	ASSERT_EQ(0, complete(fd, j1, 0, 0));
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ(2, ev.user_data);
 	ASSERT_EQ(0, complete(fd, j2, 0, 0));
 	ASSERT_EQ(0, so_wait1(fd, y, 1, 0, in_ms(1000)));
 }
 
-TEST(high_priority_is_released_first)
+TEST_F(sched, high_priority_is_released_first)
 {
 	int fd = accel_test_open(), blocker;
 	struct accel_job_event ev;
@@ -355,23 +376,24 @@ TEST(high_priority_is_released_first)
 	uint32_t hi, lo, no;
 
 	ASSERT_GE(fd, 0);
-	lo = queue_new(fd, e, ACCEL_PRIORITY_LOW, 1, 1);
-	no = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1, 0);
-	hi = queue_new(fd, e, ACCEL_PRIORITY_HIGH, 1, 0);
+	lo = queue_new(_metadata, fd, e, ACCEL_PRIORITY_LOW, 1, 1);
+	no = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 0);
+	hi = queue_new(_metadata, fd, e, ACCEL_PRIORITY_HIGH, 1, 0);
 	blocker = submit(fd, lo, NOPTS, NOPTS, 0, 0);
-	next_release(fd, 1000);
-	for (int i = 0; i < 4; i++)
+	next_release(_metadata, fd, 1000);
+	for (int i = 0; i < 4; i++) {
 		ASSERT_GT(submit(fd, lo, NOPTS, NOPTS, 10 + i, 0), 0);
+	}
 	ASSERT_GT(submit(fd, no, NOPTS, NOPTS, 20, 0), 0);
 	ASSERT_GT(submit(fd, hi, NOPTS, NOPTS, 30, 0), 0);
 	ASSERT_EQ(0, complete(fd, blocker, 0, 0));
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ(30, ev.user_data);
 	ASSERT_EQ(0, complete(fd, ev.id, 0, 0));
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ(20, ev.user_data);
 	ASSERT_EQ(0, complete(fd, ev.id, 0, 0));
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ(10, ev.user_data);
 }
 
@@ -379,7 +401,7 @@ TEST(high_priority_is_released_first)
  * Two normal queues, weights 1:3, both always runnable on a one-credit
  * engine: their shares of engine time stay within 10% of 1:3.
  */
-TEST_TIMEOUT(fair_share_follows_weights, 120)
+TEST_F_TIMEOUT(sched, fair_share_follows_weights, 120)
 {
 	enum { JOBS = 400, DEPTH = 16 };
 	int fd = accel_test_open(), count[2] = { 0, 0 }, queued[2] = { 0, 0 };
@@ -388,13 +410,14 @@ TEST_TIMEOUT(fair_share_follows_weights, 120)
 	uint64_t busy[2] = { 0, 0 };
 
 	ASSERT_GE(fd, 0);
-	q[0] = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
-	q[1] = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 3, 0);
+	q[0] = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
+	q[1] = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 3, 0);
 	for (int k = 0; k < 2; k++)
-		for (int i = 0; i < DEPTH; i++, queued[k]++)
+		for (int i = 0; i < DEPTH; i++, queued[k]++) {
 			ASSERT_GT(submit(fd, q[k], NOPTS, NOPTS, k, 0), 0);
+		}
 	for (int n = 0; n < JOBS; n++) {
-		struct accel_job_event ev = next_release(fd, 1000);
+		struct accel_job_event ev = next_release(_metadata, fd, 1000);
 		int k = (int)ev.user_data;
 		/* Jobs of different lengths: shares are of time, not counts. */
 		uint64_t ns = k ? 700000 : 1300000;
@@ -410,7 +433,7 @@ TEST_TIMEOUT(fair_share_follows_weights, 120)
 	ASSERT_TRUE(share > 0.75 * 0.9 && share < 0.75 * 1.1);
 }
 
-TEST(bad_job_input_changes_nothing)
+TEST_F(sched, bad_job_input_changes_nothing)
 {
 	int fd = accel_test_open();
 	struct accel_job j;
@@ -420,8 +443,8 @@ TEST(bad_job_input_changes_nothing)
 	char raw[64] __attribute__((aligned(8)));
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("bad-job"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 5);
+	q = queue_new(_metadata, fd, engine_name("bad-job"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 5);
 	ASSERT_EQ(-ENOENT, submit(fd, q + 9, NOPTS, PTS(P(x, 6)), 0, 0));
 	ASSERT_EQ(-ENOENT, submit(fd, q, PTS(P(x + 9, 1)), PTS(P(x, 6)), 0, 0));
 	ASSERT_EQ(-ENOENT, submit(fd, q, NOPTS, PTS(P(x, 6), P(x + 9, 1)), 0, 0));
@@ -458,7 +481,7 @@ TEST(bad_job_input_changes_nothing)
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EFAULT);
 	j.waits = (uintptr_t)(raw + 4);
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
-	expect_no_event(fd);
+	expect_no_event(_metadata, fd);
 
 	/* COMPLETE and FETCH. */
 	ASSERT_EQ(-ENOENT, complete(fd, 12345, 0, 0));
@@ -472,7 +495,7 @@ TEST(bad_job_input_changes_nothing)
 }
 
 /* A batch stops at the first bad job and says how far it got. */
-TEST(batch_submit_reports_progress)
+TEST_F(sched, batch_submit_reports_progress)
 {
 	int fd = accel_test_open();
 	struct accel_job j[3];
@@ -480,15 +503,15 @@ TEST(batch_submit_reports_progress)
 	uint32_t q;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("batch"), ACCEL_PRIORITY_NORMAL, 1, 4);
+	q = queue_new(_metadata, fd, engine_name("batch"), ACCEL_PRIORITY_NORMAL, 1, 4);
 	job_fill(&j[0], q, &NOPTS, &NOPTS, 1);
 	job_fill(&j[1], q + 5, &NOPTS, &NOPTS, 2);
 	job_fill(&j[2], q, &NOPTS, &NOPTS, 3);
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), ENOENT);
 	ASSERT_EQ(1, a.submitted);
 	ASSERT_NE(0, j[0].id);
-	ASSERT_EQ(1, next_release(fd, 1000).user_data);
-	expect_no_event(fd);
+	ASSERT_EQ(1, next_release(_metadata, fd, 1000).user_data);
+	expect_no_event(_metadata, fd);
 	/* A whole batch in one call. */
 	j[1].queue = q;
 	a = (struct accel_job_submit){ .jobs = (uintptr_t)j, .count = 3 };
@@ -496,7 +519,7 @@ TEST(batch_submit_reports_progress)
 	ASSERT_EQ(3, a.submitted);
 }
 
-TEST(limits)
+TEST_F(sched, limits)
 {
 	int fd = accel_test_open(), ret;
 	long old;
@@ -516,14 +539,15 @@ TEST(limits)
 	ASSERT_EQ(-EMFILE, ret);
 
 	old = set_param("max_jobs", 3);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		ASSERT_GT(submit(fd, q, NOPTS, NOPTS, i, 0), 0);
+	}
 	ret = submit(fd, q, NOPTS, NOPTS, 3, 0);
 	set_param("max_jobs", old);
 	ASSERT_EQ(-ENOSPC, ret);
 }
 
-TEST(fdinfo_reports_engine_time)
+TEST_F(sched, fdinfo_reports_engine_time)
 {
 	int fd = accel_test_open(), ffd, id;
 	const char *e = engine_name("fdi");
@@ -532,12 +556,12 @@ TEST(fdinfo_reports_engine_time)
 	ssize_t n;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
+	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
 	id = submit(fd, q, NOPTS, NOPTS, 0, 0);
-	next_release(fd, 1000);
+	next_release(_metadata, fd, 1000);
 	ASSERT_EQ(0, complete(fd, id, 0, 5000));
 	id = submit(fd, q, NOPTS, NOPTS, 0, 0);
-	next_release(fd, 1000);
+	next_release(_metadata, fd, 1000);
 	ASSERT_EQ(0, complete(fd, id, 0, 2500));
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	ffd = open(path, O_RDONLY);
@@ -551,7 +575,7 @@ TEST(fdinfo_reports_engine_time)
 	ASSERT_NE(NULL, strstr(buf, want));
 }
 
-TEST(debugfs_lists_engines)
+TEST_F(sched, debugfs_lists_engines)
 {
 	int fd = accel_test_open(), dfd;
 	const char *e = engine_name("dbg");
@@ -559,7 +583,7 @@ TEST(debugfs_lists_engines)
 	ssize_t n;
 
 	ASSERT_GE(fd, 0);
-	queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1, 7);
+	queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 7);
 	dfd = open("/sys/kernel/debug/accelsched/engines", O_RDONLY);
 	if (dfd < 0)
 		SKIP(return, "debugfs is not mounted");
@@ -570,16 +594,16 @@ TEST(debugfs_lists_engines)
 	ASSERT_NE(NULL, strstr(buf, want));
 }
 
-TEST(queue_destroy_cancels_its_jobs)
+TEST_F(sched, queue_destroy_cancels_its_jobs)
 {
 	int fd = accel_test_open(), err;
 	struct accel_queue_destroy d;
 	uint32_t q, x, y;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("qd"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("qd"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
 	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 0, 0), 0);
 	d = (struct accel_queue_destroy){ .handle = q };
 	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
@@ -590,27 +614,27 @@ TEST(queue_destroy_cancels_its_jobs)
 }
 
 /* A file closed with jobs in every state: their points fail -EOWNERDEAD. */
-TEST(close_fails_promised_points)
+TEST_F(sched, close_fails_promised_points)
 {
 	int fd = accel_test_open(), exe = accel_test_open(), sfd, err;
 	uint32_t q, x, y, z, xs, ys, zs;
 
 	ASSERT_GE(fd, 0);
 	ASSERT_GE(exe, 0);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
-	z = so_new(fd, 0);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	z = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export(fd, x, &sfd));
 	ASSERT_EQ(0, so_import(exe, sfd, &xs));
 	ASSERT_EQ(0, so_export(fd, y, &sfd));
 	ASSERT_EQ(0, so_import(exe, sfd, &ys));
 	ASSERT_EQ(0, so_export(fd, z, &sfd));
 	ASSERT_EQ(0, so_import(exe, sfd, &zs));
-	q = queue_new(exe, engine_name("close"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	q = queue_new(_metadata, exe, engine_name("close"), ACCEL_PRIORITY_NORMAL, 1, 1);
 	ASSERT_GT(submit(exe, q, NOPTS, PTS(P(xs, 1)), 0, 0), 0);  /* released */
 	ASSERT_GT(submit(exe, q, NOPTS, PTS(P(ys, 1)), 0, 0), 0);  /* runnable */
 	ASSERT_GT(submit(exe, q, PTS(P(zs, 9)), PTS(P(zs, 10)), 0, 0), 0); /* pending */
-	next_release(exe, 1000);
+	next_release(_metadata, exe, 1000);
 	ASSERT_EQ(0, close(exe));
 	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, x, 1, 0, in_ms(5000)));
 	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
@@ -625,7 +649,7 @@ TEST(close_fails_promised_points)
  * wakes with -EOWNERDEAD instead of hanging. And a dependency chain across
  * processes: the consumer's job waits on the producer's point.
  */
-TEST(producer_killed_consumer_wakes)
+TEST_F(sched, producer_killed_consumer_wakes)
 {
 	int fd = accel_test_open(), sv[2], sfd, status, err;
 	uint32_t x, y, q;
@@ -633,9 +657,9 @@ TEST(producer_killed_consumer_wakes)
 	char c;
 
 	ASSERT_GE(fd, 0);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
-	q = queue_new(fd, engine_name("kill-c"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	q = queue_new(_metadata, fd, engine_name("kill-c"), ACCEL_PRIORITY_NORMAL, 1, 1);
 	/* Consumer job, here: waits on the producer's point. */
 	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 0, 0), 0);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
@@ -675,7 +699,7 @@ TEST(producer_killed_consumer_wakes)
 	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, y, 1, 0, in_ms(5000)));
 	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
 	ASSERT_EQ(-EOWNERDEAD, err);
-	expect_no_event(fd);
+	expect_no_event(_metadata, fd);
 }
 
 static struct io_uring_sqe *uring_submit_prep(struct io_uring *ring, int fd,
@@ -698,7 +722,7 @@ static void uring_complete_prep(struct io_uring *ring, int fd,
 	sqe->user_data = ud;
 }
 
-TEST(uring_submit_and_complete)
+TEST_F(sched, uring_submit_and_complete)
 {
 	int fd = accel_test_open(), res;
 	struct accel_job j1, j2;
@@ -709,8 +733,8 @@ TEST(uring_submit_and_complete)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	q = queue_new(fd, engine_name("ur"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("ur"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
 	job_fill(&j1, q, &NOPTS, &PTS(P(x, 1)), 0);
 	job_fill(&j2, q, &NOPTS, &PTS(P(x, 2)), 0);
 	uring_submit_prep(&ring, fd, &j1, 1);
@@ -729,18 +753,18 @@ TEST(uring_submit_and_complete)
 	int got = 0;
 	for (int i = 0; i < 2; i++) {
 		res = uring_reap1(&ring, 5000, &ud);
-		if (ud == 3)
+		if (ud == 3) {
 			ASSERT_EQ(0, res);
-		else {
+		} else {
 			ASSERT_EQ(2, ud);
 			ASSERT_GT(res, 0);
 			got = res;
 		}
 	}
 	ASSERT_GT(got, 0);
-	ASSERT_EQ(1, so_value(fd, x));
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
 	ASSERT_EQ(0, complete(fd, got & ACCEL_JOB_RES_ID_MASK, 0, 0));
-	ASSERT_EQ(2, so_value(fd, x));
+	ASSERT_EQ(2, so_value(_metadata, fd, x));
 	/* Refused submissions complete at once with the error. */
 	j1.queue = q + 40;
 	uring_submit_prep(&ring, fd, &j1, 4);
@@ -755,7 +779,7 @@ TEST(uring_submit_and_complete)
  * in transit is answered from task work too (else its CQE could pass the
  * earlier one's). With nothing in transit, a release is answered at once.
  */
-TEST(uring_release_cqes_carry_their_order)
+TEST_F(sched, uring_release_cqes_carry_their_order)
 {
 	int fd = accel_test_open(), res;
 	struct accel_job j[5];
@@ -767,8 +791,8 @@ TEST(uring_release_cqes_carry_their_order)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(16, &ring, IORING_SETUP_CQE32));
-	q = queue_new(fd, engine_name("urseq"), ACCEL_PRIORITY_NORMAL, 1, 2);
-	x = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("urseq"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(_metadata, fd, 0);
 	for (int i = 0; i < 5; i++) {
 		sig[i] = PTS(P(x, i + 1));
 		job_fill(&j[i], q, &NOPTS, &sig[i], 0);
@@ -820,13 +844,13 @@ TEST(uring_release_cqes_carry_their_order)
 	ASSERT_GT(res, 0);
 	ASSERT_EQ(0, x1);
 	ASSERT_EQ(0, complete(fd, res, 0, 0));
-	ASSERT_EQ(5, so_value(fd, x));
+	ASSERT_EQ(5, so_value(_metadata, fd, x));
 	io_uring_queue_exit(&ring);
 	close(fd);
 }
 
 /* Releases of ioctl submissions (events) take no number. */
-TEST(uring_release_order_skips_ioctl_releases)
+TEST_F(sched, uring_release_order_skips_ioctl_releases)
 {
 	int fd = accel_test_open(), res, b;
 	struct accel_job ja, jc;
@@ -838,8 +862,8 @@ TEST(uring_release_order_skips_ioctl_releases)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_CQE32));
-	q = queue_new(fd, engine_name("urseq2"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("urseq2"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
 	sa = PTS(P(x, 1));
 	sc = PTS(P(x, 3));
 	job_fill(&ja, q, &NOPTS, &sa, 0);
@@ -854,7 +878,7 @@ TEST(uring_release_order_skips_ioctl_releases)
 	uring_submit_prep(&ring, fd, &jc, 3);
 	ASSERT_EQ(1, io_uring_submit(&ring));
 	ASSERT_EQ(0, complete(fd, res, 0, 0));
-	ev = next_release(fd, 5000);
+	ev = next_release(_metadata, fd, 5000);
 	ASSERT_EQ(7, ev.user_data);
 	ASSERT_EQ(b, ev.id);
 	ASSERT_EQ(0, complete(fd, b, 0, 0));
@@ -863,7 +887,7 @@ TEST(uring_release_order_skips_ioctl_releases)
 	ASSERT_GT(res, 0);
 	ASSERT_EQ(ACCEL_URING_SEQ_VALID | 1, x1);
 	ASSERT_EQ(0, complete(fd, res, 0, 0));
-	ASSERT_EQ(3, so_value(fd, x));
+	ASSERT_EQ(3, so_value(_metadata, fd, x));
 	io_uring_queue_exit(&ring);
 	close(fd);
 }
@@ -873,7 +897,7 @@ TEST(uring_release_order_skips_ioctl_releases)
  * released at once, one that waits for the credit and is released by a
  * COMPLETE, one refused. Each gets its CQE.
  */
-TEST(uring_submit_from_io_wq)
+TEST_F(sched, uring_submit_from_io_wq)
 {
 	int fd = accel_test_open(), res, a = 0, b = 0;
 	struct accel_job j1, j2, bad;
@@ -884,8 +908,8 @@ TEST(uring_submit_from_io_wq)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	q = queue_new(fd, engine_name("urwq"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("urwq"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
 	s1 = PTS(P(x, 1));
 	s2 = PTS(P(x, 2));
 	job_fill(&j1, q, &NOPTS, &s1, 0);
@@ -908,7 +932,7 @@ TEST(uring_submit_from_io_wq)
 	ASSERT_GT(res, 0);
 	b = res;
 	ASSERT_EQ(0, complete(fd, b, 0, 0));
-	ASSERT_EQ(2, so_value(fd, x));
+	ASSERT_EQ(2, so_value(_metadata, fd, x));
 	io_uring_sqe_set_flags(uring_submit_prep(&ring, fd, &bad, 3), IOSQE_ASYNC);
 	ASSERT_EQ(1, io_uring_submit(&ring));
 	ASSERT_EQ(-ENOENT, uring_reap1(&ring, 5000, &ud));
@@ -937,7 +961,7 @@ static struct io_uring_sqe *uring_inline_prep(struct io_uring *ring, int fd,
  * pending for a credit and for a wait, its three points (one wait, two
  * signals) honoured, and the same from io-wq, which copies the SQE.
  */
-TEST(uring_inline_submit_and_complete)
+TEST_F(sched, uring_inline_submit_and_complete)
 {
 	int fd = accel_test_open(), a, b, c;
 	struct io_uring ring;
@@ -946,10 +970,10 @@ TEST(uring_inline_submit_and_complete)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
-	q = queue_new(fd, engine_name("uri"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
-	z = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("uri"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	z = so_new(_metadata, fd, 0);
 	struct accel_uring_job ja = {
 		.user_data = 11, .queue = q, .nsignals = 1,
 		.points = { P(x, 1) },
@@ -970,15 +994,15 @@ TEST(uring_inline_submit_and_complete)
 	ASSERT_EQ((1ull << 63) + 5, sub);
 	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
 	ASSERT_EQ(0, complete(fd, a & ACCEL_JOB_RES_ID_MASK, 0, 0));
-	ASSERT_EQ(1, so_value(fd, x));
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
 	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
 	ASSERT_EQ(0, so_signal(fd, y, 1));
 	b = uring_reap1(&ring, 5000, &ud);
 	ASSERT_EQ(2, ud);
 	ASSERT_GT(b, 0);
 	ASSERT_EQ(0, complete(fd, b & ACCEL_JOB_RES_ID_MASK, 0, 0));
-	ASSERT_EQ(2, so_value(fd, x));
-	ASSERT_EQ((1ull << 63) + 5, so_value(fd, z));
+	ASSERT_EQ(2, so_value(_metadata, fd, x));
+	ASSERT_EQ((1ull << 63) + 5, so_value(_metadata, fd, z));
 	/* From io-wq. */
 	ja.points[0] = (struct accel_point)P(x, 3);
 	io_uring_sqe_set_flags(uring_inline_prep(&ring, fd, &ja, 3), IOSQE_ASYNC);
@@ -987,7 +1011,7 @@ TEST(uring_inline_submit_and_complete)
 	ASSERT_EQ(3, ud);
 	ASSERT_GT(c, 0);
 	ASSERT_EQ(0, complete(fd, c & ACCEL_JOB_RES_ID_MASK, 0, 0));
-	ASSERT_EQ(3, so_value(fd, x));
+	ASSERT_EQ(3, so_value(_metadata, fd, x));
 	io_uring_queue_exit(&ring);
 	close(fd);
 }
@@ -997,7 +1021,7 @@ TEST(uring_inline_submit_and_complete)
  * point promised, no credit taken, no id spent (the next good job is
  * released at once).
  */
-TEST(uring_inline_bad_input_changes_nothing)
+TEST_F(sched, uring_inline_bad_input_changes_nothing)
 {
 	int fd = accel_test_open(), res;
 	struct io_uring small, ring;
@@ -1007,8 +1031,8 @@ TEST(uring_inline_bad_input_changes_nothing)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &small, 0));
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
-	q = queue_new(fd, engine_name("urib"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	x = so_new(fd, 5);
+	q = queue_new(_metadata, fd, engine_name("urib"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 5);
 	const struct accel_uring_job good = {
 		.queue = q, .nsignals = 1, .points = { P(x, 6) },
 	};
@@ -1071,7 +1095,7 @@ TEST(uring_inline_bad_input_changes_nothing)
 	res = uring_reap1(&ring, 5000, NULL);
 	ASSERT_GT(res, 0);
 	ASSERT_EQ(0, complete(fd, res & ACCEL_JOB_RES_ID_MASK, 0, 0));
-	ASSERT_EQ(6, so_value(fd, x));
+	ASSERT_EQ(6, so_value(_metadata, fd, x));
 	io_uring_queue_exit(&small);
 	io_uring_queue_exit(&ring);
 	close(fd);
@@ -1079,7 +1103,7 @@ TEST(uring_inline_bad_input_changes_nothing)
 
 /* A process with a SUBMIT pending (no credit) that dies exits promptly,
  * and the points its job promised fail. */
-TEST(uring_submit_pending_at_sigkill)
+TEST_F(sched, uring_submit_pending_at_sigkill)
 {
 	int fd = accel_test_open(), pipefd[2], status, sfd, err;
 	uint32_t x;
@@ -1087,7 +1111,7 @@ TEST(uring_submit_pending_at_sigkill)
 	char c;
 
 	ASSERT_GE(fd, 0);
-	x = so_new(fd, 0);
+	x = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_export(fd, x, &sfd));
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
@@ -1137,47 +1161,47 @@ TEST(uring_submit_pending_at_sigkill)
  * points are reached only after its waits are, whatever order the executor
  * completes them in.
  */
-TEST(pipelined_release_and_ordering)
+TEST_F(sched, pipelined_release_and_ordering)
 {
 	int fd = accel_test_open(), a, b;
 	struct accel_job_event ev;
 	uint32_t q, x, y;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("pipe"), ACCEL_PRIORITY_NORMAL, 1, 2);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("pipe"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
 	a = submit(fd, q, NOPTS, PTS(P(x, 1)), 'a', 0);
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ('a', ev.user_data);
 	ASSERT_EQ(0, ev.flags);
 	b = submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 'b', 0);
-	ev = next_release(fd, 1000); /* before x:1 is reached */
+	ev = next_release(_metadata, fd, 1000); /* before x:1 is reached */
 	ASSERT_EQ('b', ev.user_data);
 	ASSERT_EQ(ACCEL_JOB_RES_PIPELINED, ev.flags);
-	ASSERT_EQ(0, so_value(fd, x));
+	ASSERT_EQ(0, so_value(_metadata, fd, x));
 	/* Completed out of order: y waits for x. */
 	ASSERT_EQ(0, complete(fd, b, 0, 0));
 	ASSERT_EQ(-ETIME, so_wait1(fd, y, 1, 0, in_ms(50)));
 	ASSERT_EQ(0, complete(fd, a, 0, 0));
 	ASSERT_EQ(0, so_wait1(fd, y, 1, 0, in_ms(5000)));
-	ASSERT_EQ(1, so_value(fd, x));
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
 }
 
-TEST(pipelined_job_inherits_a_failure)
+TEST_F(sched, pipelined_job_inherits_a_failure)
 {
 	int fd = accel_test_open(), a, b, err;
 	struct accel_job_event ev;
 	uint32_t q, x, y;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, engine_name("pipef"), ACCEL_PRIORITY_NORMAL, 1, 2);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("pipef"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
 	a = submit(fd, q, NOPTS, PTS(P(x, 1)), 'a', 0);
-	next_release(fd, 1000);
+	next_release(_metadata, fd, 1000);
 	b = submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 'b', 0);
-	ev = next_release(fd, 1000);
+	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ(ACCEL_JOB_RES_PIPELINED, ev.flags);
 	ASSERT_EQ(0, complete(fd, a, -EIO, 0));
 	ASSERT_EQ(0, complete(fd, b, 0, 0)); /* it "ran", but its input failed */
@@ -1187,32 +1211,32 @@ TEST(pipelined_job_inherits_a_failure)
 }
 
 /* Not pipelined: the promiser is on another engine, or not released. */
-TEST(no_pipelining_across_engines_or_before_release)
+TEST_F(sched, no_pipelining_across_engines_or_before_release)
 {
 	int fd = accel_test_open(), a;
 	struct accel_job_event ev;
 	uint32_t q1, q2, x, y, z;
 
 	ASSERT_GE(fd, 0);
-	q1 = queue_new(fd, engine_name("np1"), ACCEL_PRIORITY_NORMAL, 1, 1);
-	q2 = queue_new(fd, engine_name("np2"), ACCEL_PRIORITY_NORMAL, 1, 2);
-	x = so_new(fd, 0);
-	y = so_new(fd, 0);
-	z = so_new(fd, 0);
+	q1 = queue_new(_metadata, fd, engine_name("np1"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	q2 = queue_new(_metadata, fd, engine_name("np2"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	z = so_new(_metadata, fd, 0);
 	a = submit(fd, q1, NOPTS, PTS(P(x, 1)), 'a', 0);
-	next_release(fd, 1000);
+	next_release(_metadata, fd, 1000);
 	ASSERT_GT(submit(fd, q2, PTS(P(x, 1)), PTS(P(y, 1)), 'b', 0), 0);
-	expect_no_event(fd); /* another engine: it waits */
+	expect_no_event(_metadata, fd); /* another engine: it waits */
 	/* Same engine, promiser not yet released (q1 has one credit, in use). */
 	ASSERT_GT(submit(fd, q1, NOPTS, PTS(P(z, 1)), 'c', 0), 0);
 	ASSERT_GT(submit(fd, q1, PTS(P(z, 1)), NOPTS, 'd', 0), 0);
-	expect_no_event(fd);
+	expect_no_event(_metadata, fd);
 	ASSERT_EQ(0, complete(fd, a, 0, 0));
 	for (int i = 0; i < 2; i++) {
-		ev = next_release(fd, 1000);
+		ev = next_release(_metadata, fd, 1000);
 		ASSERT_TRUE(ev.user_data == 'b' || ev.user_data == 'c');
 		ASSERT_EQ(0, ev.flags);
 	}
 }
 
-TEST_HARNESS_MAIN
+ACCEL_TEST_MAIN

@@ -9,7 +9,23 @@
 #include <sys/eventfd.h>
 #include "syncobj_util.h"
 
-TEST(create_query_destroy)
+/*
+ * Every test: skipped without the module, failed by a splat in the kernel
+ * log (accel_test.h).
+ */
+FIXTURE(syncobj) {};
+
+FIXTURE_SETUP(syncobj)
+{
+	accel_test_setup(_metadata, variant);
+}
+
+FIXTURE_TEARDOWN_PARENT(syncobj)
+{
+	accel_test_teardown(_metadata, variant);
+}
+
+TEST_F(syncobj, create_query_destroy)
 {
 	int fd = accel_test_open();
 	uint64_t v, sub;
@@ -17,7 +33,7 @@ TEST(create_query_destroy)
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 5);
+	h = so_new(_metadata, fd, 5);
 	ASSERT_EQ(0, so_query(fd, h, &v, &sub, &err));
 	ASSERT_EQ(5, v);
 	ASSERT_EQ(5, sub);
@@ -28,7 +44,7 @@ TEST(create_query_destroy)
 	ASSERT_EQ(-ENOENT, so_signal(fd, h, 6));
 }
 
-TEST(create_rejects_bad_fields)
+TEST_F(syncobj, create_rejects_bad_fields)
 {
 	struct accel_syncobj_create a = { .flags = 1 };
 	int fd = accel_test_open();
@@ -40,7 +56,7 @@ TEST(create_rejects_bad_fields)
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, NULL), EFAULT);
 }
 
-TEST(destroy_and_query_reject_bad_fields)
+TEST_F(syncobj, destroy_and_query_reject_bad_fields)
 {
 	struct accel_syncobj_destroy d;
 	struct accel_syncobj_query q;
@@ -48,7 +64,7 @@ TEST(destroy_and_query_reject_bad_fields)
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	d = (struct accel_syncobj_destroy){ .handle = h, .pad = 1 };
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_DESTROY, &d), EINVAL);
 	q = (struct accel_syncobj_query){ .handle = h, .flags = 1 };
@@ -58,51 +74,51 @@ TEST(destroy_and_query_reject_bad_fields)
 	ASSERT_EQ(-ENOENT, so_destroy(fd, 0));
 	ASSERT_EQ(-ENOENT, so_destroy(fd, 0xffffffff));
 	/* Still alive after the refused destroy. */
-	ASSERT_EQ(0, so_value(fd, h));
+	ASSERT_EQ(0, so_value(_metadata, fd, h));
 }
 
-TEST(signal_must_grow)
+TEST_F(syncobj, signal_must_grow)
 {
 	int fd = accel_test_open();
 	struct accel_syncobj_signal a;
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 5);
+	h = so_new(_metadata, fd, 5);
 	ASSERT_EQ(-EINVAL, so_signal(fd, h, 5));
-	ASSERT_EQ(5, so_value(fd, h));
+	ASSERT_EQ(5, so_value(_metadata, fd, h));
 	ASSERT_EQ(-EINVAL, so_signal(fd, h, 4));
-	ASSERT_EQ(5, so_value(fd, h));
+	ASSERT_EQ(5, so_value(_metadata, fd, h));
 	ASSERT_EQ(0, so_signal(fd, h, 6));
-	ASSERT_EQ(6, so_value(fd, h));
+	ASSERT_EQ(6, so_value(_metadata, fd, h));
 	ASSERT_EQ(0, so_signal(fd, h, UINT64_MAX));
-	ASSERT_EQ(UINT64_MAX, so_value(fd, h));
+	ASSERT_EQ(UINT64_MAX, so_value(_metadata, fd, h));
 	a = (struct accel_syncobj_signal){ .handle = h, .flags = 2, .value = 1 };
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &a), EINVAL);
 }
 
-TEST(wait_unsignalled_times_out_at_deadline)
+TEST_F(syncobj, wait_unsignalled_times_out_at_deadline)
 {
 	int fd = accel_test_open();
 	int64_t deadline;
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	deadline = in_ms(50);
 	ASSERT_EQ(-ETIME, so_wait1(fd, h, 1, 0, deadline));
 	/* -ETIME must not come before the deadline. */
 	ASSERT_GE(now_ns(), (uint64_t)deadline);
-	ASSERT_EQ(0, so_value(fd, h));
+	ASSERT_EQ(0, so_value(_metadata, fd, h));
 }
 
-TEST(wait_poll_and_past_deadline)
+TEST_F(syncobj, wait_poll_and_past_deadline)
 {
 	int fd = accel_test_open();
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 3);
+	h = so_new(_metadata, fd, 3);
 	ASSERT_EQ(-ETIME, so_wait1(fd, h, 4, 0, 0));
 	ASSERT_EQ(0, so_wait1(fd, h, 3, 0, 0));
 	ASSERT_EQ(0, so_wait1(fd, h, 0, 0, 1));  /* reached, deadline long past */
@@ -110,7 +126,7 @@ TEST(wait_poll_and_past_deadline)
 	ASSERT_EQ(-ETIME, so_wait1(fd, h, 4, 0, 1));
 }
 
-TEST(wait_empty_list_succeeds)
+TEST_F(syncobj, wait_empty_list_succeeds)
 {
 	int fd = accel_test_open();
 
@@ -119,7 +135,7 @@ TEST(wait_empty_list_succeeds)
 	ASSERT_EQ(0, so_wait(fd, NULL, NULL, 0, ACCEL_WAIT_ALL, 1, NULL));
 }
 
-TEST(wait_rejects_bad_input)
+TEST_F(syncobj, wait_rejects_bad_input)
 {
 	int fd = accel_test_open();
 	uint64_t points[2] = { 1, 1 };
@@ -128,7 +144,7 @@ TEST(wait_rejects_bad_input)
 	struct accel_syncobj_wait a;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 1);
+	h = so_new(_metadata, fd, 1);
 	hs[0] = h;
 	hs[1] = h;
 	ASSERT_EQ(-EINVAL, so_wait(fd, hs, points, 1, 1u << 5, 0, NULL));
@@ -159,22 +175,22 @@ TEST(wait_rejects_bad_input)
 	ASSERT_EQ(-ENOENT, so_wait1(fd, h, 1, 0, 0));
 }
 
-TEST(handles_are_per_file)
+TEST_F(syncobj, handles_are_per_file)
 {
 	int a = accel_test_open(), b = accel_test_open();
 	uint32_t h;
 
 	ASSERT_GE(a, 0);
 	ASSERT_GE(b, 0);
-	h = so_new(a, 0);
+	h = so_new(_metadata, a, 0);
 	ASSERT_EQ(-ENOENT, so_query(b, h, NULL, NULL, NULL));
 	ASSERT_EQ(-ENOENT, so_signal(b, h, 1));
 	ASSERT_EQ(-ENOENT, so_wait1(b, h, 0, 0, 0));
 	ASSERT_EQ(-ENOENT, so_destroy(b, h));
-	ASSERT_EQ(0, so_value(a, h));
+	ASSERT_EQ(0, so_value(_metadata, a, h));
 }
 
-TEST(wait_all_and_any)
+TEST_F(syncobj, wait_all_and_any)
 {
 	int fd = accel_test_open();
 	uint32_t h[3], index = 99;
@@ -182,7 +198,7 @@ TEST(wait_all_and_any)
 
 	ASSERT_GE(fd, 0);
 	for (int i = 0; i < 3; i++)
-		h[i] = so_new(fd, 0);
+		h[i] = so_new(_metadata, fd, 0);
 	ASSERT_EQ(-ETIME, so_wait(fd, h, p, 3, 0, 0, &index));
 	ASSERT_EQ(0, so_signal(fd, h[2], 1));
 	ASSERT_EQ(0, so_wait(fd, h, p, 3, 0, 0, &index));
@@ -214,14 +230,14 @@ static void *waiter_thread(void *arg)
 	return NULL;
 }
 
-TEST(wait_before_signal_from_a_thread)
+TEST_F(syncobj, wait_before_signal_from_a_thread)
 {
 	struct waiter w = { .point = 3, .deadline = in_ms(10000) };
 	pthread_t t;
 
 	w.fd = accel_test_open();
 	ASSERT_GE(w.fd, 0);
-	w.handle = so_new(w.fd, 0);
+	w.handle = so_new(_metadata, w.fd, 0);
 	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
 	usleep(50000);
 	ASSERT_EQ(0, __atomic_load_n(&w.done, __ATOMIC_ACQUIRE));
@@ -238,14 +254,14 @@ TEST(wait_before_signal_from_a_thread)
  * SCM_RIGHTS, imports it into its own file, and waits before the first
  * process signals.
  */
-TEST(wait_before_signal_from_another_process)
+TEST_F(syncobj, wait_before_signal_from_another_process)
 {
 	int fd = accel_test_open(), sv[2], sfd, status;
 	uint32_t h;
 	pid_t pid;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -274,14 +290,14 @@ TEST(wait_before_signal_from_another_process)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
-TEST(export_import_reject_bad_input)
+TEST_F(syncobj, export_import_reject_bad_input)
 {
 	int fd = accel_test_open(), sfd, nfd = open("/dev/null", O_RDONLY);
 	struct accel_syncobj_handle_fd a;
 	uint32_t h, h2;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 2);
+	h = so_new(_metadata, fd, 2);
 	ASSERT_EQ(-ENOENT, so_export(fd, h + 1, &sfd));
 	a = (struct accel_syncobj_handle_fd){ .handle = h, .flags = 1 };
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT, &a), EINVAL);
@@ -293,15 +309,15 @@ TEST(export_import_reject_bad_input)
 	ASSERT_EQ(0, so_import(fd, sfd, &h2));
 	ASSERT_NE(h, h2);
 	ASSERT_EQ(0, so_signal(fd, h2, 9));
-	ASSERT_EQ(9, so_value(fd, h));
+	ASSERT_EQ(9, so_value(_metadata, fd, h));
 	/* The exported fd alone keeps the syncobj alive. */
 	ASSERT_EQ(0, so_destroy(fd, h));
 	ASSERT_EQ(0, so_destroy(fd, h2));
 	ASSERT_EQ(0, so_import(fd, sfd, &h2));
-	ASSERT_EQ(9, so_value(fd, h2));
+	ASSERT_EQ(9, so_value(_metadata, fd, h2));
 }
 
-TEST(fail_wakes_sleepers_and_sticks)
+TEST_F(syncobj, fail_wakes_sleepers_and_sticks)
 {
 	struct waiter w = { .point = 10, .deadline = in_ms(10000) };
 	uint32_t index = 99, hs[2];
@@ -311,7 +327,7 @@ TEST(fail_wakes_sleepers_and_sticks)
 
 	w.fd = accel_test_open();
 	ASSERT_GE(w.fd, 0);
-	w.handle = so_new(w.fd, 1);
+	w.handle = so_new(_metadata, w.fd, 1);
 	ASSERT_EQ(0, pthread_create(&t, NULL, waiter_thread, &w));
 	usleep(50000);
 	ASSERT_EQ(0, so_fail(w.fd, w.handle, -EIO));
@@ -324,25 +340,25 @@ TEST(fail_wakes_sleepers_and_sticks)
 	ASSERT_EQ(-EIO, so_wait1(w.fd, w.handle, 20, 0, in_ms(1000)));
 	ASSERT_EQ(-EIO, so_wait1(w.fd, w.handle, 1, 0, 0));
 	ASSERT_EQ(-EIO, so_signal(w.fd, w.handle, 30));
-	ASSERT_EQ(1, so_value(w.fd, w.handle));
+	ASSERT_EQ(1, so_value(_metadata, w.fd, w.handle));
 	/* The first failure wins. */
 	ASSERT_EQ(0, so_fail(w.fd, w.handle, -EPERM));
 	ASSERT_EQ(0, so_query(w.fd, w.handle, NULL, NULL, &err));
 	ASSERT_EQ(-EIO, err);
 	/* A wait reports which entry failed. */
-	hs[0] = so_new(w.fd, 0);
+	hs[0] = so_new(_metadata, w.fd, 0);
 	hs[1] = w.handle;
 	ASSERT_EQ(-EIO, so_wait(w.fd, hs, ps, 2, ACCEL_WAIT_ALL, 0, &index));
 	ASSERT_EQ(1, index);
 }
 
-TEST(fail_rejects_bad_errors)
+TEST_F(syncobj, fail_rejects_bad_errors)
 {
 	int fd = accel_test_open(), err;
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(-EINVAL, so_fail(fd, h, 0));
 	ASSERT_EQ(-EINVAL, so_fail(fd, h, 5));
 	ASSERT_EQ(-EINVAL, so_fail(fd, h, -4096));
@@ -352,14 +368,14 @@ TEST(fail_rejects_bad_errors)
 	ASSERT_EQ(0, so_signal(fd, h, 1));
 }
 
-TEST(eventfd_written_when_reached)
+TEST_F(syncobj, eventfd_written_when_reached)
 {
 	int fd = accel_test_open(), efd = eventfd(0, EFD_NONBLOCK);
 	uint64_t n = 0;
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_eventfd(fd, h, 2, 0, efd));
 	ASSERT_EQ(0, so_signal(fd, h, 1));
 	ASSERT_FALSE(fd_ready(efd));
@@ -378,14 +394,14 @@ TEST(eventfd_written_when_reached)
 	ASSERT_TRUE(fd_ready(efd));
 }
 
-TEST(eventfd_rejects_bad_input)
+TEST_F(syncobj, eventfd_rejects_bad_input)
 {
 	int fd = accel_test_open(), efd = eventfd(0, 0), nfd = open("/dev/null", O_RDONLY);
 	struct accel_syncobj_eventfd a;
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(-ENOENT, so_eventfd(fd, h + 1, 1, 0, efd));
 	ASSERT_EQ(-EINVAL, so_eventfd(fd, h, 1, ACCEL_WAIT_ALL, efd));
 	ASSERT_EQ(-EBADF, so_eventfd(fd, h, 1, 0, -1));
@@ -394,13 +410,13 @@ TEST(eventfd_rejects_bad_input)
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EVENTFD, &a), EINVAL);
 }
 
-TEST(eventfd_cancel_and_close)
+TEST_F(syncobj, eventfd_cancel_and_close)
 {
 	int fd = accel_test_open(), efd = eventfd(0, EFD_NONBLOCK), fd2;
 	uint32_t h, n = 99;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, so_eventfd(fd, h, 3, 0, efd));
 	ASSERT_EQ(0, so_eventfd(fd, h, 3, 0, efd));
 	ASSERT_EQ(0, so_eventfd(fd, h, 4, 0, efd));
@@ -416,7 +432,7 @@ TEST(eventfd_cancel_and_close)
 	/* Closing the file with a registration pending cancels it cleanly. */
 	fd2 = accel_test_open();
 	ASSERT_GE(fd2, 0);
-	h = so_new(fd2, 0);
+	h = so_new(_metadata, fd2, 0);
 	uint64_t drain;
 	ASSERT_EQ(8, read(efd, &drain, 8));
 	ASSERT_EQ(0, so_eventfd(fd2, h, 1, 0, efd));
@@ -424,13 +440,13 @@ TEST(eventfd_cancel_and_close)
 	ASSERT_FALSE(fd_ready(efd));
 }
 
-TEST(wait_submitted)
+TEST_F(syncobj, wait_submitted)
 {
 	int fd = accel_test_open();
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 2);
+	h = so_new(_metadata, fd, 2);
 	ASSERT_EQ(0, so_wait1(fd, h, 2, ACCEL_WAIT_SUBMITTED, 0));
 	ASSERT_EQ(-ETIME, so_wait1(fd, h, 3, ACCEL_WAIT_SUBMITTED, 0));
 	ASSERT_EQ(0, so_signal(fd, h, 3)); /* reached implies submitted */
@@ -438,7 +454,7 @@ TEST(wait_submitted)
 }
 
 /* Pending point fences of a syncobj that goes away fail with -ENOENT. */
-TEST(destroy_with_waiters_pending)
+TEST_F(syncobj, destroy_with_waiters_pending)
 {
 	struct io_uring ring;
 	int fd = accel_test_open();
@@ -446,7 +462,7 @@ TEST(destroy_with_waiters_pending)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	uring_wait_prep(&ring, fd, h, 5, 0, 1);
 	ASSERT_EQ(1, io_uring_submit(&ring));
 	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
@@ -455,7 +471,7 @@ TEST(destroy_with_waiters_pending)
 	io_uring_queue_exit(&ring);
 }
 
-TEST(uring_wait_completes_when_reached)
+TEST_F(syncobj, uring_wait_completes_when_reached)
 {
 	struct io_uring ring;
 	int fd = accel_test_open();
@@ -464,7 +480,7 @@ TEST(uring_wait_completes_when_reached)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	uring_wait_prep(&ring, fd, h, 2, 0, 42);
 	uring_wait_prep(&ring, fd, h, 0, 0, 43); /* reached: completes at once */
 	ASSERT_EQ(2, io_uring_submit(&ring));
@@ -479,7 +495,7 @@ TEST(uring_wait_completes_when_reached)
 	io_uring_queue_exit(&ring);
 }
 
-TEST(uring_wait_gets_the_failure)
+TEST_F(syncobj, uring_wait_gets_the_failure)
 {
 	struct io_uring ring;
 	int fd = accel_test_open();
@@ -487,7 +503,7 @@ TEST(uring_wait_gets_the_failure)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	uring_wait_prep(&ring, fd, h, 2, 0, 1);
 	ASSERT_EQ(1, io_uring_submit(&ring));
 	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
@@ -500,7 +516,7 @@ TEST(uring_wait_gets_the_failure)
 	io_uring_queue_exit(&ring);
 }
 
-TEST(uring_wait_rejects_bad_input)
+TEST_F(syncobj, uring_wait_rejects_bad_input)
 {
 	struct io_uring ring;
 	int fd = accel_test_open();
@@ -508,7 +524,7 @@ TEST(uring_wait_rejects_bad_input)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	uring_wait_prep(&ring, fd, h + 7, 1, 0, 1);
 	ASSERT_EQ(1, io_uring_submit(&ring));
 	ASSERT_EQ(-ENOENT, uring_reap1(&ring, 5000, NULL));
@@ -518,7 +534,7 @@ TEST(uring_wait_rejects_bad_input)
 	io_uring_queue_exit(&ring);
 }
 
-TEST(uring_wait_cancel_ioctl)
+TEST_F(syncobj, uring_wait_cancel_ioctl)
 {
 	struct io_uring ring;
 	int fd = accel_test_open();
@@ -526,7 +542,7 @@ TEST(uring_wait_cancel_ioctl)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	uring_wait_prep(&ring, fd, h, 2, 0, 1);
 	ASSERT_EQ(1, io_uring_submit(&ring));
 	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
@@ -538,7 +554,7 @@ TEST(uring_wait_cancel_ioctl)
 	io_uring_queue_exit(&ring);
 }
 
-TEST(uring_signal)
+TEST_F(syncobj, uring_signal)
 {
 	struct io_uring ring;
 	struct accel_syncobj_signal s;
@@ -549,7 +565,7 @@ TEST(uring_signal)
 
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	s = (struct accel_syncobj_signal){ .handle = h, .value = 5 };
 	sqe = io_uring_get_sqe(&ring);
 	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_SYNCOBJ_SIGNAL, &s, sizeof(s));
@@ -560,9 +576,10 @@ TEST(uring_signal)
 	accel_prep_uring_cmd(sqe, fd, ACCEL_URING_CMD_SYNCOBJ_SIGNAL, &s, sizeof(s));
 	sqe->user_data = 1;
 	ASSERT_EQ(0, accel_reap(&ring, 2, res, ud));
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		ASSERT_EQ(ud[i] == 0 ? 0 : -EINVAL, res[i]);
-	ASSERT_EQ(5, so_value(fd, h));
+	}
+	ASSERT_EQ(5, so_value(_metadata, fd, h));
 	s = (struct accel_syncobj_signal){ .handle = h + 1, .value = 9 };
 	accel_prep_uring_cmd(io_uring_get_sqe(&ring), fd,
 			     ACCEL_URING_CMD_SYNCOBJ_SIGNAL, &s, sizeof(s));
@@ -575,7 +592,8 @@ TEST(uring_signal)
  * A process whose io_uring WAIT is pending must exit promptly, both when
  * it exits by itself (ring teardown) and when it is killed.
  */
-static void exit_with_pending_wait(int kill_it)
+static void exit_with_pending_wait(struct __test_metadata *_metadata,
+				   int kill_it)
 {
 	int fd = accel_test_open(), pipefd[2], status;
 	uint32_t h;
@@ -583,7 +601,7 @@ static void exit_with_pending_wait(int kill_it)
 	char c;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, pipe(pipefd));
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -603,8 +621,9 @@ static void exit_with_pending_wait(int kill_it)
 	}
 	ASSERT_EQ(1, read(pipefd[0], &c, 1));
 	usleep(20000);
-	if (kill_it)
+	if (kill_it) {
 		ASSERT_EQ(0, kill(pid, SIGKILL));
+	}
 	for (int i = 0; i < 500; i++) { /* at most 5 s */
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
@@ -615,33 +634,34 @@ static void exit_with_pending_wait(int kill_it)
 			ASSERT_TRUE(0);
 		}
 	}
-	if (kill_it)
+	if (kill_it) {
 		ASSERT_TRUE(WIFSIGNALED(status));
-	else
+	} else {
 		ASSERT_EQ(0, WEXITSTATUS(status));
+	}
 	/* The syncobj is untouched and still usable. */
 	ASSERT_EQ(0, so_signal(fd, h, 1));
 }
 
-TEST(uring_wait_pending_at_exit)
+TEST_F(syncobj, uring_wait_pending_at_exit)
 {
-	exit_with_pending_wait(0);
+	exit_with_pending_wait(_metadata, 0);
 }
 
-TEST(uring_wait_pending_at_sigkill)
+TEST_F(syncobj, uring_wait_pending_at_sigkill)
 {
-	exit_with_pending_wait(1);
+	exit_with_pending_wait(_metadata, 1);
 }
 
 /* Ring closed (not the process) with a WAIT pending. */
-TEST(uring_wait_pending_at_ring_close)
+TEST_F(syncobj, uring_wait_pending_at_ring_close)
 {
 	struct io_uring ring;
 	int fd = accel_test_open();
 	uint32_t h;
 
 	ASSERT_GE(fd, 0);
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
 	uring_wait_prep(&ring, fd, h, 1, 0, 1);
 	ASSERT_EQ(1, io_uring_submit(&ring));
@@ -656,7 +676,7 @@ TEST(uring_wait_pending_at_ring_close)
 	io_uring_queue_exit(&ring);
 }
 
-TEST(limits)
+TEST_F(syncobj, limits)
 {
 	int fd = accel_test_open(), efd = eventfd(0, 0);
 	long old_s, old_w;
@@ -668,7 +688,7 @@ TEST(limits)
 	if (old_s < 0)
 		SKIP(return, "cannot set the module parameter max_syncobjs");
 	for (int i = 0; i < 4; i++)
-		hs[i] = so_new(fd, 0);
+		hs[i] = so_new(_metadata, fd, 0);
 	ret = so_create(fd, 0, &h);
 	set_param("max_syncobjs", old_s);
 	ASSERT_EQ(-EMFILE, ret);
@@ -728,7 +748,7 @@ static void *stress_waiter(void *arg)
 	return NULL;
 }
 
-TEST_TIMEOUT(stress_signal_and_wait, 60)
+TEST_F_TIMEOUT(syncobj, stress_signal_and_wait, 60)
 {
 	struct stress s = { .last = 4000 };
 	pthread_t sig, w[4];
@@ -736,16 +756,19 @@ TEST_TIMEOUT(stress_signal_and_wait, 60)
 	s.fd = accel_test_open();
 	ASSERT_GE(s.fd, 0);
 	for (int i = 0; i < 4; i++)
-		s.h[i] = so_new(s.fd, 0);
-	for (int i = 0; i < 4; i++)
+		s.h[i] = so_new(_metadata, s.fd, 0);
+	for (int i = 0; i < 4; i++) {
 		ASSERT_EQ(0, pthread_create(&w[i], NULL, stress_waiter, &s));
+	}
 	ASSERT_EQ(0, pthread_create(&sig, NULL, stress_signaller, &s));
 	ASSERT_EQ(0, pthread_join(sig, NULL));
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		ASSERT_EQ(0, pthread_join(w[i], NULL));
+	}
 	ASSERT_EQ(0, s.failures);
-	for (int i = 0; i < 4; i++)
-		ASSERT_EQ(s.last, so_value(s.fd, s.h[i]));
+	for (int i = 0; i < 4; i++) {
+		ASSERT_EQ(s.last, so_value(_metadata, s.fd, s.h[i]));
+	}
 }
 
-TEST_HARNESS_MAIN
+ACCEL_TEST_MAIN

@@ -40,7 +40,8 @@ static inline int so_create(int fd, uint64_t initial, uint32_t *handle)
 }
 
 /* Create or fail the test. */
-static inline uint32_t so_new(int fd, uint64_t initial)
+static inline uint32_t so_new(struct __test_metadata *_metadata, int fd,
+			      uint64_t initial)
 {
 	uint32_t h = 0;
 
@@ -85,7 +86,8 @@ static inline int so_query(int fd, uint32_t h, uint64_t *value,
 	return ret;
 }
 
-static inline uint64_t so_value(int fd, uint32_t h)
+static inline uint64_t so_value(struct __test_metadata *_metadata, int fd,
+				uint32_t h)
 {
 	uint64_t v = ~0ull;
 

@@ -49,8 +49,8 @@ static int queue_create(int fd, const char *engine, uint32_t prio,
 	return ret;
 }
 
-static uint32_t queue_new(int fd, const char *engine, uint32_t prio,
-			  uint32_t weight)
+static uint32_t queue_new(struct __test_metadata *_metadata, int fd,
+			  const char *engine, uint32_t prio, uint32_t weight)
 {
 	uint32_t q = 0;
 
@@ -76,7 +76,8 @@ static int complete(int fd, uint32_t id, uint64_t device_ns)
 }
 
 /* The next RELEASED event on any of @fds within @ms; *@which its index. */
-static struct accel_job_event next_release_any(const int *fds, int n, int ms,
+static struct accel_job_event next_release_any(struct __test_metadata *_metadata,
+					       const int *fds, int n, int ms,
 					       int *which)
 {
 	struct accel_job_event ev = { 0 };
@@ -253,6 +254,22 @@ static void tenant_weight_path(char *buf, size_t len, uint64_t id)
 		ASSERT_EQ(0, cg_make(b, "b"));                              \
 	} while (0)
 
+/*
+ * Every test: skipped without the module, failed by a splat in the kernel
+ * log (accel_test.h).
+ */
+FIXTURE(tenants) {};
+
+FIXTURE_SETUP(tenants)
+{
+	accel_test_setup(_metadata, variant);
+}
+
+FIXTURE_TEARDOWN_PARENT(tenants)
+{
+	accel_test_teardown(_metadata, variant);
+}
+
 /* ------------------------------------------------------------ privilege */
 
 static int high_without_nice(void *arg)
@@ -273,7 +290,7 @@ static int high_without_nice(void *arg)
 	return 0;
 }
 
-TEST(high_priority_needs_cap_sys_nice)
+TEST_F(tenants, high_priority_needs_cap_sys_nice)
 {
 	int fd = accel_test_open();
 	const char *e = engine_name("nice");
@@ -313,7 +330,7 @@ static int credits_unprivileged(void *arg)
 	return 0;
 }
 
-TEST(credits_belong_to_the_administrator)
+TEST_F(tenants, credits_belong_to_the_administrator)
 {
 	int fd = accel_test_open();
 	struct unpriv_args a = { .engine = engine_name("cred") };
@@ -346,7 +363,7 @@ TEST(credits_belong_to_the_administrator)
 	ASSERT_EQ(4, read_num(a.path));
 }
 
-TEST(raised_credits_release_at_once)
+TEST_F(tenants, raised_credits_release_at_once)
 {
 	int fd = accel_test_open(), which, fds[1];
 	const char *e = engine_name("raise");
@@ -357,31 +374,31 @@ TEST(raised_credits_release_at_once)
 
 	ASSERT_GE(fd, 0);
 	fds[0] = fd;
-	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
 	engine_path(path, sizeof(path), e, "credits");
 	ASSERT_EQ(0, write_file(path, "1"));
 	ASSERT_GT(submit(fd, q, 1), 0);
 	ASSERT_GT(submit(fd, q, 2), 0);
-	ev = next_release_any(fds, 1, 1000, &which);
+	ev = next_release_any(_metadata, fds, 1, 1000, &which);
 	ASSERT_EQ(1, ev.user_data);
 	usleep(20000);
 	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f));
 	ASSERT_EQ(0, f.count); /* one credit: the second waits */
 	ASSERT_EQ(0, write_file(path, "2"));
-	ev = next_release_any(fds, 1, 1000, &which);
+	ev = next_release_any(_metadata, fds, 1, 1000, &which);
 	ASSERT_EQ(2, ev.user_data);
 	engine_path(path, sizeof(path), e, "in_flight");
 	ASSERT_EQ(2, read_num(path));
 }
 
-TEST(configured_engine_outlives_its_queues)
+TEST_F(tenants, configured_engine_outlives_its_queues)
 {
 	int fd = accel_test_open();
 	const char *e = engine_name("pin");
 	char path[160];
 
 	ASSERT_GE(fd, 0);
-	queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
 	engine_path(path, sizeof(path), e, "credits");
 	ASSERT_EQ(0, write_file(path, "3"));
 	close(fd);
@@ -389,7 +406,7 @@ TEST(configured_engine_outlives_its_queues)
 	ASSERT_EQ(3, read_num(path));
 	fd = accel_test_open();
 	ASSERT_GE(fd, 0);
-	queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
 	ASSERT_EQ(3, read_num(path));
 }
 
@@ -400,8 +417,9 @@ TEST(configured_engine_outlives_its_queues)
  * one credit, equal job sizes unless told; B's share of engine time after
  * @jobs releases.
  */
-static double run_share(int *fa, int na, int qa, int fb, const char *e,
-			uint64_t ns_a, uint64_t ns_b, int jobs)
+static double run_share(struct __test_metadata *_metadata, int *fa, int na,
+			int qa, int fb, const char *e, uint64_t ns_a,
+			uint64_t ns_b, int jobs)
 {
 	enum { DEPTH = 4 };
 	int fds[9], nq = 0, which;
@@ -415,19 +433,20 @@ static double run_share(int *fa, int na, int qa, int fb, const char *e,
 		fds[i] = fa[i];
 		for (int k = 0; k < qa; k++) {
 			qfd[nq] = i;
-			qs[nq++] = queue_new(fa[i], e, ACCEL_PRIORITY_NORMAL, 1);
+			qs[nq++] = queue_new(_metadata, fa[i], e, ACCEL_PRIORITY_NORMAL, 1);
 		}
 	}
 	fds[na] = fb;
 	qfd[nq] = na;
-	qs[nq++] = queue_new(fb, e, ACCEL_PRIORITY_NORMAL, 1);
+	qs[nq++] = queue_new(_metadata, fb, e, ACCEL_PRIORITY_NORMAL, 1);
 	engine_path(path, sizeof(path), e, "credits");
 	ASSERT_EQ(0, write_file(path, "1"));
 	for (int k = 0; k < nq; k++)
-		for (int d = 0; d < DEPTH; d++)
+		for (int d = 0; d < DEPTH; d++) {
 			ASSERT_GT(submit(fds[qfd[k]], qs[k], k), 0);
+		}
 	for (int n = 0; n < jobs; n++) {
-		struct accel_job_event ev = next_release_any(fds, na + 1, 1000, &which);
+		struct accel_job_event ev = next_release_any(_metadata, fds, na + 1, 1000, &which);
 		int k = (int)ev.user_data, b = which == na;
 		uint64_t ns = b ? ns_b : ns_a;
 
@@ -438,7 +457,7 @@ static double run_share(int *fa, int na, int qa, int fb, const char *e,
 	return (double)busy[1] / (busy[0] + busy[1]);
 }
 
-TEST_TIMEOUT(more_queues_gain_a_tenant_nothing, 120)
+TEST_F_TIMEOUT(tenants, more_queues_gain_a_tenant_nothing, 120)
 {
 	struct cg a, b;
 	int fa, fb;
@@ -449,7 +468,7 @@ TEST_TIMEOUT(more_queues_gain_a_tenant_nothing, 120)
 	fb = open_in(&b);
 	ASSERT_GE(fa, 0);
 	ASSERT_GE(fb, 0);
-	share = run_share(&fa, 1, 8, fb, engine_name("q8"), 1000000, 1000000, 400);
+	share = run_share(_metadata, &fa, 1, 8, fb, engine_name("q8"), 1000000, 1000000, 400);
 	TH_LOG("tenant A with 8 queues, B with 1: B's share %.3f (ideal 0.500)", share);
 	close(fa);
 	close(fb);
@@ -458,7 +477,7 @@ TEST_TIMEOUT(more_queues_gain_a_tenant_nothing, 120)
 	ASSERT_TRUE(share > 0.5 * 0.95 && share < 0.5 * 1.05);
 }
 
-TEST_TIMEOUT(more_files_gain_a_tenant_nothing, 120)
+TEST_F_TIMEOUT(tenants, more_files_gain_a_tenant_nothing, 120)
 {
 	struct cg a, b;
 	int fa[8], fb;
@@ -471,7 +490,7 @@ TEST_TIMEOUT(more_files_gain_a_tenant_nothing, 120)
 	}
 	fb = open_in(&b);
 	ASSERT_GE(fb, 0);
-	share = run_share(fa, 8, 1, fb, engine_name("f8"), 1000000, 1000000, 400);
+	share = run_share(_metadata, fa, 8, 1, fb, engine_name("f8"), 1000000, 1000000, 400);
 	TH_LOG("tenant A with 8 files, B with 1: B's share %.3f (ideal 0.500)", share);
 	for (int i = 0; i < 8; i++)
 		close(fa[i]);
@@ -481,7 +500,7 @@ TEST_TIMEOUT(more_files_gain_a_tenant_nothing, 120)
 	ASSERT_TRUE(share > 0.5 * 0.95 && share < 0.5 * 1.05);
 }
 
-TEST_TIMEOUT(tenants_split_by_their_weights, 120)
+TEST_F_TIMEOUT(tenants, tenants_split_by_their_weights, 120)
 {
 	struct cg a, b;
 	int fa, fb;
@@ -499,7 +518,7 @@ TEST_TIMEOUT(tenants_split_by_their_weights, 120)
 	ASSERT_EQ(0, write_file(pa, "100"));
 	ASSERT_EQ(0, write_file(pb, "300"));
 	/* Jobs of different lengths: shares are of time, not counts. */
-	share = run_share(&fa, 1, 2, fb, engine_name("w13"), 1300000, 700000, 400);
+	share = run_share(_metadata, &fa, 1, 2, fb, engine_name("w13"), 1300000, 700000, 400);
 	TH_LOG("tenant weights 1:3: B's share %.3f (ideal 0.750)", share);
 	close(fa);
 	close(fb);
@@ -508,7 +527,7 @@ TEST_TIMEOUT(tenants_split_by_their_weights, 120)
 	ASSERT_TRUE(share > 0.75 * 0.95 && share < 0.75 * 1.05);
 }
 
-TEST(bad_tenant_weights_change_nothing)
+TEST_F(tenants, bad_tenant_weights_change_nothing)
 {
 	struct cg a, b;
 	const char *bad[] = { "0", "10001", "abc", "-5", "\n", "1.5", "99999999999" };
@@ -567,7 +586,7 @@ static int tenant_limits(void *arg)
 	return 0;
 }
 
-TEST(tenant_limits_span_its_files)
+TEST_F(tenants, tenant_limits_span_its_files)
 {
 	struct cg a, b;
 	char oq[32], oj[32];
@@ -595,7 +614,8 @@ TEST(tenant_limits_span_its_files)
  * MiB), but for drm-driver and drm-pdev. Returns the number of drm- keys,
  * or -1 at the first line that breaks a rule (logged).
  */
-static int drm_usage_parse(char *buf, const char *want_key, uint64_t *want)
+static int drm_usage_parse(struct __test_metadata *_metadata, char *buf,
+			   const char *want_key, uint64_t *want)
 {
 	int keys = 0;
 
@@ -652,7 +672,7 @@ static int fdinfo_read(int fd, char *buf, size_t len)
 	return read_file(path, buf, len);
 }
 
-TEST(fdinfo_is_drm_usage_stats)
+TEST_F(tenants, fdinfo_is_drm_usage_stats)
 {
 	int fd = accel_test_open(), id, fds[1], which;
 	char e[ACCEL_ENGINE_NAME_LEN], key[96], ckey[96], buf[8192], copy[8192];
@@ -667,18 +687,18 @@ TEST(fdinfo_is_drm_usage_stats)
 	snprintf(e, sizeof(e), "tn:fd-%d", getpid());
 	snprintf(key, sizeof(key), "drm-engine-tn%%3afd-%d", getpid());
 	snprintf(ckey, sizeof(ckey), "drm-engine-capacity-tn%%3afd-%d", getpid());
-	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
 	engine_path(path, sizeof(path), e, "credits");
 	ASSERT_EQ(0, write_file(path, "2"));
 	id = submit(fd, q, 0);
-	next_release_any(fds, 1, 1000, &which);
+	next_release_any(_metadata, fds, 1, 1000, &which);
 	ASSERT_EQ(0, complete(fd, id, 5000));
 	/* The queue goes; its time stays the file's. */
 	d = (struct accel_queue_destroy){ .handle = q };
 	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
-	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
 	id = submit(fd, q, 0);
-	next_release_any(fds, 1, 1000, &which);
+	next_release_any(_metadata, fds, 1, 1000, &which);
 	ASSERT_EQ(0, complete(fd, id, 2500));
 	d = (struct accel_queue_destroy){ .handle = q };
 	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
@@ -686,16 +706,16 @@ TEST(fdinfo_is_drm_usage_stats)
 	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
 	memcpy(copy, buf, sizeof(buf));
 	ASSERT_NE(NULL, strstr(buf, "drm-driver:\t" ACCEL_DEVICE_NAME "\n"));
-	if (drm_usage_parse(copy, key, &ns) < 3)
+	if (drm_usage_parse(_metadata, copy, key, &ns) < 3)
 		TH_LOG("fdinfo:\n%s", buf);
 	memcpy(copy, buf, sizeof(buf));
-	ASSERT_GE(drm_usage_parse(copy, key, &ns), 4);
+	ASSERT_GE(drm_usage_parse(_metadata, copy, key, &ns), 4);
 	ASSERT_EQ(7500, ns);
 	memcpy(copy, buf, sizeof(buf));
-	drm_usage_parse(copy, ckey, &cap);
+	drm_usage_parse(_metadata, copy, ckey, &cap);
 	ASSERT_EQ(2, cap);
 	memcpy(copy, buf, sizeof(buf));
-	drm_usage_parse(copy, "drm-client-id", &cid);
+	drm_usage_parse(_metadata, copy, "drm-client-id", &cid);
 	ASSERT_NE(0, cid);
 }
 
@@ -769,7 +789,8 @@ static int fdinfo_queue(const char *buf, uint32_t handle, struct qline *q)
  * Every accel-queue line of @buf parses, comes after accel-tenant, and the
  * handles rise: their count, or -1 (logged).
  */
-static int fdinfo_queue_lines(const char *buf)
+static int fdinfo_queue_lines(struct __test_metadata *_metadata,
+			      const char *buf)
 {
 	const char *tenant = strstr(buf, "\naccel-tenant:\t");
 	unsigned int last = 0;
@@ -804,7 +825,8 @@ static int submit_job(int fd, const struct accel_job *job)
 }
 
 /* The next event of @fd within @ms. */
-static struct accel_job_event next_event(int fd, int ms)
+static struct accel_job_event next_event(struct __test_metadata *_metadata,
+					 int fd, int ms)
 {
 	struct accel_job_event ev = { 0 };
 
@@ -821,7 +843,7 @@ static struct accel_job_event next_event(int fd, int ms)
 	return ev;
 }
 
-static uint64_t read_u64(const char *path)
+static uint64_t read_u64(struct __test_metadata *_metadata, const char *path)
 {
 	char buf[64];
 
@@ -829,21 +851,23 @@ static uint64_t read_u64(const char *path)
 	return strtoull(buf, NULL, 10);
 }
 
-static uint64_t engine_stat(const char *engine, const char *attr)
+static uint64_t engine_stat(struct __test_metadata *_metadata,
+			    const char *engine, const char *attr)
 {
 	char path[160];
 
 	engine_path(path, sizeof(path), engine, attr);
-	return read_u64(path);
+	return read_u64(_metadata, path);
 }
 
-static uint64_t tenant_stat(uint64_t id, const char *attr)
+static uint64_t tenant_stat(struct __test_metadata *_metadata, uint64_t id,
+			    const char *attr)
 {
 	char path[160];
 
 	snprintf(path, sizeof(path), SYSFS "/tenants/%llu/%s",
 		 (unsigned long long)id, attr);
-	return read_u64(path);
+	return read_u64(_metadata, path);
 }
 
 static int queue_destroy(int fd, uint32_t q)
@@ -864,8 +888,10 @@ static int queue_destroy(int fd, uint32_t q)
  * before its SUBMIT to after its RELEASED event was fetched. Device times
  * 1000, 2000 and 4000 ns. @check, if set, runs while two jobs wait.
  */
-static void three_held_jobs(int fd, uint32_t q, uint64_t *lat_min,
-			    uint64_t *lat_max, void (*check)(int fd, uint32_t q))
+static void three_held_jobs(struct __test_metadata *_metadata, int fd,
+			    uint32_t q, uint64_t *lat_min, uint64_t *lat_max,
+			    void (*check)(struct __test_metadata *, int fd,
+					  uint32_t q))
 {
 	uint64_t t_sub[3], t_submitted[3], t_rel[3];
 	const uint64_t dev[3] = { 1000, 2000, 4000 };
@@ -880,14 +906,14 @@ static void three_held_jobs(int fd, uint32_t q, uint64_t *lat_min,
 	*lat_min = 0;
 	*lat_max = 0;
 	for (int i = 0; i < 3; i++) {
-		struct accel_job_event ev = next_release_any(fds, 1, 2000, &which);
+		struct accel_job_event ev = next_release_any(_metadata, fds, 1, 2000, &which);
 
 		t_rel[i] = now_ns();
 		ASSERT_EQ(i, ev.user_data);
 		ASSERT_EQ(ids[i], ev.id);
 		*lat_max += t_rel[i] - t_sub[i];
 		if (!i && check)
-			check(fd, q);
+			check(_metadata, fd, q);
 		usleep(HOLD_NS / 1000);
 		if (i < 2)
 			*lat_min += now_ns() - t_submitted[i + 1];
@@ -895,7 +921,8 @@ static void three_held_jobs(int fd, uint32_t q, uint64_t *lat_min,
 	}
 }
 
-static void two_waiting_one_released(int fd, uint32_t q)
+static void two_waiting_one_released(struct __test_metadata *_metadata, int fd,
+				     uint32_t q)
 {
 	char buf[8192];
 	struct qline l;
@@ -908,7 +935,7 @@ static void two_waiting_one_released(int fd, uint32_t q)
 	ASSERT_EQ(0, l.busy_ns);
 }
 
-TEST(fdinfo_lists_each_queue)
+TEST_F(tenants, fdinfo_lists_each_queue)
 {
 	int fd = accel_test_open();
 	char e[ACCEL_ENGINE_NAME_LEN], esc[64], key[256], unit[16];
@@ -922,13 +949,13 @@ TEST(fdinfo_lists_each_queue)
 	/* A ':' in the engine name is escaped in the value too. */
 	snprintf(e, sizeof(e), "tn:qs-%d", getpid());
 	snprintf(esc, sizeof(esc), "tn%%3aqs-%d", getpid());
-	q1 = queue_new(fd, e, ACCEL_PRIORITY_LOW, 3);
-	q2 = queue_new(fd, e2, ACCEL_PRIORITY_HIGH, 7);
+	q1 = queue_new(_metadata, fd, e, ACCEL_PRIORITY_LOW, 3);
+	q2 = queue_new(_metadata, fd, e2, ACCEL_PRIORITY_HIGH, 7);
 	engine_path(path, sizeof(path), e, "credits");
 	ASSERT_EQ(0, write_file(path, "1"));
 
 	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
-	ASSERT_EQ(2, fdinfo_queue_lines(buf));
+	ASSERT_EQ(2, fdinfo_queue_lines(_metadata, buf));
 	ASSERT_EQ(0, fdinfo_queue(buf, q1, &l));
 	ASSERT_EQ(0, strcmp(esc, l.engine));
 	ASSERT_EQ(0, strcmp("low", l.priority));
@@ -940,7 +967,7 @@ TEST(fdinfo_lists_each_queue)
 	ASSERT_EQ(0, strcmp("high", l2.priority));
 	ASSERT_EQ(7, l2.weight);
 
-	three_held_jobs(fd, q1, &lat_min, &lat_max, two_waiting_one_released);
+	three_held_jobs(_metadata, fd, q1, &lat_min, &lat_max, two_waiting_one_released);
 	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
 	ASSERT_EQ(0, fdinfo_queue(buf, q1, &l));
 	ASSERT_EQ(0, l.runnable);
@@ -961,7 +988,7 @@ TEST(fdinfo_lists_each_queue)
 	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
 	ASSERT_EQ(-ENOENT, fdinfo_queue(buf, q1, &l2));
 	ASSERT_EQ(0, fdinfo_queue(buf, q2, &l2));
-	ASSERT_EQ(1, fdinfo_queue_lines(buf));
+	ASSERT_EQ(1, fdinfo_queue_lines(_metadata, buf));
 	snprintf(key, sizeof(key), "drm-engine-%s", esc);
 	ASSERT_EQ(0, fdinfo_num(buf, key, &v, unit, sizeof(unit)));
 	ASSERT_EQ(7000, v);
@@ -983,14 +1010,14 @@ TEST(fdinfo_lists_each_queue)
 	ASSERT_NE(NULL, strstr(buf, key));
 	/* and the drm- keys still read as drm-usage-stats. */
 	memcpy(copy, buf, sizeof(buf));
-	ASSERT_EQ(6, drm_usage_parse(copy, NULL, NULL));
+	ASSERT_EQ(6, drm_usage_parse(_metadata, copy, NULL, NULL));
 	ASSERT_EQ(0, queue_destroy(fd, q2));
 	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
-	ASSERT_EQ(0, fdinfo_queue_lines(buf));
+	ASSERT_EQ(0, fdinfo_queue_lines(_metadata, buf));
 	ASSERT_EQ(0, close(fd));
 }
 
-TEST(engine_sysfs_counts_jobs)
+TEST_F(tenants, engine_sysfs_counts_jobs)
 {
 	int fd = accel_test_open(), fds[1], which, a, b, c, d, x;
 	const char *e = engine_name("est");
@@ -1004,11 +1031,12 @@ TEST(engine_sysfs_counts_jobs)
 
 	ASSERT_GE(fd, 0);
 	fds[0] = fd;
-	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
 	engine_path(path, sizeof(path), e, "credits");
 	ASSERT_EQ(0, write_file(path, "1")); /* and pins it past the queue */
-	for (unsigned int i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
-		ASSERT_EQ(0, engine_stat(e, zero[i]));
+	for (unsigned int i = 0; i < sizeof(zero) / sizeof(zero[0]); i++) {
+		ASSERT_EQ(0, engine_stat(_metadata, e, zero[i]));
+	}
 
 	/* A completes, B waits for it and fails with its executor's status. */
 	t0 = now_ns();
@@ -1017,13 +1045,13 @@ TEST(engine_sysfs_counts_jobs)
 	t_hold = now_ns();
 	ASSERT_GT(a, 0);
 	ASSERT_GT(b, 0);
-	ASSERT_EQ(a, next_release_any(fds, 1, 2000, &which).id);
-	ASSERT_EQ(1, engine_stat(e, "in_flight"));
-	ASSERT_EQ(1, engine_stat(e, "released"));
+	ASSERT_EQ(a, next_release_any(_metadata, fds, 1, 2000, &which).id);
+	ASSERT_EQ(1, engine_stat(_metadata, e, "in_flight"));
+	ASSERT_EQ(1, engine_stat(_metadata, e, "released"));
 	usleep(HOLD_NS / 1000);
 	t_hold = now_ns() - t_hold;
 	ASSERT_EQ(0, complete(fd, a, 1500));
-	ASSERT_EQ(b, next_release_any(fds, 1, 2000, &which).id);
+	ASSERT_EQ(b, next_release_any(_metadata, fds, 1, 2000, &which).id);
 	t1 = now_ns();
 	lat_max = 2 * (t1 - t0);
 	struct accel_job_complete cb = { .id = b, .status = -EIO, .device_ns = 500 };
@@ -1034,9 +1062,9 @@ TEST(engine_sysfs_counts_jobs)
 	t0 = now_ns();
 	c = submit_job(fd, &j);
 	ASSERT_GT(c, 0);
-	ev = next_event(fd, 2000);
+	ev = next_event(_metadata, fd, 2000);
 	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev.type);
-	ev = next_event(fd, 5000);
+	ev = next_event(_metadata, fd, 5000);
 	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
 	ASSERT_EQ(c, ev.id);
 	lat_max += now_ns() - t0;
@@ -1047,17 +1075,17 @@ TEST(engine_sysfs_counts_jobs)
 	x = submit(fd, q, 5);
 	ASSERT_GT(d, 0);
 	ASSERT_GT(x, 0);
-	ASSERT_EQ(d, next_release_any(fds, 1, 2000, &which).id);
+	ASSERT_EQ(d, next_release_any(_metadata, fds, 1, 2000, &which).id);
 	lat_max += now_ns() - t0;
 	ASSERT_EQ(0, queue_destroy(fd, q));
 
-	ASSERT_EQ(4, engine_stat(e, "released"));
-	ASSERT_EQ(1, engine_stat(e, "completed"));
-	ASSERT_EQ(3, engine_stat(e, "failed"));
-	ASSERT_EQ(1, engine_stat(e, "timedout"));
-	ASSERT_EQ(2000, engine_stat(e, "busy_ns"));
-	ASSERT_EQ(0, engine_stat(e, "in_flight"));
-	lat = engine_stat(e, "latency_ns");
+	ASSERT_EQ(4, engine_stat(_metadata, e, "released"));
+	ASSERT_EQ(1, engine_stat(_metadata, e, "completed"));
+	ASSERT_EQ(3, engine_stat(_metadata, e, "failed"));
+	ASSERT_EQ(1, engine_stat(_metadata, e, "timedout"));
+	ASSERT_EQ(2000, engine_stat(_metadata, e, "busy_ns"));
+	ASSERT_EQ(0, engine_stat(_metadata, e, "in_flight"));
+	lat = engine_stat(_metadata, e, "latency_ns");
 	TH_LOG("latency %llu ns, bounds [%llu, %llu]", (unsigned long long)lat,
 	       (unsigned long long)t_hold, (unsigned long long)lat_max);
 	ASSERT_GE(lat, t_hold);
@@ -1073,7 +1101,7 @@ TEST(engine_sysfs_counts_jobs)
  * its latency counts from then, so it is small, never "negative" (a huge
  * sum), and its queue's counts come back to zero when both complete.
  */
-TEST(pipelined_job_latency_is_bounded)
+TEST_F(tenants, pipelined_job_latency_is_bounded)
 {
 	int fd = accel_test_open(), a, b;
 	const char *e = engine_name("pipe");
@@ -1086,10 +1114,10 @@ TEST(pipelined_job_latency_is_bounded)
 	uint32_t q, h;
 
 	ASSERT_GE(fd, 0);
-	q = queue_new(fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
 	engine_path(path, sizeof(path), e, "credits");
 	ASSERT_EQ(0, write_file(path, "2"));
-	h = so_new(fd, 0);
+	h = so_new(_metadata, fd, 0);
 	sig = (struct accel_point){ .handle = h, .point = 1 };
 	wait = sig;
 	ja.queue = jb.queue = q;
@@ -1100,11 +1128,11 @@ TEST(pipelined_job_latency_is_bounded)
 	t0 = now_ns();
 	a = submit_job(fd, &ja);
 	ASSERT_GT(a, 0);
-	ev = next_event(fd, 2000);
+	ev = next_event(_metadata, fd, 2000);
 	ASSERT_EQ(a, ev.id);
 	b = submit_job(fd, &jb);
 	ASSERT_GT(b, 0);
-	ev = next_event(fd, 2000);
+	ev = next_event(_metadata, fd, 2000);
 	bound = 2 * (now_ns() - t0);
 	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev.type);
 	ASSERT_EQ(b, ev.id);
@@ -1119,11 +1147,11 @@ TEST(pipelined_job_latency_is_bounded)
 	ASSERT_EQ(0, l.runnable);
 	ASSERT_EQ(1000, l.busy_ns);
 	ASSERT_LE(l.latency_ns, bound);
-	ASSERT_LE(engine_stat(e, "latency_ns"), bound);
+	ASSERT_LE(engine_stat(_metadata, e, "latency_ns"), bound);
 	ASSERT_EQ(0, close(fd));
 }
 
-TEST(tenant_sysfs_counts_its_jobs_over_engines)
+TEST_F(tenants, tenant_sysfs_counts_its_jobs_over_engines)
 {
 	struct cg a, b;
 	const char *e1 = engine_name("ts1");
@@ -1141,35 +1169,35 @@ TEST(tenant_sysfs_counts_its_jobs_over_engines)
 	ASSERT_GE(f1, 0);
 	ASSERT_GE(f2, 0);
 	ASSERT_GE(fb, 0);
-	busy0 = tenant_stat(a.id, "busy_ns");
-	rel0 = tenant_stat(a.id, "released");
-	lat0 = tenant_stat(a.id, "latency_ns");
-	q1 = queue_new(f1, e1, ACCEL_PRIORITY_NORMAL, 1);
-	q2 = queue_new(f2, e2, ACCEL_PRIORITY_NORMAL, 1);
-	queue_new(fb, e1, ACCEL_PRIORITY_NORMAL, 1);
+	busy0 = tenant_stat(_metadata, a.id, "busy_ns");
+	rel0 = tenant_stat(_metadata, a.id, "released");
+	lat0 = tenant_stat(_metadata, a.id, "latency_ns");
+	q1 = queue_new(_metadata, f1, e1, ACCEL_PRIORITY_NORMAL, 1);
+	q2 = queue_new(_metadata, f2, e2, ACCEL_PRIORITY_NORMAL, 1);
+	queue_new(_metadata, fb, e1, ACCEL_PRIORITY_NORMAL, 1);
 	engine_path(path, sizeof(path), e1, "credits");
 	ASSERT_EQ(0, write_file(path, "1"));
 
-	three_held_jobs(f1, q1, &lat_min, &lat_max, NULL);
+	three_held_jobs(_metadata, f1, q1, &lat_min, &lat_max, NULL);
 	fds[0] = f2;
 	t0 = now_ns();
 	id = submit(f2, q2, 9);
 	ASSERT_GT(id, 0);
-	ASSERT_EQ(id, next_release_any(fds, 1, 2000, &which).id);
+	ASSERT_EQ(id, next_release_any(_metadata, fds, 1, 2000, &which).id);
 	lat_max += now_ns() - t0;
 	ASSERT_EQ(0, complete(f2, id, 5000));
 
-	ASSERT_EQ(12000, tenant_stat(a.id, "busy_ns") - busy0);
-	ASSERT_EQ(4, tenant_stat(a.id, "released") - rel0);
-	lat = tenant_stat(a.id, "latency_ns") - lat0;
+	ASSERT_EQ(12000, tenant_stat(_metadata, a.id, "busy_ns") - busy0);
+	ASSERT_EQ(4, tenant_stat(_metadata, a.id, "released") - rel0);
+	lat = tenant_stat(_metadata, a.id, "latency_ns") - lat0;
 	TH_LOG("latency %llu ns, bounds [%llu, %llu]", (unsigned long long)lat,
 	       (unsigned long long)lat_min, (unsigned long long)lat_max);
 	ASSERT_GE(lat, lat_min);
 	ASSERT_LE(lat, lat_max);
 	/* B ran nothing. */
-	ASSERT_EQ(0, tenant_stat(b.id, "busy_ns"));
-	ASSERT_EQ(0, tenant_stat(b.id, "released"));
-	ASSERT_EQ(0, tenant_stat(b.id, "latency_ns"));
+	ASSERT_EQ(0, tenant_stat(_metadata, b.id, "busy_ns"));
+	ASSERT_EQ(0, tenant_stat(_metadata, b.id, "released"));
+	ASSERT_EQ(0, tenant_stat(_metadata, b.id, "latency_ns"));
 	close(f1);
 	close(f2);
 	close(fb);
@@ -1184,6 +1212,7 @@ TEST(tenant_sysfs_counts_its_jobs_over_engines)
  * after it is freed (KASAN on the debug kernel).
  */
 struct fdrace {
+	struct __test_metadata *metadata; /* for TH_LOG() in the threads */
 	int fd;
 	atomic_int stop;
 	atomic_int reads, bad, churned;
@@ -1194,6 +1223,7 @@ struct fdrace {
 static void *fdrace_reader(void *arg)
 {
 	struct fdrace *r = arg;
+	struct __test_metadata *_metadata = r->metadata;
 	static char buf[16384];
 
 	while (!atomic_load(&r->stop)) {
@@ -1203,8 +1233,8 @@ static void *fdrace_reader(void *arg)
 
 		if (dt > r->max_read_ns)
 			r->max_read_ns = dt;
-		if (ret || fdinfo_queue_lines(buf) < 0 ||
-		    drm_usage_parse(buf, NULL, NULL) < 2)
+		if (ret || fdinfo_queue_lines(_metadata, buf) < 0 ||
+		    drm_usage_parse(_metadata, buf, NULL, NULL) < 2)
 			atomic_fetch_add(&r->bad, 1);
 		atomic_fetch_add(&r->reads, 1);
 	}
@@ -1237,9 +1267,9 @@ static void *fdrace_churn(void *arg)
 	return NULL;
 }
 
-TEST_TIMEOUT(fdinfo_races_queue_destroy, 60)
+TEST_F_TIMEOUT(tenants, fdinfo_races_queue_destroy, 60)
 {
-	struct fdrace r = { .fd = accel_test_open() };
+	struct fdrace r = { .metadata = _metadata, .fd = accel_test_open() };
 	uint64_t t0 = now_ns();
 	pthread_t tr, tc[2];
 	char path[160];
@@ -1250,13 +1280,14 @@ TEST_TIMEOUT(fdinfo_races_queue_destroy, 60)
 	snprintf(r.engines[1], sizeof(r.engines[1]), "tn:race1-%d", getpid());
 	/* One long-lived queue keeps the engines and their limits. */
 	for (int i = 0; i < 2; i++) {
-		queue_new(r.fd, r.engines[i], ACCEL_PRIORITY_NORMAL, 1);
+		queue_new(_metadata, r.fd, r.engines[i], ACCEL_PRIORITY_NORMAL, 1);
 		engine_path(path, sizeof(path), r.engines[i], "credits");
 		ASSERT_EQ(0, write_file(path, "2"));
 	}
 	ASSERT_EQ(0, pthread_create(&tr, NULL, fdrace_reader, &r));
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		ASSERT_EQ(0, pthread_create(&tc[i], NULL, fdrace_churn, &r));
+	}
 	/* Three seconds, and enough of each side on a slow (debug) kernel. */
 	while (now_ns() - t0 < 3000000000ull ||
 	       ((atomic_load(&r.reads) < 300 || atomic_load(&r.churned) < 300) &&
@@ -1284,4 +1315,4 @@ TEST_TIMEOUT(fdinfo_races_queue_destroy, 60)
 	ASSERT_EQ(0, close(r.fd));
 }
 
-TEST_HARNESS_MAIN
+ACCEL_TEST_MAIN

@@ -142,6 +142,19 @@ elif [ "$user" = 1 ]; then
 fi
 
 kselftests=$(find "$build/tests/kselftest" -maxdepth 1 -type f -perm -u+x -name 'kselftest-*' 2>/dev/null | sort)
+# No kernel test program is not a pass: meson leaves them out without the
+# kernel's kselftest_harness.h (programs left from an earlier build are
+# not these sources'), and harness.status says why.
+harness_status=$(cat "$build/tests/kselftest/harness.status" 2>/dev/null) ||
+	harness_status="not built: $build/tests/kselftest/harness.status is missing"
+case $harness_status in
+built:*) ;;
+*) kselftests= ;;
+esac
+if [ "$vm" = 1 ] && [ -z "$kselftests" ]; then
+	echo "check.sh: no kernel test program in $build/tests/kselftest ($harness_status)"
+	add "kselftests" 0 1 0
+fi
 kernels=${ACCEL_KERNELS:-$(grep -v -E '^[[:space:]]*(#|$)' tests/qemu/kernels.conf | awk '{print $1}')}
 if [ "$vm" = 0 ]; then
 	say "kernel suites: skipped (--no-vm or ACCEL_SKIP_VM=1)"

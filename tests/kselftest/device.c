@@ -82,7 +82,7 @@ TEST_F(device, info_reports_abi_and_versions)
 				       ACCEL_FEATURE_TENANTS |
 				       ACCEL_FEATURE_URING_INLINE_JOB));
 	ASSERT_NE(NULL, memchr(info.version, 0, sizeof(info.version)));
-	ASSERT_EQ(0, strcmp(info.version, "0.1.0"));
+	ASSERT_STREQ(ACCEL_VERSION, info.version); /* the project's VERSION */
 	ASSERT_EQ(0, uname(&u));
 	ASSERT_EQ(0, strcmp(info.kernel_release, u.release));
 	for (unsigned int i = 0; i < 4; i++) {

@@ -1210,6 +1210,56 @@ TEST_F(sched, pipelined_job_inherits_a_failure)
 	ASSERT_EQ(-EIO, err);
 }
 
+/*
+ * A pipelined job times out with its wait still armed, and its late
+ * COMPLETE is refused: the job goes, and its wait must go with it. The
+ * uapi fuzzer found the module freeing it with the callback still on the
+ * fence: reaching x:1 afterwards called into the freed job ("refcount_t:
+ * addition on 0" on the debug kernel; the teardown's log scan fails the
+ * test). y fails with the timeout; x is reached as if nothing happened.
+ */
+TEST_F(sched, late_complete_of_timed_out_pipelined_job)
+{
+	int fd = accel_test_open(), a, b, err;
+	struct accel_job_event ev;
+	uint32_t q, x, y;
+	bool timedout = false;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("pipet"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	a = submit(fd, q, NOPTS, PTS(P(x, 1)), 'a', 0);
+	next_release(_metadata, fd, 1000);
+	b = submit(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 'b', 1000000); /* 1 ms */
+	ev = next_release(_metadata, fd, 1000);
+	ASSERT_EQ('b', ev.user_data);
+	ASSERT_EQ(ACCEL_JOB_RES_PIPELINED, ev.flags);
+	for (int i = 0; i < 5000 && !timedout; i++) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (fetch(_metadata, fd, &ev, 1) == 1) {
+			ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
+			ASSERT_EQ((uint32_t)b, ev.id);
+			timedout = true;
+		} else {
+			poll(&p, 1, 1);
+		}
+	}
+	ASSERT_TRUE(timedout);
+	ASSERT_EQ(-ETIMEDOUT, complete(fd, b, 0, 0));
+	ASSERT_EQ(-ENOENT, complete(fd, b, 0, 0)); /* gone */
+	ASSERT_EQ(0, complete(fd, a, 0, 0));       /* reaches x:1 */
+	ASSERT_EQ(0, so_wait1(fd, x, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, y, NULL, NULL, &err));
+	ASSERT_EQ(-ETIMEDOUT, err);
+	/* Another job on x's fence context after it: nothing stale fires. */
+	ASSERT_GT(submit(fd, q, PTS(P(x, 1)), NOPTS, 'c', 0), 0);
+	ev = next_release(_metadata, fd, 1000);
+	ASSERT_EQ('c', ev.user_data);
+	ASSERT_EQ(0, complete(fd, ev.id, 0, 0));
+}
+
 /* Not pipelined: the promiser is on another engine, or not released. */
 TEST_F(sched, no_pipelining_across_engines_or_before_release)
 {

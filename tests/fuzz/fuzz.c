@@ -66,6 +66,7 @@
 #include <liburing.h>
 
 #include "accelsched.h"
+#include "splats.h"
 
 #define PAGE 4096
 
@@ -1899,15 +1900,6 @@ static bool device_works(void)
 /* ------------------------------------------------------------------ */
 /* The kernel log.                                                       */
 
-static const char *const splats[] = {
-	"BUG:", "WARNING:", "Oops", "KASAN", "UBSAN", "kernel BUG",
-	"possible circular locking", "inconsistent lock state",
-	"suspicious RCU usage", "possible recursive locking",
-	"sleeping function called from invalid context", "hung task",
-	"blocked for more than", "refcount_t:", "general protection fault",
-	"Call Trace:", "list_add corruption", "list_del corruption",
-	"unreferenced object",
-};
 
 static int kmsg_scan(int fd)
 {
@@ -1927,8 +1919,8 @@ static int kmsg_scan(int fd)
 		char *msg = strchr(rec, ';');
 
 		msg = msg ? msg + 1 : rec;
-		for (int i = 0; i < N(splats); i++) {
-			if (strstr(msg, splats[i])) {
+		for (int i = 0; i < N(accel_test_splats); i++) {
+			if (strstr(msg, accel_test_splats[i])) {
 				char *nl = strchr(msg, '\n');
 
 				if (nl)

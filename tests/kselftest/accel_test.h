@@ -85,6 +85,7 @@
 #include <unistd.h>
 
 #include "accelsched.h"
+#include "splats.h"
 #include "kselftest_harness.h"
 
 #define ACCEL_DEV_PATH "/dev/" ACCEL_DEVICE_NAME
@@ -157,16 +158,6 @@ static inline int accel_reap(struct io_uring *ring, unsigned int n,
 
 /* ---- the kernel log around each test ------------------------------------ */
 
-/* The kernel log lines that fail a test however it ended. */
-static const char *const accel_test_splats[] = {
-	"BUG:", "WARNING:", "Oops", "KASAN", "UBSAN", "kernel BUG",
-	"possible circular locking", "inconsistent lock state",
-	"suspicious RCU usage", "possible recursive locking",
-	"sleeping function called from invalid context", "hung task",
-	"blocked for more than", "refcount_t:", "general protection fault",
-	"Call Trace:", "list_add corruption", "list_del corruption",
-	"unreferenced object",
-};
 
 /*
  * The marker "accelsched-test: @what <fixture>[.<variant>].<test>" in @buf,

@@ -33,15 +33,7 @@ fi
 # folder inside the module's sources. Paths are compared resolved
 # (symbolic links followed, `..` removed), before anything is created:
 # OUTDIR=. or a link to the checkout would otherwise delete its sources.
-resolve() { # the nearest existing ancestor, resolved, and the rest
-	p=$1 rest=
-	while [ ! -d "$p" ]; do
-		rest=/${p##*/}$rest
-		case "$p" in */*) p=${p%/*} ;; *) p=. ;; esac
-		[ -n "$p" ] || p=/
-	done
-	echo "$(cd "$p" && pwd -P)$rest"
-}
+. "$src/scripts/resolve-path.sh"
 srcreal=$(cd "$src" && pwd -P)
 if [ -z "$out" ]; then
 	out=$src

@@ -28,15 +28,7 @@ esac
 
 # Resolved before anything is created: the nearest existing ancestor,
 # with symbolic links followed, and the rest of the path after it.
-resolve() {
-	p=$1 rest=
-	while [ ! -d "$p" ]; do
-		rest=/${p##*/}$rest
-		case "$p" in */*) p=${p%/*} ;; *) p=. ;; esac
-		[ -n "$p" ] || p=/
-	done
-	echo "$(cd "$p" && pwd -P)$rest"
-}
+. "$src/scripts/resolve-path.sh"
 real=$(resolve "$out")
 srcreal=$(cd "$src" && pwd -P)
 case "$real/" in

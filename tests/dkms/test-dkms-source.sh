@@ -66,7 +66,7 @@ check "a second run replaces the tree" test ! -e "$tree/kmod/stale.c"
 # checkout's scripts and sources, so that nothing real is at stake).
 mkdir -p "$tmp/co/scripts" "$tmp/co/dkms"
 cp -r "$src/kmod" "$src/uapi" "$tmp/co/"
-cp "$src/scripts/dkms-source.sh" "$src/scripts/conftest.sh" "$tmp/co/scripts/"
+cp "$src/scripts/dkms-source.sh" "$src/scripts/conftest.sh" "$src/scripts/resolve-path.sh" "$tmp/co/scripts/"
 cp "$src/dkms/Makefile" "$src/dkms/dkms.conf.in" "$tmp/co/dkms/"
 cp "$src/Kbuild" "$src/VERSION" "$tmp/co/"
 before=$(cd "$tmp/co" && find kmod uapi -type f | sort | xargs cat | cksum)

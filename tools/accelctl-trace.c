@@ -188,47 +188,55 @@ static const char *field(const char *line, const char *key, size_t *len)
 	return NULL;
 }
 
+/*
+ * The decimal digits at @p, up to @end (or the first non-digit when @end
+ * is NULL) into @v: at least one digit, no sign, no overflow past 2^64 - 1
+ * (strtoull() would take "-1" as 2^64 - 1). Returns where it stopped, or
+ * NULL.
+ */
+static const char *decimal(const char *p, const char *end, uint64_t *v)
+{
+	const char *q = p;
+
+	for (*v = 0; (!end || q < end) && *q >= '0' && *q <= '9'; q++) {
+		if (*v > (UINT64_MAX - (uint64_t)(*q - '0')) / 10)
+			return NULL;
+		*v = *v * 10 + (uint64_t)(*q - '0');
+	}
+	return q > p && (!end || q == end) ? q : NULL;
+}
+
 static bool field_u64(const char *line, const char *key, uint64_t *v)
 {
 	size_t len;
 	const char *p = field(line, key, &len);
-	char *end;
 
-	if (!p)
-		return false;
-	errno = 0;
-	*v = strtoull(p, &end, 10);
-	return !errno && end == p + len;
+	return p && decimal(p, p + len, v);
 }
 
-static bool field_s64(const char *line, const char *key, int64_t *v)
+/* An int32 (a status, an errno): "-5", "0". */
+static bool field_s32(const char *line, const char *key, int64_t *v)
 {
 	size_t len;
 	const char *p = field(line, key, &len);
-	char *end;
+	bool neg = p && len && *p == '-';
+	uint64_t u;
 
-	if (!p)
+	if (!p || !decimal(p + neg, p + len, &u) || u > (neg ? 2147483648u : 2147483647u))
 		return false;
-	errno = 0;
-	*v = strtoll(p, &end, 10);
-	return !errno && end == p + len;
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return true;
 }
 
 /* "<ctx>:<seqno>" of fence=. */
 static bool field_fence(const char *line, uint64_t *ctx, uint64_t *seqno)
 {
 	size_t len;
-	const char *p = field(line, "fence", &len);
-	char *end;
+	const char *p = field(line, "fence", &len), *colon;
 
-	if (!p)
+	if (!p || !(colon = memchr(p, ':', len)))
 		return false;
-	errno = 0;
-	*ctx = strtoull(p, &end, 10);
-	if (errno || *end != ':')
-		return false;
-	*seqno = strtoull(end + 1, &end, 10);
-	return !errno && end == p + len;
+	return decimal(p, colon, ctx) && decimal(colon + 1, p + len, seqno);
 }
 
 /*
@@ -301,10 +309,10 @@ static int parse_line(struct trace *t, const char *line, unsigned long lineno,
 		ok = ok && en && (e->engine = engine_index(t, en, len)) >= 0;
 	}
 	if (type == TEV_COMPLETE)
-		ok = ok && field_s64(rest, "status", &e->status) &&
+		ok = ok && field_s32(rest, "status", &e->status) &&
 		     field_u64(rest, "device_ns", &e->device_ns);
 	else if (type == TEV_FAIL)
-		ok = ok && field_s64(rest, "error", &e->status);
+		ok = ok && field_s32(rest, "error", &e->status);
 	else if (field_u64(rest, "prio", &v) && v <= UINT32_MAX)
 		e->prio = (uint32_t)v;
 	else

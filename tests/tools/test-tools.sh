@@ -84,6 +84,25 @@ printf '  a-1 [000] ..... 5.000001: job_submit: client=x engine=e queue=1 job=1 
 refused 1 "accelctl: trace: $tmp/bad.txt:1: a job_submit event whose fields are not the ones" \
 	"$b/accelctl" trace --input "$tmp/bad.txt" -o "$tmp/t.json"
 check "accelctl trace: nothing written for a refused input" test ! -e "$tmp/t.json"
+# Numbers at the edges: 2^64 - 1 is a point, 2^64 and a sign are not;
+# a status is an int32.
+ev='  a-1 [000] ..... 5.000001:'
+for bad in "job_wait: client=-1 queue=1 job=1 fence=1:1" \
+	"job_wait: client=1 queue=1 job=1 fence=1:18446744073709551616" \
+	"job_wait: client=1 queue=1 job=1 fence=+1:1" \
+	"job_wait: client=1 queue=1 job=4294967296 fence=1:1" \
+	"job_complete: client=1 engine=e queue=1 job=1 status=-2147483649 device_ns=1" \
+	"job_fail: client=1 engine=e queue=1 job=1 error=2147483648"; do
+	printf '%s %s\n' "$ev" "$bad" >"$tmp/edge.txt"
+	refused 1 "accelctl: trace: $tmp/edge.txt:1: a job_" \
+		"$b/accelctl" trace --input "$tmp/edge.txt" -o "$tmp/t.json"
+done
+printf '%s job_signal: client=18446744073709551615 queue=4294967295 job=4294967295 fence=18446744073709551615:18446744073709551615\n%s job_fail: client=18446744073709551615 engine=e queue=4294967295 job=4294967295 error=-2147483648\n' \
+	"$ev" "$ev" >"$tmp/edge.txt"
+check "accelctl trace takes 2^64 - 1, 2^32 - 1 and INT32_MIN where they fit" \
+	"$b/accelctl" trace --input "$tmp/edge.txt" -o "$tmp/edge.json"
+check "... and writes them back exactly" grep -q '"signals":\["18446744073709551615:18446744073709551615"\]' "$tmp/edge.json"
+check "... the status too" grep -q '"status":-2147483648' "$tmp/edge.json"
 # A path with quotes lands in the trace's otherData as a JSON string.
 cp "$tmp/bad.txt" "$tmp/q\"uo\\te.txt" && : >"$tmp/q\"uo\\te.txt"
 check "accelctl trace --input of an empty trace writes JSON" \

@@ -11,12 +11,8 @@ set -u
 
 ctl=${1:?usage: test-cdi.sh BUILD_ROOT TESTDIR}/tools/accelctl
 here=${2:?usage: test-cdi.sh BUILD_ROOT TESTDIR}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelsched-cdi-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+. "$(dirname "$0")/../tap.sh"
+tap_tmp cdi-test
 refused() { # STATUS PATTERN ARGS...
 	want=$1 pat=$2; shift 2
 	"$ctl" cdi "$@" >"$tmp/out" 2>"$tmp/err"
@@ -90,5 +86,4 @@ refused 2 "unexpected argument 'extra'" --print extra
 "$ctl" cdi --help >"$tmp/out" 2>&1
 check "cdi --help exits 0 and names the kind" grep -q "accelsched.io/engine=all" "$tmp/out"
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_end

@@ -52,23 +52,23 @@ if ! run all; then
 	exit 1
 fi
 
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; sed 's/^/# /' "$tmp/out" "$tmp/err"; }
+. "$(dirname "$0")/../tap.sh"
+# A failure shows what the container printed.
+failed() { not_ok "$1" "$(cat "$tmp/out" "$tmp/err")"; }
 echo "1..4"
 grep -q '^1:3 character special file$' "$tmp/out" && ok "$kind=all gives the container the node, 1:3" ||
-	not_ok "$kind=all gives the container the node, 1:3"
+	failed "$kind=all gives the container the node, 1:3"
 grep -q '^engine=none$' "$tmp/out" && ok "$kind=all sets no ACCEL_ENGINE" ||
-	not_ok "$kind=all sets no ACCEL_ENGINE"
+	failed "$kind=all sets no ACCEL_ENGINE"
 if run gpu-0 && grep -q '^1:3 character special file$' "$tmp/out" &&
 	grep -q '^engine=gpu-0$' "$tmp/out"; then
 	ok "$kind=gpu-0 gives the node and ACCEL_ENGINE=gpu-0"
 else
-	not_ok "$kind=gpu-0 gives the node and ACCEL_ENGINE=gpu-0"
+	failed "$kind=gpu-0 gives the node and ACCEL_ENGINE=gpu-0"
 fi
 if ! run nope && grep -q -i 'unresolvable CDI devices' "$tmp/err"; then
 	ok "an engine the spec lacks is refused by podman"
 else
-	not_ok "an engine the spec lacks is refused by podman"
+	failed "an engine the spec lacks is refused by podman"
 fi
 exit $((fails > 0))

@@ -10,15 +10,8 @@
 set -u
 
 src=${1:?usage: test-dkms-source.sh SOURCE_ROOT}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelsched-dkms-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fails=0 n=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
-check() { # check NAME COMMAND...
-	name=$1; shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
+. "$(dirname "$0")/../tap.sh"
+tap_tmp dkms-test
 
 echo "TAP version 13"
 version=$(tr -d ' \n' <"$src/VERSION")
@@ -82,5 +75,4 @@ check "refusals change nothing in kmod/ and uapi/" test "$before" = "$after"
 check "refusals create nothing in kmod/ and uapi/" \
 	test -z "$(find "$tmp/co/kmod" "$tmp/co/uapi" -type d -name 'sub' -o -name 'accelsched-*')"
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_end

@@ -11,9 +11,7 @@ src=${1:?usage: test-docs.sh SOURCE_ROOT OUTDIR CC CFLAGS...}
 out=${2:?usage: test-docs.sh SOURCE_ROOT OUTDIR CC CFLAGS...}
 cc=${3:?usage: test-docs.sh SOURCE_ROOT OUTDIR CC CFLAGS...}
 shift 3
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
+. "$(dirname "$0")/../tap.sh"
 echo "TAP version 13"
 
 if ! command -v sphinx-build >/dev/null 2>&1; then
@@ -54,5 +52,4 @@ else
 	not_ok "cpu.rst's executable example compiles with -Wall -Werror"
 fi
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_end

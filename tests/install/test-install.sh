@@ -46,16 +46,7 @@ done
 
 build=$(cd "$build" && pwd)
 work=$build/tests/install/$check.destdir
-n=0 failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
-	return 0
-}
+. "$(dirname "$0")/../tap.sh"
 # expect WHAT CMD...: runs CMD, ok when it exits 0, else its output.
 expect() {
 	local what=$1 out
@@ -69,8 +60,8 @@ expect() {
 # oneline TEXT: TEXT's lines joined by spaces.
 oneline() { paste -sd' ' <<<"$1"; }
 finish() {
-	echo "$n checks, $failed failed"
-	[ "$failed" = 0 ]
+	echo "$n checks, $fails failed"
+	[ "$fails" = 0 ]
 	exit
 }
 

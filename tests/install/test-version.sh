@@ -17,16 +17,7 @@ work=$build/tests/install/version.work
 command -v make >/dev/null || { echo "SKIP: no make to read Kbuild with"; exit 77; }
 rm -rf "$work"
 mkdir -p "$work"
-n=0 failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
-	return 0
-}
+. "$(dirname "$0")/../tap.sh"
 
 # kbuild_define DIR: the ACCEL_MODULE_VERSION flag Kbuild in DIR passes,
 # as the compiler gets it (after the shell's quote removal).
@@ -100,5 +91,5 @@ else
 		"$copies"
 fi
 
-echo "$n checks, $failed failed"
-[ "$failed" = 0 ]
+echo "$n checks, $fails failed"
+[ "$fails" = 0 ]

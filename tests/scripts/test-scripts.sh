@@ -15,15 +15,8 @@ set -u
 
 src=${1:?usage: test-scripts.sh SOURCE_ROOT}
 src=$(cd "$src" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelsched-scripts-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
-check() { # check NAME COMMAND...
-	name=$1; shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
+. "$(dirname "$0")/../tap.sh"
+tap_tmp scripts-test
 echo "TAP version 13"
 
 # ---- a throwaway checkout -------------------------------------------------
@@ -124,5 +117,4 @@ check "the log holds the build's output" grep -q "tinyconfig refused" "$log"
 check "the half-built tree is gone" \
 	test -z "$(find "$tmp/cache/kernels" -maxdepth 1 -name 'debug-*.tmp.*')"
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_end

@@ -12,15 +12,8 @@
 set -u
 
 b=${1:?usage: test-tools.sh BUILD_ROOT}/tools
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/accelsched-tools-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n $1"; }
-check() { # check NAME COMMAND...
-	name=$1; shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
+. "$(dirname "$0")/../tap.sh"
+tap_tmp tools-test
 # run WANT_STATUS GREP_PATTERN COMMAND...: status and stderr message
 refused() {
 	want=$1 pat=$2; shift 2
@@ -194,5 +187,4 @@ refused 2 "unknown option" "$b/accelctl" --bogus
 refused 2 "" "$b/accel-run" --bogus x.acc
 refused 2 "" "$b/accel-bench" --bogus
 
-echo "1..$n"
-[ "$fails" = 0 ]
+tap_end

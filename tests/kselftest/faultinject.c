@@ -420,15 +420,23 @@ static int fi_call_job_submit(struct fi_ctx *c)
 }
 
 /*
+ * FI_ENTRY(name, setup, snapshot): the variant @name, which calls
+ * fi_call_<name>() after fi_setup_<setup>() and compares
+ * fi_snap_<snapshot>() around each injected failure.
+ */
+#define FI_ENTRY(_name, _setup, _snap)                                       \
+	FIXTURE_VARIANT_ADD(faultinject, _name) {                            \
+		.setup = fi_setup_##_setup,                                  \
+		.call = fi_call_##_name,                                     \
+		.snapshot = fi_snap_##_snap,                                 \
+		.cleanup = fi_cleanup,                                       \
+	}
+
+/*
  * The entry points, one variant each: name, set-up, call, snapshot,
  * clean-up, and an errno besides ENOMEM that a failed allocation may give.
  */
-FIXTURE_VARIANT_ADD(faultinject, open) {
-	.setup = fi_setup_none,
-	.call = fi_call_open,
-	.snapshot = fi_snap_none,
-	.cleanup = fi_cleanup,
-};
+FI_ENTRY(open, none, none);
 
 FIXTURE_VARIANT_ADD(faultinject, ioctl_info) {
 	.setup = fi_setup_dev,
@@ -453,67 +461,31 @@ FIXTURE_VARIANT_ADD(faultinject, uring_nop) {
 };
 
 /*
- * ---- syncobj entry points go here, one variant each ----
- * Use fi_setup_syncobj (a device fd and one syncobj, c->handle) and
- * fi_snap_syncobjs (every live handle's QUERY and their count). A call
- * that creates a handle stores it in c->new_handle, one that creates an fd
- * (EXPORT, EXPORT_SYNC_FILE) in c->new_fd, and fi_cleanup undoes them; an
- * eventfd or a sync_file to import goes in c->aux_fd (made by the set-up,
- * not the call):
- *
- * FIXTURE_VARIANT_ADD(faultinject, syncobj_signal) {
- *	.setup = fi_setup_syncobj,
- *	.call = fi_call_syncobj_signal,
- *	.snapshot = fi_snap_syncobjs,
- *	.cleanup = fi_cleanup,
- * };
+ * The syncobj and scheduler entry points. They set up with
+ * fi_setup_syncobj (a device fd and one syncobj, c->handle) or a variant
+ * of it, and compare fi_snap_syncobjs (every live handle's QUERY and their
+ * count). A call that creates a handle stores it in c->new_handle, one
+ * that creates an fd (EXPORT) in c->new_fd, and fi_cleanup undoes them; an
+ * eventfd or a sync_file to import goes in c->aux_fd, made by the set-up,
+ * not the call. A new one is FI_ENTRY(name, setup, snapshot) with its
+ * fi_call_<name>().
  *
  * EXPORT_SYNC_FILE is not listed: when sync_file_create() fails, the
  * point's fence stays cached in the syncobj (and holds a module
  * reference) until the syncobj goes. Invisible to the ABI, but a
  * change; see Documentation/syncobj.rst.
  */
-FIXTURE_VARIANT_ADD(faultinject, syncobj_create) {
-	.setup = fi_setup_dev,
-	.call = fi_call_syncobj_create,
-	.snapshot = fi_snap_syncobjs,
-	.cleanup = fi_cleanup,
-};
+FI_ENTRY(syncobj_create, dev, syncobjs);
 
-FIXTURE_VARIANT_ADD(faultinject, syncobj_export) {
-	.setup = fi_setup_syncobj,
-	.call = fi_call_syncobj_export,
-	.snapshot = fi_snap_syncobjs,
-	.cleanup = fi_cleanup,
-};
+FI_ENTRY(syncobj_export, syncobj, syncobjs);
 
-FIXTURE_VARIANT_ADD(faultinject, syncobj_wait) {
-	.setup = fi_setup_syncobj,
-	.call = fi_call_syncobj_wait,
-	.snapshot = fi_snap_syncobjs,
-	.cleanup = fi_cleanup,
-};
+FI_ENTRY(syncobj_wait, syncobj, syncobjs);
 
-FIXTURE_VARIANT_ADD(faultinject, syncobj_eventfd) {
-	.setup = fi_setup_syncobj_eventfd,
-	.call = fi_call_syncobj_eventfd,
-	.snapshot = fi_snap_syncobjs,
-	.cleanup = fi_cleanup,
-};
+FI_ENTRY(syncobj_eventfd, syncobj_eventfd, syncobjs);
 
-FIXTURE_VARIANT_ADD(faultinject, queue_create) {
-	.setup = fi_setup_dev,
-	.call = fi_call_queue_create,
-	.snapshot = fi_snap_fdinfo,
-	.cleanup = fi_cleanup,
-};
+FI_ENTRY(queue_create, dev, fdinfo);
 
-FIXTURE_VARIANT_ADD(faultinject, job_submit) {
-	.setup = fi_setup_queue,
-	.call = fi_call_job_submit,
-	.snapshot = fi_snap_syncobjs,
-	.cleanup = fi_cleanup,
-};
+FI_ENTRY(job_submit, queue, syncobjs);
 
 /* ---- the runner -------------------------------------------------------- */
 

@@ -44,6 +44,12 @@ static void accel_job_free(struct kref *ref)
 	u32 i;
 
 	for (i = 0; i < job->nwaits; i++) {
+		/*
+		 * Every wait has fired (the fence unlinks the callback before
+		 * calling it) or was disarmed (accel_job_disarm()): a callback
+		 * still linked would call into this job once it is reused.
+		 */
+		WARN_ON_ONCE(!list_empty(&job->deps[i].cb.node));
 		if (job->deps[i].fence)
 			dma_fence_put(job->deps[i].fence);
 		accel_syncobj_put(job->deps[i].s);

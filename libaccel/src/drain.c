@@ -76,24 +76,32 @@ static struct accel_drain *drain_of(_Atomic(struct accel_drain *) *slot)
 	return d;
 }
 
-static void drain_add(struct accel_drain *d)
+/*
+ * A submission counts in its queue's drain and its device's, and both
+ * change under both locks (device's first, the only order any path takes
+ * two): a thread that saw its queue idle then finds the device counting
+ * none of the queue's work, and the other way round. Changed one after
+ * the other, a queue's drain could return while the device still counted
+ * the submission that made it idle.
+ */
+static void drain_lock_pair(struct accel_drain *d[2])
 {
-	pthread_mutex_lock(&d->lock);
-	d->pending++;
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_lock(&d[1]->lock);
+	pthread_mutex_lock(&d[0]->lock);
 }
 
-static void drain_done(struct accel_drain *d)
+static void drain_unlock_pair(struct accel_drain *d[2])
 {
-	bool gone;
+	pthread_mutex_unlock(&d[0]->lock);
+	pthread_mutex_unlock(&d[1]->lock);
+}
 
-	pthread_mutex_lock(&d->lock);
+/* One submission fewer in @d; locked. True: @d is to be freed. */
+static bool drain_dec(struct accel_drain *d)
+{
 	if (--d->pending == 0)
 		pthread_cond_broadcast(&d->idle);
-	gone = !d->pending && !d->owned;
-	pthread_mutex_unlock(&d->lock);
-	if (gone)
-		drain_free(d);
+	return !d->pending && !d->owned;
 }
 
 /* The owner goes: the drain goes with it, or with its last submission. */
@@ -120,16 +128,26 @@ int accel_drain_submit(accel_queue_t *q, struct accel_drain *out[2])
 		out[0] = NULL;
 		return -ENOMEM;
 	}
-	drain_add(out[0]);
-	drain_add(out[1]);
+	drain_lock_pair(out);
+	out[0]->pending++;
+	out[1]->pending++;
+	drain_unlock_pair(out);
 	return 0;
 }
 
 void accel_drain_done(struct accel_drain *d[2])
 {
+	bool gone[2];
+
+	if (!d[0])
+		return;
+	drain_lock_pair(d);
+	gone[0] = drain_dec(d[0]);
+	gone[1] = drain_dec(d[1]);
+	drain_unlock_pair(d);
 	for (int i = 0; i < 2; i++)
-		if (d[i])
-			drain_done(d[i]);
+		if (gone[i])
+			drain_free(d[i]);
 	d[0] = d[1] = NULL;
 }
 

@@ -1077,6 +1077,47 @@ START_TEST(test_wait_idle)
 }
 END_TEST
 
+static void *open_gate_soon(void *gate)
+{
+	struct timespec ts = { 0, 1000 * 1000 };
+
+	nanosleep(&ts, NULL); /* the drain is asleep by then */
+	accel_semaphore_signal(gate, 1);
+	return NULL;
+}
+
+/*
+ * A queue found idle leaves no submission of its own counted by the
+ * device: the two counts change together. Work ends on another thread
+ * (the gate's, or the kernel's executor) while this one drains the queue
+ * and at once polls the device. The drain wakes as the queue's count
+ * falls: a device count changed after it was seen as ETIME (CI, kernel
+ * scheduler, through the ioctl path).
+ */
+START_TEST(test_wait_idle_queue_then_device)
+{
+	for (int i = 0; i < 200; i++) {
+		accel_semaphore_t *gate = sem_new(0), *s = sem_new(0);
+		POINT(w, gate, 1);
+		POINT(sig, s, 1);
+		pthread_t th;
+
+		ASSERT_OK(accel_queue_barrier(queue, &w, &sig, 0));
+		ck_assert_int_eq(pthread_create(&th, NULL, open_gate_soon, gate), 0);
+		ASSERT_OK(accel_queue_wait_idle(queue, WAIT_LONG));
+		ASSERT_OK(accel_device_wait_idle(dev, 0));
+		ck_assert_uint_eq(sem_value(s, NULL), 1);
+		pthread_join(th, NULL);
+		/* The other way round: the device idle, so is the queue. */
+		ASSERT_OK(accel_queue_barrier(queue, &w, NULL, 0));
+		ASSERT_OK(accel_device_wait_idle(dev, WAIT_LONG));
+		ASSERT_OK(accel_queue_wait_idle(queue, 0));
+		accel_semaphore_release(gate);
+		accel_semaphore_release(s);
+	}
+}
+END_TEST
+
 /*
  * Work whose wait failed has ended: the drain returns 0 and the signal
  * carries the error. So does work on a queue already released, which the
@@ -1629,6 +1670,7 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_threads_submit);
 	tcase_add_test(tc, test_release_queue_with_pending_work);
 	tcase_add_test(tc, test_wait_idle);
+	tcase_add_test(tc, test_wait_idle_queue_then_device);
 	tcase_add_test(tc, test_wait_idle_failed_and_released);
 	tcase_add_test(tc, test_wait_idle_threads);
 	tcase_add_test(tc, test_wait_idle_bad_input);

@@ -17,6 +17,8 @@
  * one waits for room (the back-pressure that keeps an application which
  * submits without waiting from recording an instance per submission),
  * until half of them completed: one wake-up per half, not per completion.
+ * A batch (accel_queue_execute_batch()) runs its command buffers one
+ * flight each: the ->complete of one submits the next, on the waiter.
  *
  * Lifetime: each flight's submission holds a reference to the device, so
  * the device is destroyed only with no flight left; the last ->complete
@@ -209,7 +211,13 @@ static int reserve(struct vk_waiter *w, char *msg, size_t len)
 		pthread_setname_np(w->thread, "accel-vkwait");
 		w->started = true;
 	}
-	while (w->count >= VK_FLIGHTS_MAX) {
+	/*
+	 * The waiter itself submits the next command buffer of a batch, from
+	 * a ->complete: it never waits for room, which only it makes (the
+	 * count may pass VK_FLIGHTS_MAX by one flight per batch it is
+	 * continuing).
+	 */
+	while (w->count >= VK_FLIGHTS_MAX && !pthread_equal(pthread_self(), w->thread)) {
 		w->room_waiters++;
 		pthread_cond_wait(&w->room, &w->lock);
 		w->room_waiters--;

@@ -30,6 +30,18 @@ int accel_fail(int err, const char *fmt, ...)
 	return -err;
 }
 
+int accel_fail_at(int err, const char *fn, const char *where)
+{
+	char text[ACCEL_ERROR_MAX];
+	size_t n = strlen(fn);
+	const char *rest = accel_error_buf;
+
+	if (!strncmp(rest, fn, n) && !strncmp(rest + n, ": ", 2))
+		rest += n + 2;
+	snprintf(text, sizeof(text), "%s", rest);
+	return accel_fail(err, "%s: %s: %s", fn, where, text);
+}
+
 char *accel_strfmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;

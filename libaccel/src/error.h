@@ -24,6 +24,13 @@
 int accel_fail(int err, const char *fmt, ...) ACCEL_PRINTF(2, 3);
 
 /*
+ * accel_fail_at() - name where in its arguments the current failure of
+ * @fn lies: the message "fn: text" becomes "fn: @where: text". Returns
+ * -@err.
+ */
+int accel_fail_at(int err, const char *fn, const char *where);
+
+/*
  * accel_strfmt() - snprintf() into @buf of @len bytes; the text is silently
  * truncated to fit. Returns @buf, so that a caller can format an argument.
  */

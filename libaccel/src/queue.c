@@ -18,17 +18,27 @@
 #include "core.h"
 #include "error.h"
 
+/* One command buffer of a submission and its captured table. */
+struct submission_part {
+	accel_command_buffer_t *cb;
+	struct accel_plan_slot *slots;    /* [cb->plan.used_count] */
+};
+
 /*
- * struct submission - one accel_queue_execute(), in one allocation: the
- * struct, then @points, @slots and @buffers.
+ * struct submission - one accel_queue_execute() or _batch(), in one
+ * allocation: the struct, then @points, @parts, the parts' slots and
+ * @buffers. A batch runs its parts in order on one job: @next is the part
+ * the driver runs or will run next.
  */
 struct submission {
 	struct accel_sched_job job;
-	struct accel_cb_exec exec;        /* the driver's view of it */
+	struct accel_cb_exec exec;        /* the driver's view of the part */
 	accel_queue_t *queue;
-	accel_command_buffer_t *cb;
-	struct accel_plan_slot *slots;    /* [cb->plan.used_count] */
-	accel_buffer_t **buffers;         /* [cb->plan.used_count] */
+	struct submission_part *parts;    /* [part_count] */
+	uint32_t part_count;
+	uint32_t next;
+	uint64_t device_ns;               /* of the parts that ended */
+	accel_buffer_t **buffers;         /* [sum of used_count] */
 	uint32_t buffer_count;
 	struct accel_sched_point *points; /* waits, then signals */
 	struct accel_drain *drains[2];    /* the queue's and device's (drain.c) */
@@ -174,7 +184,7 @@ ACCEL_EXPORT void accel_queue_release(accel_queue_t *queue)
 	accel_device_release(d);
 }
 
-/* Drops the table's buffers, the command buffer and the queue, once. */
+/* Drops the tables' buffers, the command buffers and the queue, once. */
 static void submission_release(struct accel_sched_job *job)
 {
 	struct submission *sub = (struct submission *)job;
@@ -182,8 +192,9 @@ static void submission_release(struct accel_sched_job *job)
 	for (uint32_t i = 0; i < sub->buffer_count; i++)
 		accel_buffer_release(sub->buffers[i]);
 	sub->buffer_count = 0;
-	accel_command_buffer_release(sub->cb);
-	sub->cb = NULL;
+	for (uint32_t i = 0; i < sub->part_count; i++)
+		accel_command_buffer_release(sub->parts[i].cb);
+	sub->part_count = 0;
 	accel_queue_release(sub->queue);
 	sub->queue = NULL;
 }
@@ -199,50 +210,81 @@ static void submission_destroy(struct accel_sched_job *job)
 	free(sub);
 }
 
-/* @msg: the failure of the driver's replay, naming the command. */
+/* @what: the failure of the driver's replay of part sub->next. */
 static void submission_failed(struct submission *sub, int err, const char *what,
 			      char *msg, size_t len)
 {
+	const accel_command_buffer_t *cb = sub->parts[sub->next].cb;
 	uint32_t i = sub->exec.failed_command;
-	const struct accel_cmd *cmd =
-		&ACCEL_VEC_AT(&sub->cb->plan.commands, struct accel_cmd, i);
+	const struct accel_cmd *cmd = &ACCEL_VEC_AT(&cb->plan.commands, struct accel_cmd, i);
+	char part[48] = "";
 
-	accel_strfmt(msg, len, "%s: command %u (%s) failed with %s: %s",
-		     sub->job.label, i, accel_cmd_type_name((enum accel_cmd_type)cmd->type),
+	if (sub->part_count > 1)
+		accel_strfmt(part, sizeof(part), "command buffer %u of %u, ",
+			     sub->next, sub->part_count);
+	accel_strfmt(msg, len, "%s: %scommand %u (%s) failed with %s: %s",
+		     sub->job.label, part, i,
+		     accel_cmd_type_name((enum accel_cmd_type)cmd->type),
 		     accel_errno_name(-err), what);
 }
 
-/* The driver finished a replay it left in flight (ACCEL_JOB_PENDING). */
+static void submission_done(struct accel_cb_exec *x, int err, const char *what);
+
+/*
+ * Runs the parts from sub->next on, in order: 0 once all ended, -errno
+ * with @msg set at the first that failed, or ACCEL_JOB_PENDING when the
+ * driver left one in flight (submission_done() goes on from there, on the
+ * driver's thread).
+ */
+static int submission_run(struct submission *sub, char *msg, size_t len)
+{
+	accel_device_t *d = sub->queue->device;
+	char what[ACCEL_FAILURE_MAX / 2];
+	int err;
+
+	for (; sub->next < sub->part_count; sub->next++) {
+		what[0] = '\0';
+		sub->exec = (struct accel_cb_exec){
+			.cb = sub->parts[sub->next].cb,
+			.slots = sub->parts[sub->next].slots,
+			.done = submission_done,
+			.msg = what,
+			.msg_len = sizeof(what),
+		};
+		err = d->ops->execute(d, &sub->exec);
+		if (err == ACCEL_JOB_PENDING)
+			return err;
+		if (err) {
+			submission_failed(sub, err, what, msg, len);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The driver finished a part it left in flight (ACCEL_JOB_PENDING). */
 static void submission_done(struct accel_cb_exec *x, int err, const char *what)
 {
 	struct submission *sub = container_of(x, struct submission, exec);
 	char msg[ACCEL_FAILURE_MAX] = "";
 
-	if (err)
+	sub->device_ns += x->device_ns;
+	if (err) {
 		submission_failed(sub, err, what, msg, sizeof(msg));
-	sub->job.device_ns = x->device_ns;
+	} else {
+		sub->next++;
+		err = submission_run(sub, msg, sizeof(msg));
+		if (err == ACCEL_JOB_PENDING)
+			return;
+	}
+	sub->job.device_ns = sub->device_ns;
 	accel_sched_job_finish(&sub->job, err, msg);
 }
 
 static int submission_execute(struct accel_sched_job *job, char *msg,
 			      size_t len)
 {
-	struct submission *sub = (struct submission *)job;
-	accel_device_t *d = sub->queue->device;
-	char what[ACCEL_FAILURE_MAX / 2] = "";
-	int err;
-
-	sub->exec = (struct accel_cb_exec){
-		.cb = sub->cb,
-		.slots = sub->slots,
-		.done = submission_done,
-		.msg = what,
-		.msg_len = sizeof(what),
-	};
-	err = d->ops->execute(d, &sub->exec);
-	if (err && err != ACCEL_JOB_PENDING)
-		submission_failed(sub, err, what, msg, len);
-	return err;
+	return submission_run((struct submission *)job, msg, len);
 }
 
 static void capture_points(struct submission *sub,
@@ -265,40 +307,54 @@ static void capture_points(struct submission *sub,
 	sub->job.signal_count = ns;
 }
 
-/* The used slots' bases and lengths, and a reference to each buffer. */
-static void capture_table(struct submission *sub, const accel_binding_table_t *table)
+/* Part @i's command buffer, its table's used slots and their buffers. */
+static void capture_part(struct submission *sub, uint32_t i,
+			 accel_command_buffer_t *cb,
+			 const accel_binding_table_t *table)
 {
-	const struct accel_plan *plan = &sub->cb->plan;
+	const struct accel_plan *plan = &cb->plan;
 
-	accel_plan_capture(plan, table, sub->slots);
-	for (uint32_t i = 0; i < plan->used_count; i++) {
-		accel_buffer_t *b = table->bindings[plan->used_slots[i]].buffer;
+	accel_command_buffer_retain(cb);
+	sub->parts[i].cb = cb;
+	sub->part_count = i + 1;
+	accel_plan_capture(plan, table, sub->parts[i].slots);
+	for (uint32_t j = 0; j < plan->used_count; j++) {
+		accel_buffer_t *b = table->bindings[plan->used_slots[j]].buffer;
 
 		accel_buffer_retain(b);
 		sub->buffers[sub->buffer_count++] = b;
 	}
 }
 
-/* The submission and its arrays in one zeroed allocation; NULL: ENOMEM. */
-static struct submission *submission_alloc(uint32_t points,
-					   const accel_command_buffer_t *cb)
+/*
+ * The submission and its arrays in one zeroed allocation, the parts'
+ * slot arrays carved out of it; NULL: ENOMEM.
+ */
+static struct submission *submission_alloc(uint32_t points, uint32_t count,
+					   accel_command_buffer_t *const *cbs)
 {
-	uint32_t nslots = cb ? cb->plan.used_count : 0; /* not the highest slot */
-	uint32_t nbufs = nslots;
-	size_t size = sizeof(struct submission) +
-		      (size_t)points * sizeof(struct accel_sched_point) +
-		      (size_t)nslots * sizeof(struct accel_plan_slot) +
-		      (size_t)nbufs * sizeof(accel_buffer_t *);
-	struct submission *sub = calloc(1, size);
+	size_t nslots = 0, size;
+	struct submission *sub;
 	uint8_t *p;
 
+	for (uint32_t i = 0; i < count; i++)
+		nslots += cbs[i]->plan.used_count; /* not the highest slot */
+	size = sizeof(struct submission) +
+	       (size_t)points * sizeof(struct accel_sched_point) +
+	       (size_t)count * sizeof(struct submission_part) +
+	       nslots * (sizeof(struct accel_plan_slot) + sizeof(accel_buffer_t *));
+	sub = calloc(1, size);
 	if (!sub)
 		return NULL;
 	p = (uint8_t *)(sub + 1);
 	sub->points = (struct accel_sched_point *)p;
 	p += (size_t)points * sizeof(struct accel_sched_point);
-	sub->slots = nslots ? (struct accel_plan_slot *)p : NULL;
-	p += (size_t)nslots * sizeof(struct accel_plan_slot);
+	sub->parts = (struct submission_part *)p;
+	p += (size_t)count * sizeof(struct submission_part);
+	for (uint32_t i = 0; i < count; i++) {
+		sub->parts[i].slots = cbs[i]->plan.used_count ? (struct accel_plan_slot *)p : NULL;
+		p += (size_t)cbs[i]->plan.used_count * sizeof(struct accel_plan_slot);
+	}
 	sub->buffers = (accel_buffer_t **)p;
 	return sub;
 }
@@ -324,11 +380,44 @@ static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
 	return accel_plan_validate(&cb->plan, q->device, table, fn);
 }
 
-static int check_args(accel_queue_t *q, const accel_semaphore_list_t *waits,
-		      const accel_semaphore_list_t *signals,
-		      accel_command_buffer_t *cb,
-		      const accel_binding_table_t *table, uint32_t flags,
+/* A ONE_SHOT command buffer at @i that appeared before it in @cbs. */
+static bool one_shot_repeated(accel_command_buffer_t *const *cbs, uint32_t i)
+{
+	if (!(cbs[i]->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT))
+		return false;
+	for (uint32_t j = 0; j < i; j++)
+		if (cbs[j] == cbs[i])
+			return true;
+	return false;
+}
+
+/* Checks command buffer @i of a batch; the message names it. */
+static int check_part(accel_queue_t *q, accel_command_buffer_t *const *cbs,
+		      const accel_binding_table_t *tables, uint32_t i,
 		      const char *fn)
+{
+	char where[64];
+	int err;
+
+	if (!cbs[i])
+		return accel_fail(EINVAL, "%s: cbs[%u] is NULL", fn, i);
+	if (one_shot_repeated(cbs, i))
+		return accel_fail(EBADFD,
+			"%s: cbs[%u] is ONE_SHOT and appears earlier in the batch; a ONE_SHOT command buffer runs once (create it ACCEL_COMMAND_BUFFER_REUSABLE)",
+			fn, i);
+	err = check_cb(q, cbs[i], tables ? &tables[i] : NULL, fn);
+	if (err) {
+		accel_strfmt(where, sizeof(where), "cbs[%u]", i);
+		accel_fail_at(-err, fn, where);
+	}
+	return err;
+}
+
+static int check_args(accel_queue_t *q, const accel_semaphore_list_t *waits,
+		      const accel_semaphore_list_t *signals, uint32_t count,
+		      accel_command_buffer_t *const *cbs,
+		      const accel_binding_table_t *tables, uint32_t flags,
+		      bool batch, const char *fn)
 {
 	accel_scheduler_t *s;
 	int err;
@@ -337,39 +426,70 @@ static int check_args(accel_queue_t *q, const accel_semaphore_list_t *waits,
 		return accel_fail(EINVAL, "%s: queue is NULL", fn);
 	if (flags)
 		return accel_fail(EINVAL, "%s: flags 0x%x: no flags are defined; pass 0", fn, flags);
+	if (count > ACCEL_QUEUE_BATCH_MAX)
+		return accel_fail(E2BIG,
+			"%s: count is %u; a batch carries at most ACCEL_QUEUE_BATCH_MAX (%u) command buffers (submit the rest as another batch)",
+			fn, count, ACCEL_QUEUE_BATCH_MAX);
+	if (count && !cbs)
+		return accel_fail(EINVAL, "%s: cbs is NULL but count is %u", fn, count);
 	s = q->device->scheduler;
 	err = waits ? accel_semaphore_check_list(waits, fn, "waits", &s) : 0;
 	if (!err && signals)
 		err = accel_semaphore_check_list(signals, fn, "signals", &s);
-	if (!err && cb)
-		err = check_cb(q, cb, table, fn);
+	if (err)
+		return err;
+	if (!batch)
+		return count ? check_cb(q, cbs[0], tables, fn) : 0;
+	for (uint32_t i = 0; i < count && !err; i++)
+		err = check_part(q, cbs, tables, i, fn);
 	return err;
 }
 
-static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
-		  const accel_semaphore_list_t *signals,
-		  accel_command_buffer_t *cb,
-		  const accel_binding_table_t *table, uint32_t flags,
-		  const char *fn)
+/* Marks the ONE_SHOT command buffers submitted; false if one already was. */
+static bool claim_one_shots(struct submission *sub, const char *fn)
 {
-	accel_scheduler_t *s;
-	struct submission *sub;
-	int err = check_args(q, waits, signals, cb, table, flags, fn);
+	for (uint32_t i = 0; i < sub->part_count; i++) {
+		accel_command_buffer_t *cb = sub->parts[i].cb;
 
-	if (err)
-		return err;
-	s = q->device->scheduler;
+		if (!(cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT) ||
+		    !atomic_exchange(&cb->submitted, true))
+			continue;
+		/* Lost a race with another submission of it: undo ours. */
+		while (i--)
+			if (sub->parts[i].cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT)
+				atomic_store(&sub->parts[i].cb->submitted, false);
+		accel_fail(EBADFD,
+			"%s: the command buffer is ONE_SHOT and was submitted already; create it ACCEL_COMMAND_BUFFER_REUSABLE to submit it again",
+			fn);
+		return false;
+	}
+	return true;
+}
+
+static void unclaim_one_shots(struct submission *sub)
+{
+	for (uint32_t i = 0; i < sub->part_count; i++)
+		if (sub->parts[i].cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT)
+			atomic_store(&sub->parts[i].cb->submitted, false);
+}
+
+static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
+		  const accel_semaphore_list_t *signals, uint32_t count,
+		  accel_command_buffer_t *const *cbs,
+		  const accel_binding_table_t *tables, const char *fn)
+{
+	accel_scheduler_t *s = q->device->scheduler;
+	struct submission *sub;
+	int err;
+
 	sub = submission_alloc((waits ? waits->count : 0) +
-			       (signals ? signals->count : 0), cb);
+			       (signals ? signals->count : 0), count, cbs);
 	if (!sub)
 		return accel_fail(ENOMEM, "%s: out of memory capturing the submission", fn);
 	accel_queue_retain(q);
 	sub->queue = q;
-	if (cb) {
-		accel_command_buffer_retain(cb);
-		sub->cb = cb;
+	if (count)
 		sub->job.execute = submission_execute;
-	}
 	sub->job.executor = q->executor;
 	sub->job.release = submission_release;
 	sub->job.destroy = submission_destroy;
@@ -377,23 +497,20 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 		     "submission #%" PRIu64 " on a queue of %s",
 		     (uint64_t)atomic_fetch_add(&q->next_submission, 1), q->device->uri);
 	capture_points(sub, waits, signals);
-	if (cb)
-		capture_table(sub, table);
-	if (cb && (cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT) &&
-	    atomic_exchange(&cb->submitted, true)) {
+	for (uint32_t i = 0; i < count; i++)
+		capture_part(sub, i, cbs[i], tables ? &tables[i] : NULL);
+	if (!claim_one_shots(sub, fn)) {
 		submission_destroy(&sub->job);
-		return accel_fail(EBADFD,
-			"%s: the command buffer is ONE_SHOT and was submitted already; create it ACCEL_COMMAND_BUFFER_REUSABLE to submit it again",
-			fn);
+		return -EBADFD;
 	}
 	if (accel_drain_submit(q, sub->drains)) {
+		unclaim_one_shots(sub);
 		submission_destroy(&sub->job);
 		return accel_fail(ENOMEM, "%s: out of memory", fn);
 	}
 	err = s->ops->job_submit(s, &sub->job);
 	if (err) {
-		if (cb && (cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT))
-			atomic_store(&cb->submitted, false);
+		unclaim_one_shots(sub);
 		submission_destroy(&sub->job);
 	}
 	return err;
@@ -406,8 +523,26 @@ ACCEL_EXPORT int accel_queue_execute(accel_queue_t *queue,
 				     const accel_binding_table_t *table,
 				     uint32_t flags)
 {
-	return submit(queue, waits, signals, cb, table, flags,
-		      "accel_queue_execute");
+	const char *fn = "accel_queue_execute";
+	int err = check_args(queue, waits, signals, cb ? 1 : 0, &cb, table, flags,
+			     false, fn);
+
+	return err ? err : submit(queue, waits, signals, cb ? 1 : 0, &cb, table, fn);
+}
+
+ACCEL_EXPORT int accel_queue_execute_batch(accel_queue_t *queue,
+					   const accel_semaphore_list_t *waits,
+					   const accel_semaphore_list_t *signals,
+					   uint32_t count,
+					   accel_command_buffer_t *const *cbs,
+					   const accel_binding_table_t *tables,
+					   uint32_t flags)
+{
+	const char *fn = "accel_queue_execute_batch";
+	int err = check_args(queue, waits, signals, count, cbs, tables, flags,
+			     true, fn);
+
+	return err ? err : submit(queue, waits, signals, count, cbs, tables, fn);
 }
 
 ACCEL_EXPORT int accel_queue_barrier(accel_queue_t *queue,
@@ -415,6 +550,9 @@ ACCEL_EXPORT int accel_queue_barrier(accel_queue_t *queue,
 				     const accel_semaphore_list_t *signals,
 				     uint32_t flags)
 {
-	return submit(queue, waits, signals, NULL, NULL, flags,
-		      "accel_queue_barrier");
+	const char *fn = "accel_queue_barrier";
+	int err = check_args(queue, waits, signals, 0, NULL, NULL, flags,
+			     false, fn);
+
+	return err ? err : submit(queue, waits, signals, 0, NULL, NULL, fn);
 }

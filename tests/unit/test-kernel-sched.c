@@ -95,8 +95,11 @@ static bool uses_uring(void)
 	return info.uring;
 }
 
-/* The engine time fdinfo accounts to the device file(s) of this process. */
-static uint64_t fdinfo_engine_ns(const char *engine)
+/*
+ * The sum of fdinfo's "<what>-<engine>:" over the device file(s) of this
+ * process: "drm-engine" the engine time, "accel-released" the jobs.
+ */
+static uint64_t fdinfo_sum(const char *what, const char *engine)
 {
 	char key[64], path[300], target[64], line[256];
 	uint64_t total = 0;
@@ -105,7 +108,7 @@ static uint64_t fdinfo_engine_ns(const char *engine)
 	int found = 0;
 
 	ck_assert_ptr_nonnull(d);
-	snprintf(key, sizeof(key), "drm-engine-%s:", engine);
+	snprintf(key, sizeof(key), "%s-%s:", what, engine);
 	while ((e = readdir(d))) {
 		ssize_t n;
 		FILE *f;
@@ -176,7 +179,7 @@ static void jobs_are_kernel_jobs(bool deny_uring)
 		POINT(sig, s, 1);
 
 		memset(map(b), 0, N * 4);
-		before = fdinfo_engine_ns("cpu");
+		before = fdinfo_sum("drm-engine", "cpu");
 		ASSERT_OK(accel_queue_execute(queue, &w, &sig, cb, NULL, 0));
 		/* The module holds the promise: wait-for-submitted answers now. */
 		ASSERT_OK(accel_semaphore_wait(s, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0));
@@ -185,7 +188,7 @@ static void jobs_are_kernel_jobs(bool deny_uring)
 		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
 	}
 	check_u32(map(b), N, 0x600d, "buffer");
-	after = fdinfo_engine_ns("cpu");
+	after = fdinfo_sum("drm-engine", "cpu");
 	ck_assert_msg(after > before,
 		      "fdinfo drm-engine-cpu did not grow (%" PRIu64 " then %" PRIu64 " ns): the work did not run as a kernel job",
 		      before, after);
@@ -205,6 +208,47 @@ END_TEST
 START_TEST(test_jobs_are_kernel_jobs_ioctl)
 {
 	jobs_are_kernel_jobs(true);
+}
+END_TEST
+
+/*
+ * A batch of 8 command buffers is one job of the module: the file's
+ * released jobs grow by 1, and all 8 ran.
+ */
+START_TEST(test_batch_is_one_job)
+{
+	enum { N = 1024, PARTS = 8 };
+	accel_buffer_t *b[PARTS];
+	accel_command_buffer_t *cbs[PARTS];
+	accel_semaphore_t *s;
+	uint64_t before, after;
+
+	if (!kernel_setup(false))
+		return;
+	for (int i = 0; i < PARTS; i++) {
+		b[i] = buffer_new(N * 4);
+		memset(map(b[i]), 0, N * 4);
+		cbs[i] = fill_cb(b[i], N, 0x100u + (uint32_t)i);
+	}
+	s = sem_new(0);
+	{
+		POINT(sig, s, 1);
+
+		before = fdinfo_sum("accel-released", "cpu");
+		ASSERT_OK(accel_queue_execute_batch(queue, NULL, &sig, PARTS, cbs, NULL, 0));
+		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+		after = fdinfo_sum("accel-released", "cpu");
+	}
+	ck_assert_msg(after == before + 1,
+		      "fdinfo accel-released-cpu went from %" PRIu64 " to %" PRIu64 ": a batch of %d must be one job",
+		      before, after, PARTS);
+	for (int i = 0; i < PARTS; i++) {
+		check_u32(map(b[i]), N, 0x100u + (uint32_t)i, "buffer");
+		accel_command_buffer_release(cbs[i]);
+		accel_buffer_release(b[i]);
+	}
+	accel_semaphore_release(s);
+	kernel_teardown();
 }
 END_TEST
 
@@ -379,6 +423,7 @@ static Suite *kernel_sched_suite(void)
 	tcase_add_test(tc, test_failure_across_queues_uring);
 	tcase_add_test(tc, test_failure_across_queues_ioctl);
 	tcase_add_test(tc, test_job_timeout);
+	tcase_add_test(tc, test_batch_is_one_job);
 	suite_add_tcase(suite, tc);
 	return suite;
 }

@@ -920,6 +920,386 @@ START_TEST(test_execute_errors)
 }
 END_TEST
 
+/* ---- batches --------------------------------------------------------------- */
+
+/* A REUSABLE command buffer: fill slot 0's first 16 bytes with @v. */
+static accel_command_buffer_t *cb_fill_slot0(uint32_t v)
+{
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
+
+	ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_indirect(0, 0, 16), &v, 4));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	return cb;
+}
+
+/*
+ * Several command buffers, each with its own table, run in order between
+ * one wait and one signal: a copy reads what the fill before it wrote, the
+ * same command buffer runs twice with two tables, and one without a table
+ * sits among them.
+ */
+START_TEST(test_batch_order_and_tables)
+{
+	accel_buffer_t *x = buffer_new(16), *y = buffer_new(16), *z = buffer_new(16),
+		       *d = buffer_new(16);
+	uint32_t *px = map(x), *py = map(y), *pz = map(z), *pd = map(d), v = 0xa1b2c3d4, w = 7;
+	accel_command_buffer_t *fill = cb_fill_slot0(v);
+	accel_command_buffer_t *copy = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 2);
+	accel_command_buffer_t *direct = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+	accel_binding_t bx[1] = { { x, 0, 16 } }, bz[1] = { { z, 0, 16 } },
+			bxy[2] = { { x, 0, 16 }, { y, 0, 16 } };
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(0);
+	POINT(wait, gate, 1);
+	POINT(sig, s, 1);
+
+	ASSERT_OK(accel_command_buffer_copy(copy, accel_buffer_ref_indirect(0, 0, 16),
+					    accel_buffer_ref_indirect(1, 0, 16)));
+	ASSERT_OK(accel_command_buffer_end(copy));
+	ASSERT_OK(accel_command_buffer_fill(direct, accel_buffer_ref_direct(d, 0, 16), &w, 4));
+	ASSERT_OK(accel_command_buffer_end(direct));
+	for (int round = 0; round < 20; round++) {
+		accel_command_buffer_t *cbs[4] = { fill, copy, direct, fill };
+		accel_binding_table_t tables[4] = { { 1, bx }, { 2, bxy }, { 0, NULL }, { 1, bz } };
+		int error;
+
+		memset(px, 0, 16);
+		memset(py, 0, 16);
+		memset(pz, 0, 16);
+		memset(pd, 0, 16);
+		ASSERT_OK(accel_queue_execute_batch(queue, &wait, &sig, 4, cbs, tables, 0));
+		/* Waits first: nothing ran. */
+		ck_assert_uint_eq(sem_value(s, NULL), 0);
+		ck_assert_uint_eq(px[0], 0);
+		ASSERT_OK(accel_semaphore_signal(gate, 1));
+		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+		check_u32(px, 4, v, "x");
+		check_u32(py, 4, v, "y (copied from x after its fill)");
+		check_u32(pz, 4, v, "z (the fill again, with the second table)");
+		check_u32(pd, 4, w, "d (no table)");
+		ck_assert_uint_eq(sem_value(s, &error), 1);
+		ck_assert_int_eq(error, 0);
+		accel_semaphore_release(gate);
+		accel_semaphore_release(s);
+		gate = sem_new(0);
+		s = sem_new(0);
+		wait_s[0] = gate;
+		sig_s[0] = s;
+	}
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+	accel_command_buffer_release(fill);
+	accel_command_buffer_release(copy);
+	accel_command_buffer_release(direct);
+	accel_buffer_release(x);
+	accel_buffer_release(y);
+	accel_buffer_release(z);
+	accel_buffer_release(d);
+}
+END_TEST
+
+/*
+ * 300 command buffers of one increment each: each starts after the one
+ * before it ended (a read-modify-write of one counter would lose counts
+ * otherwise), and a batch longer than the drivers' in-flight limits runs
+ * through (vulkan continues a batch from its waiter thread, which must
+ * not wait for room it alone makes).
+ */
+START_TEST(test_batch_long_in_order)
+{
+	enum { N = 300 };
+	accel_buffer_t *c = buffer_new(4);
+	uint32_t *pc = map(c);
+	accel_command_buffer_t *inc = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
+	accel_buffer_ref_t b[1] = { accel_buffer_ref_indirect(0, 0, 4) };
+	const uint32_t one[3] = { 1, 1, 1 };
+	accel_binding_t bc[1] = { { c, 0, 4 } };
+	static accel_command_buffer_t *cbs[N];
+	static accel_binding_table_t tables[N];
+	accel_semaphore_t *s = sem_new(0);
+	POINT(sig, s, 1);
+
+	*pc = 0;
+	ASSERT_OK(accel_command_buffer_dispatch(inc, exe, entry(exe, "increment"), one, NULL, 0, b, 1));
+	ASSERT_OK(accel_command_buffer_end(inc));
+	for (int i = 0; i < N; i++) {
+		cbs[i] = inc;
+		tables[i] = (accel_binding_table_t){ 1, bc };
+	}
+	ASSERT_OK(accel_queue_execute_batch(queue, NULL, &sig, N, cbs, tables, 0));
+	/* Another submission on the queue meanwhile: batches do not starve it. */
+	ck_assert_int_eq(run(inc, &(accel_binding_table_t){ 1, bc }), 0);
+	ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+	ASSERT_OK(accel_queue_wait_idle(queue, WAIT_LONG));
+	ck_assert_uint_eq(*pc, N + 1);
+	accel_semaphore_release(s);
+	accel_command_buffer_release(inc);
+	accel_buffer_release(c);
+}
+END_TEST
+
+struct flooder {
+	accel_queue_t *q;
+	accel_command_buffer_t *cb;
+	accel_buffer_t *counter;
+	int failed;
+};
+
+static void *flood_main(void *arg)
+{
+	struct flooder *f = arg;
+	accel_binding_t bc[1] = { { f->counter, 0, 4 } };
+	accel_binding_table_t t = { 1, bc };
+
+	for (int i = 0; i < 200; i++)
+		if (accel_queue_execute(f->q, NULL, NULL, f->cb, &t, 0))
+			f->failed++;
+	return NULL;
+}
+
+/*
+ * A batch runs while three other queues flood the device with
+ * submissions, so that the drivers' in-flight limits are reached while it
+ * goes from one command buffer to the next: every submission completes
+ * (on vulkan the waiter thread continues the batch, and had it waited for
+ * room at the limit, it could have waited for itself).
+ */
+START_TEST(test_batch_under_flood)
+{
+	enum { N = 200, FLOODERS = 3 };
+	accel_buffer_t *c = buffer_new(4);
+	uint32_t *pc = map(c);
+	accel_command_buffer_t *inc = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
+	accel_buffer_ref_t b[1] = { accel_buffer_ref_indirect(0, 0, 4) };
+	const uint32_t one[3] = { 1, 1, 1 };
+	accel_binding_t bc[1] = { { c, 0, 4 } };
+	static accel_command_buffer_t *cbs[N];
+	static accel_binding_table_t tables[N];
+	struct flooder f[FLOODERS];
+	pthread_t th[FLOODERS];
+	accel_semaphore_t *s = sem_new(0);
+	POINT(sig, s, 1);
+
+	*pc = 0;
+	ASSERT_OK(accel_command_buffer_dispatch(inc, exe, entry(exe, "increment"), one, NULL, 0, b, 1));
+	ASSERT_OK(accel_command_buffer_end(inc));
+	for (int i = 0; i < N; i++) {
+		cbs[i] = inc;
+		tables[i] = (accel_binding_table_t){ 1, bc };
+	}
+	for (int i = 0; i < FLOODERS; i++) {
+		f[i] = (struct flooder){ .cb = inc, .counter = buffer_new(4) };
+		*(uint32_t *)map(f[i].counter) = 0;
+		ASSERT_OK(accel_queue_create(dev, 0, &f[i].q));
+		ck_assert_int_eq(pthread_create(&th[i], NULL, flood_main, &f[i]), 0);
+	}
+	ASSERT_OK(accel_queue_execute_batch(queue, NULL, &sig, N, cbs, tables, 0));
+	for (int i = 0; i < FLOODERS; i++)
+		pthread_join(th[i], NULL);
+	ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+	ck_assert_uint_eq(*pc, N);
+	for (int i = 0; i < FLOODERS; i++) {
+		ASSERT_OK(accel_queue_wait_idle(f[i].q, WAIT_LONG));
+		ck_assert_int_eq(f[i].failed, 0);
+		ck_assert_uint_eq(*(uint32_t *)map(f[i].counter), 200);
+		accel_queue_release(f[i].q);
+		accel_buffer_release(f[i].counter);
+	}
+	accel_semaphore_release(s);
+	accel_command_buffer_release(inc);
+	accel_buffer_release(c);
+}
+END_TEST
+
+/*
+ * The first command buffer that fails ends the batch: the message names
+ * it (its index) and its command, the ones after it do not run, the ones
+ * before it did.
+ */
+START_TEST(test_batch_failure_names_command_buffer)
+{
+	accel_buffer_t *count = buffer_new(12), *o = buffer_new(16), *e = buffer_new(16),
+		       *late = buffer_new(16);
+	uint32_t *pc = map(count), *po = map(o), *pe = map(e), *pl = map(late), v = 7;
+	accel_buffer_ref_t ob[1] = { accel_buffer_ref_direct(o, 0, 4) };
+	accel_command_buffer_t *bad = cb_new(0, 0), *early = cb_fill_slot0(v),
+			       *after = cb_fill_slot0(v);
+	accel_binding_t be[1] = { { e, 0, 16 } }, bl[1] = { { late, 0, 16 } };
+	accel_command_buffer_t *cbs[3] = { early, bad, after };
+	accel_binding_table_t tables[3] = { { 1, be }, { 0, NULL }, { 1, bl } };
+	accel_semaphore_t *s = sem_new(0);
+	POINT(sig, s, 1);
+	char want[160];
+	int error;
+
+	pc[0] = 1;
+	pc[1] = ACCEL_WORKGROUP_COUNT_MAX + 1;
+	pc[2] = 1;
+	memset(po, 0, 16);
+	memset(pe, 0, 16);
+	memset(pl, 0, 16);
+	ASSERT_OK(accel_command_buffer_barrier(bad));
+	ASSERT_OK(accel_command_buffer_dispatch_indirect(bad, exe, entry(exe, "increment"),
+			accel_buffer_ref_direct(count, 0, 12), NULL, 0, ob, 1));
+	ASSERT_OK(accel_command_buffer_end(bad));
+	ASSERT_OK(accel_queue_execute_batch(queue, NULL, &sig, 3, cbs, tables, 0));
+	ASSERT_ERRNO(accel_semaphore_wait(s, 1, 0, WAIT_LONG), ERANGE);
+	snprintf(want, sizeof(want),
+		 "submission #1 on a queue of %s: command buffer 1 of 3, command 1 (dispatch_indirect) failed with ERANGE",
+		 accel_device_uri(dev));
+	ASSERT_CONTAINS("failure", accel_semaphore_failure_message(s), want);
+	sem_value(s, &error);
+	ck_assert_int_eq(error, -ERANGE);
+	check_u32(pe, 4, v, "e (cbs[0] ran)");
+	ck_assert_uint_eq(po[0], 0);  /* cbs[1]'s dispatch did not run */
+	check_u32(pl, 4, 0, "late (cbs[2] did not run)");
+	accel_semaphore_release(s);
+	accel_command_buffer_release(bad);
+	accel_command_buffer_release(early);
+	accel_command_buffer_release(after);
+	accel_buffer_release(count);
+	accel_buffer_release(o);
+	accel_buffer_release(e);
+	accel_buffer_release(late);
+}
+END_TEST
+
+/* No command buffer: a barrier, from its waits to its signals. */
+START_TEST(test_batch_empty_is_barrier)
+{
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(0);
+	POINT(w, gate, 5);
+	POINT(sig, s, 3);
+
+	ASSERT_OK(accel_queue_execute_batch(queue, &w, &sig, 0, NULL, NULL, 0));
+	ASSERT_ERRNO(accel_semaphore_wait(s, 3, 0, 0), ETIME);
+	ASSERT_OK(accel_semaphore_signal(gate, 5));
+	ASSERT_OK(accel_semaphore_wait(s, 3, 0, WAIT_LONG));
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+}
+END_TEST
+
+/*
+ * Every bad batch is refused with its errno and a message naming the
+ * command buffer at fault, and changes nothing: its signal is never
+ * promised, and a ONE_SHOT command buffer in it can still be submitted.
+ */
+START_TEST(test_batch_errors)
+{
+	accel_buffer_t *b = buffer_new(16);
+	accel_command_buffer_t *ok = cb_fill_slot0(1), *open = cb_new(0, 0),
+			       *once = cb_new(ACCEL_COMMAND_BUFFER_ONE_SHOT, 0),
+			       *foreign;
+	accel_binding_t bb[1] = { { b, 0, 16 } };
+	accel_semaphore_t *s = sem_new(0);
+	accel_device_t *d2;
+	POINT(sig, s, 1);
+
+	ASSERT_OK(accel_command_buffer_end(once));
+	ASSERT_OK(accel_device_open(test_device_uri(), NULL, &d2));
+	ASSERT_OK(accel_command_buffer_create(d2, 0, 0, &foreign));
+	ASSERT_OK(accel_command_buffer_begin(foreign));
+	ASSERT_OK(accel_command_buffer_end(foreign));
+	{
+		accel_command_buffer_t *cbs[2] = { once, ok };
+		accel_binding_table_t tables[2] = { { 0, NULL }, { 1, bb } };
+		accel_binding_table_t short_tables[2] = { { 0, NULL }, { 0, NULL } };
+		accel_command_buffer_t *with_null[2] = { once, NULL };
+		accel_command_buffer_t *with_open[2] = { once, open };
+		accel_command_buffer_t *with_foreign[3] = { once, ok, foreign };
+		accel_binding_table_t t3[3] = { { 0, NULL }, { 1, bb }, { 0, NULL } };
+		accel_command_buffer_t *twice[3] = { once, ok, once };
+
+		ASSERT_ERRNO(accel_queue_execute_batch(NULL, NULL, &sig, 2, cbs, tables, 0), EINVAL);
+		ASSERT_MESSAGE_CONTAINS("accel_queue_execute_batch: queue is NULL");
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, 2, cbs, tables, 1), EINVAL);
+		ASSERT_MESSAGE_CONTAINS("accel_queue_execute_batch: flags 0x1");
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, 2, NULL, tables, 0), EINVAL);
+		ASSERT_MESSAGE_CONTAINS("cbs is NULL but count is 2");
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, ACCEL_QUEUE_BATCH_MAX + 1,
+						       cbs, tables, 0), E2BIG);
+		ASSERT_MESSAGE_CONTAINS("count is 4097; a batch carries at most ACCEL_QUEUE_BATCH_MAX (4096)");
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, UINT32_MAX, cbs, tables, 0), E2BIG);
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, 2, with_null, tables, 0), EINVAL);
+		ASSERT_MESSAGE_CONTAINS("accel_queue_execute_batch: cbs[1] is NULL");
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, 2, with_open, tables, 0), EBADFD);
+		ASSERT_MESSAGE_CONTAINS("accel_queue_execute_batch: cbs[1]: the command buffer was not ended");
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, 2, cbs, short_tables, 0), ERANGE);
+		ASSERT_MESSAGE_CONTAINS("accel_queue_execute_batch: cbs[1]: the binding table has 0 entries");
+		/* A command buffer with slots and no tables at all. */
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, 2, cbs, NULL, 0), ERANGE);
+		ASSERT_MESSAGE_CONTAINS("cbs[1]: the binding table has 0 entries");
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, 3, with_foreign, t3, 0), EXDEV);
+		ASSERT_MESSAGE_CONTAINS("accel_queue_execute_batch: cbs[2]: the command buffer is for device");
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, &sig, 3, twice, t3, 0), EBADFD);
+		ASSERT_MESSAGE_CONTAINS("cbs[2] is ONE_SHOT and appears earlier in the batch");
+		/* Nothing was submitted: s was never promised, once still runs. */
+		ASSERT_ERRNO(accel_semaphore_wait(s, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0), ETIME);
+		ASSERT_OK(accel_queue_execute_batch(queue, NULL, &sig, 2, cbs, tables, 0));
+		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+		/* Now it ran: a second batch with it is refused. */
+		ASSERT_ERRNO(accel_queue_execute_batch(queue, NULL, NULL, 2, cbs, tables, 0), EBADFD);
+		ASSERT_MESSAGE_CONTAINS("cbs[0]: the command buffer is ONE_SHOT and was submitted already");
+	}
+	accel_command_buffer_release(ok);
+	accel_command_buffer_release(open);
+	accel_command_buffer_release(once);
+	accel_command_buffer_release(foreign);
+	accel_device_release(d2);
+	accel_semaphore_release(s);
+	accel_buffer_release(b);
+}
+END_TEST
+
+struct one_shot_race {
+	accel_command_buffer_t *cbs[2];
+	accel_binding_table_t tables[2];
+	_Atomic int wins, refused;
+};
+
+static void *one_shot_racer(void *arg)
+{
+	struct one_shot_race *r = arg;
+	int err = accel_queue_execute_batch(queue, NULL, NULL, 2, r->cbs, r->tables, 0);
+
+	if (!err)
+		atomic_fetch_add(&r->wins, 1);
+	else if (err == -EBADFD)
+		atomic_fetch_add(&r->refused, 1);
+	return NULL;
+}
+
+/*
+ * Three threads submit batches holding one ONE_SHOT command buffer (after
+ * a REUSABLE one) at once: exactly one batch is taken, the other two are
+ * refused with EBADFD; 100 rounds.
+ */
+START_TEST(test_batch_one_shot_race)
+{
+	accel_buffer_t *b = buffer_new(16);
+	accel_binding_t bb[1] = { { b, 0, 16 } };
+	accel_command_buffer_t *ok = cb_fill_slot0(3);
+
+	for (int round = 0; round < 100; round++) {
+		struct one_shot_race r = { .cbs = { ok, cb_new(ACCEL_COMMAND_BUFFER_ONE_SHOT, 0) },
+					   .tables = { { 1, bb }, { 0, NULL } } };
+		pthread_t th[3];
+
+		ASSERT_OK(accel_command_buffer_end(r.cbs[1]));
+		for (int i = 0; i < 3; i++)
+			ck_assert_int_eq(pthread_create(&th[i], NULL, one_shot_racer, &r), 0);
+		for (int i = 0; i < 3; i++)
+			pthread_join(th[i], NULL);
+		ck_assert_int_eq(r.wins, 1);
+		ck_assert_int_eq(r.refused, 2);
+		accel_command_buffer_release(r.cbs[1]);
+	}
+	ASSERT_OK(accel_queue_wait_idle(queue, WAIT_LONG));
+	accel_command_buffer_release(ok);
+	accel_buffer_release(b);
+}
+END_TEST
+
 /* ---- threads --------------------------------------------------------------- */
 
 #define SUBMITTERS 6
@@ -1674,6 +2054,13 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_wait_idle_failed_and_released);
 	tcase_add_test(tc, test_wait_idle_threads);
 	tcase_add_test(tc, test_wait_idle_bad_input);
+	tcase_add_test(tc, test_batch_order_and_tables);
+	tcase_add_test(tc, test_batch_long_in_order);
+	tcase_add_test(tc, test_batch_under_flood);
+	tcase_add_test(tc, test_batch_failure_names_command_buffer);
+	tcase_add_test(tc, test_batch_empty_is_barrier);
+	tcase_add_test(tc, test_batch_errors);
+	tcase_add_test(tc, test_batch_one_shot_race);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("options");

@@ -180,6 +180,47 @@ int accel_queue_execute(accel_queue_t *queue,
 			accel_command_buffer_t *cb,
 			const accel_binding_table_t *table, uint32_t flags);
 
+/** ACCEL_QUEUE_BATCH_MAX - the most command buffers one batch carries. */
+#define ACCEL_QUEUE_BATCH_MAX 4096u
+
+/**
+ * accel_queue_execute_batch() - submit @count command buffers, each with
+ * its own binding table, between one wait list and one signal list.
+ * @waits:   as accel_queue_execute(): before the first command buffer.
+ * @signals: as accel_queue_execute(): after the last one ended.
+ * @count:   0 .. ACCEL_QUEUE_BATCH_MAX; 0 makes this a barrier.
+ * @cbs:     @count ended command buffers of the queue's device. One may
+ *           appear more than once if it is REUSABLE.
+ * @tables:  NULL (no command buffer takes a table), or @count tables:
+ *           @tables[i] for @cbs[i], validated against what it recorded.
+ *           Only read during the call.
+ * @flags:   must be 0.
+ *
+ * One submission, one job in the scheduler (not @count): one wait for
+ * @waits, one arbitration, one signal. The command buffers run in order,
+ * each after the one before it ended, as if a full barrier separated them.
+ * The first that fails ends the batch: the later ones do not run, and the
+ * signals carry the error, with a message naming the command buffer
+ * (its index in @cbs) and the command. Host cost: O(points + slots used by
+ * all the tables), one allocation, whatever the commands.
+ *
+ * IREE's counterpart: iree_hal_device_queue_execute() with several
+ * command buffers and binding tables.
+ *
+ * Return: 0 when submitted, or, with nothing submitted and nothing
+ * retained, accel_queue_execute()'s errors, the message naming the
+ * command buffer (``cbs[i]``) or table at fault; and -EINVAL for a NULL
+ * @cbs with a non-zero @count, or a NULL entry; -E2BIG for @count over
+ * ACCEL_QUEUE_BATCH_MAX; -EBADFD for a ONE_SHOT command buffer given twice.
+ *
+ * Thread-safety: thread-safe, as every submission (see the DOC above).
+ */
+int accel_queue_execute_batch(accel_queue_t *queue,
+			      const accel_semaphore_list_t *waits,
+			      const accel_semaphore_list_t *signals,
+			      uint32_t count, accel_command_buffer_t *const *cbs,
+			      const accel_binding_table_t *tables, uint32_t flags);
+
 /**
  * accel_queue_barrier() - signal @signals once @waits are reached, running
  * nothing: accel_queue_execute() with no command buffer.

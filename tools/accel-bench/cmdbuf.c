@@ -15,6 +15,12 @@
  *	        of 65,536 entries), over the same with slot 0 only (a table of
  *	        one): flat in the highest slot number, ~1.
  *
+ *	        batch.submit_8_vs_8x1: host time of one
+ *	        accel_queue_execute_batch() of 8 command buffers (the REUSABLE
+ *	        one of 100 dispatches, each with its own table) over 8
+ *	        accel_queue_execute() of the same, each signalling (one job
+ *	        and one signal against 8).
+ *
  *	ksubmit kernel_vs_embedded_submit (libaccel.): host time of one
  *	        accel_queue_execute() of the REUSABLE command buffer of 100
  *	        dispatches over 8 slots on the kernel scheduler (the module,
@@ -161,6 +167,42 @@ static double submit_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
 	return median(v, REPS);
 }
 
+#define BATCH 8
+
+/*
+ * Median host ns of REPS submissions of @cb 8 times, alternating tables:
+ * as one batch (@batch), or as 8 executes.
+ */
+static double submit_8_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb, int batch)
+{
+	accel_command_buffer_t *cbs[BATCH];
+	accel_binding_table_t t[BATCH];
+	double v[REPS];
+
+	for (int j = 0; j < BATCH; j++) {
+		cbs[j] = cb;
+		t[j] = (accel_binding_table_t){ SLOTS, c->bindings[j & 1] };
+	}
+	for (int i = 0; i < REPS; i++) {
+		uint64_t value = c->d.value + 1;
+		accel_semaphore_list_t sig = { 1, &c->d.sem, &value };
+		double t0 = now_ns();
+
+		if (batch) {
+			if (accel_queue_execute_batch(c->d.queue, NULL, &sig, BATCH, cbs, t, 0))
+				die("accel_queue_execute_batch");
+			c->d.value = value;
+		} else {
+			for (int j = 0; j < BATCH; j++)
+				if (bench_submit(&c->d, cb, &t[j]))
+					die("accel_queue_execute");
+		}
+		v[i] = now_ns() - t0;
+	}
+	bench_drain(&c->d);
+	return median(v, REPS);
+}
+
 /* Median host ns to create, record 1000 dispatches, end and submit. */
 static double one_shot_ns(struct cmdbuf_bench *c)
 {
@@ -271,7 +313,7 @@ static void teardown(struct cmdbuf_bench *c)
 int bench_cmdbuf(const struct opts *o)
 {
 	struct cmdbuf_bench c = { 0 };
-	double *v = calloc(6 * (size_t)o->rounds, sizeof(double)), m[6];
+	double *v = calloc(8 * (size_t)o->rounds, sizeof(double)), m[8];
 	int first = 1;
 
 	if (!v || setup(&c))
@@ -283,26 +325,31 @@ int bench_cmdbuf(const struct opts *o)
 		v[3 * o->rounds + r] = submit_ns(&c, c.r10000);
 		v[4 * o->rounds + r] = submit_slot_ns(&c, 0);
 		v[5 * o->rounds + r] = submit_slot_ns(&c, 1);
+		v[6 * o->rounds + r] = submit_8_ns(&c, c.r100, 1);
+		v[7 * o->rounds + r] = submit_8_ns(&c, c.r100, 0);
 	}
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 8; i++)
 		m[i] = median(v + i * o->rounds, o->rounds);
 	if (o->json)
 		printf("{\"bench\": \"cmdbuf\", \"slots\": %d, "
 		       "\"one_shot_record_submit_1000_ns\": %.0f, "
 		       "\"reusable_submit_1000_ns\": %.0f, \"reusable_submit_100_ns\": %.0f, "
 		       "\"reusable_submit_10000_ns\": %.0f, "
-		       "\"submit_slot_0_ns\": %.0f, \"submit_slot_%u_ns\": %.0f, \"metrics\": {",
-		       SLOTS, m[0], m[1], m[2], m[3], m[4], SPARSE_SLOT, m[5]);
+		       "\"submit_slot_0_ns\": %.0f, \"submit_slot_%u_ns\": %.0f, "
+		       "\"batch_of_8_ns\": %.0f, \"eight_executes_ns\": %.0f, \"metrics\": {",
+		       SLOTS, m[0], m[1], m[2], m[3], m[4], SPARSE_SLOT, m[5], m[6], m[7]);
 	else
 		fprintf(notes, "# cmdbuf: 1000 dispatches: ONE_SHOT record+submit %.1f us, "
 		       "REUSABLE submit %.2f us; REUSABLE submit of 100 / 10000 "
 		       "dispatches: %.2f / %.2f us (%d slots); one slot used, "
-		       "slot 0 / slot %u: %.2f / %.2f us\n",
+		       "slot 0 / slot %u: %.2f / %.2f us; 8 command buffers as one "
+		       "batch / as 8 executes: %.2f / %.2f us\n",
 		       m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, m[3] / 1e3, SLOTS,
-		       SPARSE_SLOT, m[4] / 1e3, m[5] / 1e3);
+		       SPARSE_SLOT, m[4] / 1e3, m[5] / 1e3, m[6] / 1e3, m[7] / 1e3);
 	metric(o, "cmdbuf.reuse_speedup_1000", m[0] / m[1], &first);
 	metric(o, "cmdbuf.submit_cost_10000_vs_100", m[3] / m[2], &first);
 	metric(o, "cmdbuf.submit_cost_sparse_vs_dense", m[5] / m[4], &first);
+	metric(o, "batch.submit_8_vs_8x1", m[6] / m[7], &first);
 	if (o->json)
 		printf("}}\n");
 	teardown(&c);

@@ -98,6 +98,12 @@ struct accel_device {
 	struct accel_allocator allocator;
 	/* Its submissions not yet done (drain.c); made at the first one. */
 	_Atomic(struct accel_drain *) drain;
+	/*
+	 * Set by the driver at open: its ->execute honours x->device_wait
+	 * and calls x->on_device, so the submissions of this device are
+	 * ordered on the device, not on the host (struct accel_cb_exec).
+	 */
+	bool device_waits;
 	char uri[64];
 };
 
@@ -218,6 +224,13 @@ struct accel_command_buffer {
  * @failed_command: out: index of the command that failed.
  * @msg:            out: what failed, when ->execute returns it (a buffer
  *                  of the caller's, gone once ->execute returned).
+ * @device_wait:    for a driver with device_waits: a value of the device's
+ *                  own timeline the work must wait for on the device
+ *                  before it starts (0: none).
+ * @on_device:      for a driver with device_waits, NULL when not wanted:
+ *                  call it once the work is submitted to the device, with
+ *                  the timeline value that the device reaches when it is
+ *                  done, before @done can be called.
  */
 struct accel_cb_exec {
 	const accel_command_buffer_t *cb;
@@ -227,6 +240,8 @@ struct accel_cb_exec {
 	uint32_t failed_command;
 	char *msg;
 	size_t msg_len;
+	uint64_t device_wait;
+	void (*on_device)(struct accel_cb_exec *x, uint64_t token);
 };
 
 /* The parameter block of command @cmd. */

@@ -65,14 +65,36 @@ static const struct accel_driver *find_driver(const char *name, size_t len)
 	return NULL;
 }
 
+/*
+ * ACCEL_DEVICE_WAITS: "0" orders every dependency on the host (for
+ * comparison and diagnosis), "1" or unset lets a driver that can order
+ * them on the device do so. 1, 0, or -1 with the message set.
+ */
+static int device_waits_wanted(void)
+{
+	const char *env = getenv("ACCEL_DEVICE_WAITS");
+
+	if (!env || !*env || !strcmp(env, "1"))
+		return 1;
+	if (!strcmp(env, "0"))
+		return 0;
+	accel_fail(EINVAL,
+		"accel_device_open: ACCEL_DEVICE_WAITS is \"%.32s\"; it must be 0 (dependencies waited for on the host) or 1 (on the device where the driver can; the default)",
+		env);
+	return -1;
+}
+
 static int open_with(const struct accel_driver *drv, const char *uri,
 		     const char *device, accel_scheduler_t *s,
 		     accel_device_t **out)
 {
 	const char *why = unavailable_reason(drv);
 	accel_scheduler_t *own = NULL;
+	int waits = device_waits_wanted();
 	int err;
 
+	if (waits < 0)
+		return -EINVAL;
 	if (why)
 		return accel_fail(ENODEV,
 			"accel_device_open: \"%.64s\": driver not available: %s",
@@ -85,6 +107,8 @@ static int open_with(const struct accel_driver *drv, const char *uri,
 	}
 	err = drv->device_open(drv, device, s, out);
 	accel_scheduler_release(own); /* the device holds its own reference */
+	if (!err && !waits)
+		(*out)->device_waits = false;
 	return err;
 }
 

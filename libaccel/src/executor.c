@@ -208,19 +208,32 @@ static int job_execute(struct accel_sched_job *job, char *msg, size_t len)
 	return err;
 }
 
-/*
- * A pipelined job (released before its waits were reached, because each is
- * promised by a job of this process already released) runs only once its
- * waits are reached: its predecessors may run on other executors. Returns
- * 0, or the failed wait's error with its index recorded.
- */
-static int pipelined_wait(accel_scheduler_t *s, struct accel_sched_job *job)
+/* Device-side ordering, counted for tests and benchmarks. */
+static atomic_uint_fast64_t device_ordered_jobs, pipelined_host_waits;
+
+void accel_sched_device_stats(struct accel_sched_device_stats *out)
+{
+	out->device_ordered = atomic_load(&device_ordered_jobs);
+	out->host_waits = atomic_load(&pipelined_host_waits);
+}
+
+void accel_sched_job_on_device(struct accel_sched_job *job, uint64_t token)
+{
+	accel_scheduler_t *s = accel_executor_scheduler(job->executor);
+
+	if (!s->ops->sem_device_promise || !job->domain)
+		return;
+	for (uint32_t i = 0; i < job->signal_count; i++)
+		s->ops->sem_device_promise(job->signals[i].sem, job->domain,
+					   job->signals[i].value, token);
+}
+
+/* Blocks until @job's waits are reached; 0 or the failed wait's error. */
+static int waits_reached(accel_scheduler_t *s, struct accel_sched_job *job)
 {
 	uint32_t index = 0;
 	int err;
 
-	if (!atomic_load(&job->pipelined) || !job->wait_count)
-		return 0;
 	err = s->ops->sem_wait(s, job->wait_count, job->waits,
 			       ACCEL_SEMAPHORE_WAIT_ALL, INT64_MAX, &index);
 	if (err && err != -ETIME) {
@@ -228,6 +241,57 @@ static int pipelined_wait(accel_scheduler_t *s, struct accel_sched_job *job)
 		atomic_store(&job->wait_error, err);
 	}
 	return err;
+}
+
+/*
+ * A pipelined job (released before its waits were reached, because each is
+ * promised by a job of this process already released) runs only once its
+ * waits are reached: its predecessors may run on other executors. Returns
+ * 0, or the failed wait's error with its index recorded. A job ordered on
+ * the device (->device_wait) does not wait here: the device waits for it.
+ */
+static int pipelined_wait(accel_scheduler_t *s, struct accel_sched_job *job)
+{
+	if (atomic_load(&job->device_wait)) {
+		atomic_fetch_add(&device_ordered_jobs, 1);
+		return 0;
+	}
+	if (!atomic_load(&job->pipelined) || !job->wait_count)
+		return 0;
+	atomic_fetch_add(&pipelined_host_waits, 1);
+	return waits_reached(s, job);
+}
+
+/*
+ * A job ordered on the device was released before its waits were
+ * reached; its signals must not overtake them (and fail with their
+ * failure if one failed). The driver completes work in device order, so
+ * the predecessors have normally been completed already and this does not
+ * block.
+ */
+static bool device_ordered_complete(accel_scheduler_t *s,
+				    struct accel_sched_job *job,
+				    char *msg, size_t len)
+{
+	int err;
+
+	if (!atomic_load(&job->device_wait) || s->ops->job_complete ||
+	    atomic_load(&job->wait_error))
+		return false;
+	err = waits_reached(s, job);
+	if (!err)
+		return false;
+	{
+		uint32_t i = atomic_load(&job->wait_index);
+		char hop[ACCEL_FAILURE_MAX];
+
+		accel_strfmt(hop, sizeof(hop),
+			     "%s ran on the device after its wait %u (value %" PRIu64 ") failed with %s, so its results are void",
+			     job->label, i, job->waits[i].value, accel_errno_name(-err));
+		accel_failure_compose(msg, len, hop,
+				      accel_semaphore_failure_message(job->waits[i].sem));
+	}
+	return true;
 }
 
 /* Signals @job's signals, or fails them with @err; then frees it. */
@@ -271,6 +335,8 @@ void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job)
 			     job->label, accel_errno_name(-err));
 	else if (job->execute && (err = job_execute(job, msg, sizeof(msg))) == ACCEL_JOB_PENDING)
 		return; /* in flight: accel_sched_job_finish() completes it */
+	if (device_ordered_complete(s, job, msg, sizeof(msg)))
+		err = atomic_load(&job->wait_error);
 	job_complete(s, job, err, msg);
 }
 
@@ -280,8 +346,14 @@ void accel_sched_job_finish(struct accel_sched_job *job, int status,
 	/* Read now: ->release may destroy the executor. */
 	accel_scheduler_t *s = job->executor->scheduler;
 
+	char why[ACCEL_FAILURE_MAX];
+
 	if (!job->device_ns)
 		job->device_ns = (uint64_t)(accel_now_ns() - job->start_ns);
+	if (device_ordered_complete(s, job, why, sizeof(why))) {
+		status = atomic_load(&job->wait_error);
+		msg = why;
+	}
 	job_complete(s, job, status, status ? msg : "");
 }
 

@@ -230,6 +230,14 @@ static void submission_failed(struct submission *sub, int err, const char *what,
 
 static void submission_done(struct accel_cb_exec *x, int err, const char *what);
 
+/* The last part is on the device: its signals are promised there. */
+static void submission_on_device(struct accel_cb_exec *x, uint64_t token)
+{
+	struct submission *sub = container_of(x, struct submission, exec);
+
+	accel_sched_job_on_device(&sub->job, token);
+}
+
 /*
  * Runs the parts from sub->next on, in order: 0 once all ended, -errno
  * with @msg set at the first that failed, or ACCEL_JOB_PENDING when the
@@ -251,6 +259,13 @@ static int submission_run(struct submission *sub, char *msg, size_t len)
 			.msg = what,
 			.msg_len = sizeof(what),
 		};
+		/* The device waits before the first part, and promises after the last. */
+		if (sub->job.domain) {
+			if (sub->next == 0)
+				sub->exec.device_wait = atomic_load(&sub->job.device_wait);
+			if (sub->next + 1 == sub->part_count)
+				sub->exec.on_device = submission_on_device;
+		}
 		err = d->ops->execute(d, &sub->exec);
 		if (err == ACCEL_JOB_PENDING)
 			return err;
@@ -488,8 +503,12 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 		return accel_fail(ENOMEM, "%s: out of memory capturing the submission", fn);
 	accel_queue_retain(q);
 	sub->queue = q;
-	if (count)
+	if (count) {
 		sub->job.execute = submission_execute;
+		/* A barrier (no part) completes on the host: host waits. */
+		if (q->device->device_waits)
+			sub->job.domain = q->device;
+	}
 	sub->job.executor = q->executor;
 	sub->job.release = submission_release;
 	sub->job.destroy = submission_destroy;

@@ -183,6 +183,15 @@ struct accel_sched_queue_params {
  *                @start_ns to accel_sched_job_finish()).
  * @next:         link in the executor's ready list.
  * @priv:         the scheduler kind's state (embedded: its timepoints).
+ * @domain:       set by the submitter: the device that can order this job
+ *                after others of the same device on the device itself
+ *                (device-side waits), or NULL (host waits only).
+ * @device_wait:  set by the scheduler before the job runs: the device
+ *                timeline value the driver must make the job wait for on
+ *                the device (0: none). A wait point promised by a job
+ *                already submitted to the same device counts as met for
+ *                the release; the job's signals are signalled only once
+ *                its waits are really reached (accel_sched_job_finish()).
  */
 struct accel_sched_job {
 	struct accel_sched_executor *executor;
@@ -208,7 +217,31 @@ struct accel_sched_job {
 	uint64_t device_ns;
 	struct accel_sched_job *next;
 	void *priv;
+	const void *domain;
+	atomic_uint_fast64_t device_wait;
 };
+
+/*
+ * accel_sched_job_on_device() - the driver submitted @job's last work to
+ * its device: the job ends when the device's timeline reaches @token.
+ * Jobs of the same device waiting on its signal points may now be released
+ * and ordered after it on the device. Called at most once per job, before
+ * the driver can call its done(). Thread-safe.
+ */
+void accel_sched_job_on_device(struct accel_sched_job *job, uint64_t token);
+
+/*
+ * struct accel_sched_device_stats - how dependencies were ordered
+ * (process-wide, for tests and benchmarks).
+ * @device_ordered: jobs that ran with a device-side wait.
+ * @host_waits:     times an executor thread blocked on the host for a
+ *                  pipelined job's waits.
+ */
+struct accel_sched_device_stats {
+	uint64_t device_ordered;
+	uint64_t host_waits;
+};
+void accel_sched_device_stats(struct accel_sched_device_stats *out);
 
 struct accel_scheduler_ops {
 	/* Frees everything the kind owns, then the object itself. */
@@ -285,6 +318,15 @@ struct accel_scheduler_ops {
 	 */
 	void (*job_complete)(accel_scheduler_t *s, struct accel_sched_job *job,
 			     int status, const char *msg);
+
+	/*
+	 * sem_device_promise() - optional: a job submitted to device @domain
+	 * will bring @sem to @value when @domain's timeline reaches @token.
+	 * The embedded kind releases the jobs of @domain waiting on it. A
+	 * kind without it orders every dependency on the host.
+	 */
+	void (*sem_device_promise)(accel_semaphore_t *sem, const void *domain,
+				   uint64_t value, uint64_t token);
 };
 
 struct accel_scheduler {

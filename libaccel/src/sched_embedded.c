@@ -65,6 +65,14 @@ struct emb_timepoint {
 	 * waiter, present and future, gets the error).
 	 */
 	bool fail_only;
+	/*
+	 * A job's wait that a promise on the device @domain may meet
+	 * (sem_device_promise): it then fires with @token, the device
+	 * timeline value the job waits for on the device. NULL: only the
+	 * point reached meets it.
+	 */
+	const void *domain;
+	uint64_t token;
 	void (*fire)(struct emb_timepoint *tp, int status);
 };
 
@@ -75,6 +83,10 @@ struct emb_sem {
 	uint64_t submitted;
 	int error;
 	struct emb_timepoint head; /* circular list sentinel */
+	/* The latest promise by a job on a device (sem_device_promise). */
+	const void *dev_domain;
+	uint64_t dev_value;
+	uint64_t dev_token;
 };
 
 struct emb_engine;
@@ -184,6 +196,15 @@ static bool tp_satisfied(const struct emb_sem *s, const struct emb_timepoint *tp
 	return tp->value <= (tp->submitted ? s->submitted : s->value);
 }
 
+/* Met by a promise on its device: records the device value to wait for. */
+static bool tp_device_met(const struct emb_sem *s, struct emb_timepoint *tp)
+{
+	if (!tp->domain || tp->domain != s->dev_domain || tp->value > s->dev_value)
+		return false;
+	tp->token = s->dev_token;
+	return true;
+}
+
 /* Fires every timepoint that is satisfied now (or all, with @error). */
 static void fire_ready(struct emb_sem *s, int error)
 {
@@ -191,7 +212,8 @@ static void fire_ready(struct emb_sem *s, int error)
 
 	for (; tp != &s->head; tp = next) {
 		next = tp->next;
-		if (!error && (tp->fail_only || !tp_satisfied(s, tp)))
+		if (!error && (tp->fail_only ||
+			       (!tp_satisfied(s, tp) && !tp_device_met(s, tp))))
 			continue;
 		tp_unlink(tp);
 		tp->fire(tp, error);
@@ -205,7 +227,7 @@ static void tp_arm(struct emb_sem *s, struct emb_timepoint *tp)
 	pthread_mutex_lock(&s->lock);
 	if (s->error)
 		tp->fire(tp, s->error);
-	else if (tp_satisfied(s, tp))
+	else if (tp_satisfied(s, tp) || tp_device_met(s, tp))
 		tp->fire(tp, 0);
 	else
 		tp_link(s, tp);
@@ -325,6 +347,29 @@ static void emb_sem_promise(accel_semaphore_t *sem, uint64_t value)
 	if (!s->error && value > s->submitted) {
 		s->submitted = value;
 		fire_ready(s, 0);
+	}
+	unlock_sem(s);
+}
+
+/*
+ * A job submitted to device @domain brings @sem to @value once @domain's
+ * timeline reaches @token: the jobs of that device waiting on @sem up to
+ * @value become runnable, to wait for @token on the device. Only the
+ * latest promise is kept (a later one of another device replaces it, and
+ * a wait it does not cover is met on the host, as before).
+ */
+static void emb_sem_device_promise(accel_semaphore_t *sem, const void *domain,
+				   uint64_t value, uint64_t token)
+{
+	struct emb_sem *s = to_emb(sem);
+
+	pthread_mutex_lock(&s->lock);
+	if (s->dev_domain != domain || value >= s->dev_value) {
+		s->dev_domain = domain;
+		s->dev_value = value;
+		s->dev_token = token;
+		if (!s->error)
+			fire_ready(s, 0);
 	}
 	unlock_sem(s);
 }
@@ -597,6 +642,13 @@ static void job_tp_fire(struct emb_timepoint *tp, int status)
 
 	if (status && atomic_compare_exchange_strong(&job->wait_error, &none, status))
 		atomic_store(&job->wait_index, j->index);
+	if (!status && tp->token) { /* met on the device: the largest value */
+		uint_fast64_t cur = atomic_load(&job->device_wait);
+
+		while (cur < tp->token &&
+		       !atomic_compare_exchange_weak(&job->device_wait, &cur, tp->token))
+			;
+	}
 	if (atomic_fetch_sub(&job->pending, 1) == 1)
 		job_runnable(job);
 }
@@ -620,11 +672,13 @@ static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 	atomic_init(&job->wait_index, 0);
 	atomic_init(&job->cancel_error, 0);
 	atomic_init(&job->pipelined, false);
+	atomic_init(&job->device_wait, 0);
 	for (uint32_t i = 0; i < job->signal_count; i++)
 		emb_sem_promise(job->signals[i].sem, job->signals[i].value);
 	for (uint32_t i = 0; i < job->wait_count; i++) {
 		tps[i].tp.value = job->waits[i].value;
 		tps[i].tp.fire = job_tp_fire;
+		tps[i].tp.domain = job->domain;
 		tps[i].job = job;
 		tps[i].index = i;
 		tp_arm(to_emb(job->waits[i].sem), &tps[i].tp);
@@ -823,6 +877,7 @@ static const struct accel_scheduler_ops embedded_ops = {
 	.executor_destroy = emb_executor_destroy,
 	.job_submit = emb_job_submit,
 	.job_done = emb_job_done,
+	.sem_device_promise = emb_sem_device_promise,
 };
 
 int accel_sched_embedded_open(accel_scheduler_t **out, char *why,

@@ -535,6 +535,7 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 	atomic_init(&job->wait_index, 0);
 	atomic_init(&job->cancel_error, 0);
 	atomic_init(&job->pipelined, false);
+	atomic_init(&job->device_wait, 0);
 	job->device_ns = 0;
 	job->priv = r;
 	/* From here on, a success hands @job to the reaper: touch nothing. */

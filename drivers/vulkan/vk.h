@@ -227,6 +227,13 @@ void vk_builtins_destroy(struct vk_device *dev);
 struct vk_flight {
 	VkCommandBuffer cmd;
 	void (*complete)(struct vk_flight *f, int status, const char *msg);
+	/*
+	 * Optional: called once vkQueueSubmit took it, with @value set,
+	 * before ->complete can run (the device-side promise of its job).
+	 */
+	void (*submitted)(struct vk_flight *f);
+	/* In: a value of the device's timeline to wait for first (0: none). */
+	uint64_t wait_value;
 	uint64_t device_ns;
 	uint64_t value;
 	int64_t submit_ns;
@@ -238,8 +245,9 @@ int vk_flights_init(struct vk_device *dev);
 void vk_flights_fini(struct vk_device *dev);
 /*
  * vk_flight_submit() - submit @f->cmd and return; ->complete follows.
- * Waits first while VK_FLIGHTS_MAX are in flight. 0, or -errno with @msg
- * set and nothing in flight.
+ * Waits first while VK_FLIGHTS_MAX are in flight. With @f->wait_value,
+ * the device starts it only once its timeline reached that value. 0, or
+ * -errno with @msg set and nothing in flight.
  */
 int vk_flight_submit(struct vk_device *dev, struct vk_flight *f, char *msg,
 		     size_t len);

@@ -516,6 +516,14 @@ static void instance_complete(struct vk_flight *f, int status, const char *msg)
 	x->done(x, status, msg);
 }
 
+/* On the device: the submission's signals are promised there. */
+static void instance_submitted(struct vk_flight *f)
+{
+	struct vk_instance *inst = container_of(f, struct vk_instance, flight);
+
+	inst->x->on_device(inst->x, f->value);
+}
+
 int vk_execute(accel_device_t *d, struct accel_cb_exec *x)
 {
 	struct vk_device *dev = (struct vk_device *)d;
@@ -541,6 +549,8 @@ int vk_execute(accel_device_t *d, struct accel_cb_exec *x)
 	inst->c = c;
 	inst->x = x;
 	inst->flight.complete = instance_complete;
+	inst->flight.wait_value = x->device_wait;
+	inst->flight.submitted = x->on_device ? instance_submitted : NULL;
 	err = vk_flight_submit(dev, &inst->flight, x->msg, x->msg_len);
 	if (err) {
 		inst->x = NULL;

@@ -526,6 +526,7 @@ static int vk_device_open(const struct accel_driver *drv, const char *device,
 		err = create_device(dev);
 	snprintf(uri, sizeof(uri), "vulkan://%u", index);
 	accel_device_init(&dev->base, &vk_device_ops, drv, s, uri);
+	dev->base.device_waits = true; /* vk_flight.c: one timeline, one queue */
 	if (!err)
 		err = create_objects(dev);
 	if (err) {

@@ -25,8 +25,17 @@
  * may be what destroys it, on the waiter thread itself: the thread is then
  * detached and frees the waiter when its loop ends (as executor.c does).
  *
+ * Device-side waits: a flight may wait for an earlier value of the same
+ * timeline (its job's predecessors on this device, Documentation/
+ * vulkan.rst); ->submitted tells the scheduler the value it will signal,
+ * under dev->queue_lock, so values are promised in timeline order. The
+ * waiter completes flights in timeline order, so a predecessor's
+ * ->complete has always run before its successor's.
+ *
  * Lock order: dev->queue_lock, then w->lock (a flight is appended under
- * both, so the list is in timeline order).
+ * both, so the list is in timeline order); ->submitted takes scheduler
+ * locks under dev->queue_lock, and no scheduler lock is held around
+ * vk_flight_submit().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -231,14 +240,21 @@ int vk_flight_submit(struct vk_device *dev, struct vk_flight *fl,
 		     char *msg, size_t len)
 {
 	struct vk_waiter *w = dev->waiter;
+	/* A device-side wait is on the device's own timeline, an earlier value. */
+	const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 	VkTimelineSemaphoreSubmitInfo ts = {
 		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+		.waitSemaphoreValueCount = fl->wait_value ? 1 : 0,
+		.pWaitSemaphoreValues = &fl->wait_value,
 		.signalSemaphoreValueCount = 1,
 		.pSignalSemaphoreValues = &fl->value,
 	};
 	VkSubmitInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 		.pNext = &ts,
+		.waitSemaphoreCount = fl->wait_value ? 1 : 0,
+		.pWaitSemaphores = &dev->timeline,
+		.pWaitDstStageMask = &stage,
 		.commandBufferCount = 1,
 		.pCommandBuffers = &fl->cmd,
 		.signalSemaphoreCount = 1,
@@ -254,8 +270,12 @@ int vk_flight_submit(struct vk_device *dev, struct vk_flight *fl,
 	pthread_mutex_lock(&dev->queue_lock);
 	fl->value = dev->last_value + 1;
 	r = dev->f.vkQueueSubmit(dev->queue, 1, &si, VK_NULL_HANDLE);
-	if (r == VK_SUCCESS)
+	if (r == VK_SUCCESS) {
 		dev->last_value = fl->value;
+		/* Before the waiter can see it: ->complete may free @fl. */
+		if (fl->submitted)
+			fl->submitted(fl);
+	}
 	pthread_mutex_lock(&w->lock);
 	if (r == VK_SUCCESS) {
 		if (w->tail)

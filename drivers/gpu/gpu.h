@@ -247,7 +247,10 @@ struct gpu_event_pool {
  * @done_stream:  host functions that complete submissions (they wait
  *                on an event of @stream, so they never hold @stream up).
  * @submit_lock:  serialises enqueueing on @stream.
+ * @completer:    the thread that completes submissions (gpu_flight.c).
  */
+struct gpu_completer;
+
 struct gpu_device {
 	accel_device_t base;
 	const struct gpu_backend *be;
@@ -257,11 +260,43 @@ struct gpu_device {
 	void *stream;
 	void *done_stream;
 	pthread_mutex_t submit_lock;
+	struct gpu_completer *completer; /* gpu_flight.c */
+	uint64_t flight_seq;             /* flights enqueued (submit_lock) */
 	struct gpu_event_pool events;
 	void *builtin_module;
 	void *builtin[GPU_BUILTIN_COUNT];
 	char name[128];
 };
+
+/*
+ * struct gpu_flight - one submission in flight (gpu_flight.c).
+ * @complete:  called once on the completion thread when the work ended,
+ *             with 0 or -errno and what failed; may free the flight.
+ * @submitted: optional: called once the work is on the stream, with a
+ *             token that grows with each flight, before @complete can be.
+ */
+struct gpu_flight {
+	struct gpu_flight *next;
+	struct gpu_device *dev;
+	struct gpu_host_call call;
+	bool done;
+	void *event;
+	void (*complete)(struct gpu_flight *f, int status, const char *msg);
+	void (*submitted)(struct gpu_flight *f, uint64_t token);
+};
+
+int gpu_completer_init(struct gpu_device *dev);
+/* With no flight left: stops the thread (or detaches it, when on it). */
+void gpu_completer_fini(struct gpu_device *dev);
+/*
+ * gpu_flight_enqueue() - with @submit_lock held and the work on @stream:
+ * its completion is enqueued and ->complete follows on the completion
+ * thread. 0, or -errno with the message set and nothing enqueued.
+ */
+int gpu_flight_enqueue(struct gpu_device *dev, struct gpu_flight *f);
+/* The event pool (gpu_command_buffer.c); the context is current. */
+int gpu_event_get(struct gpu_device *dev, void **ev);
+void gpu_event_put(struct gpu_device *dev, void *ev);
 
 /* Pushes / pops the device's context on the calling thread. */
 int gpu_enter(struct gpu_device *dev, const char *fn);

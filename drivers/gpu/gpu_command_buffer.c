@@ -20,11 +20,11 @@
  *   2. per step: cuGraphLaunch, or, for a dispatch-indirect, a stream
  *      synchronisation, the 12-byte count read back, checked, and the
  *      kernel launched directly (skipped for a zero count);
- *   3. an event from the device's pool recorded after the work; the
- *      completion stream waits on it and runs a host function that wakes
- *      the executor thread (host functions may not call the driver API, so
- *      it only signals a condition variable); the executor then checks
- *      the event for an error of the work.
+ *   3. its completion enqueued (gpu_flight.c): an event recorded after
+ *      the work, a host function behind it on the completion stream that
+ *      wakes the device's completion thread, which checks the event for an
+ *      error of the work and completes the submission. The executor does
+ *      not wait: it returns ACCEL_JOB_PENDING and goes on.
  * So a command buffer without dispatch-indirect costs a constant number
  * of driver calls per submission, whatever its command count.
  *
@@ -43,9 +43,14 @@
 #include "src/error.h"
 #include "gpu.h"
 
+struct gpu_cb;
+
 struct gpu_instance {
 	struct gpu_instance *next_free;
 	struct gpu_instance *next;
+	struct gpu_flight flight;   /* while in flight: */
+	struct accel_cb_exec *x;
+	struct gpu_cb *c;
 	uint64_t region;
 	void *staging;
 	void **graphs;
@@ -288,26 +293,7 @@ void gpu_command_buffer_destroy(accel_device_t *d, accel_command_buffer_t *cb)
 
 /* ---- execution ----------------------------------------------------------- */
 
-/* The executor waits on this; a host function on done_stream wakes it. */
-struct gpu_wait {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool done;
-	struct gpu_host_call call;
-};
-
-/* Runs on a driver thread: no driver call allowed here. */
-static void complete(void *data)
-{
-	struct gpu_wait *w = data;
-
-	pthread_mutex_lock(&w->lock);
-	w->done = true;
-	pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-}
-
-static int event_get(struct gpu_device *dev, void **ev)
+int gpu_event_get(struct gpu_device *dev, void **ev)
 {
 	struct gpu_event_pool *pool = &dev->events;
 	int r;
@@ -323,7 +309,7 @@ static int event_get(struct gpu_device *dev, void **ev)
 	return r;
 }
 
-static void event_put(struct gpu_device *dev, void *ev)
+void gpu_event_put(struct gpu_device *dev, void *ev)
 {
 	struct gpu_event_pool *pool = &dev->events;
 	void **grown;
@@ -425,39 +411,24 @@ static int enqueue(struct gpu_device *dev, const struct gpu_cb *c,
 	return err;
 }
 
-/* Records the completion; waits for the host function to run. */
-static int wait_done(struct gpu_device *dev)
+/* The device finished the submission: the instance back, then done. */
+static void instance_complete(struct gpu_flight *f, int status, const char *msg)
 {
-	struct gpu_wait w = { .done = false };
-	void *ev = NULL;
-	int r;
+	struct gpu_instance *inst = container_of(f, struct gpu_instance, flight);
+	struct accel_cb_exec *x = inst->x;
+	struct gpu_cb *c = inst->c;
 
-	pthread_mutex_init(&w.lock, NULL);
-	pthread_cond_init(&w.cond, NULL);
-	w.call.fn = complete;
-	w.call.data = &w;
-	r = event_get(dev, &ev);
-	if (!r)
-		r = dev->api->event_record(ev, dev->stream);
-	if (!r)
-		r = dev->api->stream_wait_event(dev->done_stream, ev, 0);
-	if (!r)
-		r = dev->be->add_host_func(dev->api, dev->done_stream, &w.call);
-	pthread_mutex_unlock(&dev->submit_lock);
-	if (!r) {
-		pthread_mutex_lock(&w.lock);
-		while (!w.done)
-			pthread_cond_wait(&w.cond, &w.lock);
-		pthread_mutex_unlock(&w.lock);
-		r = dev->api->event_query(ev); /* the work's own error, if any */
-	} else {
-		dev->api->stream_synchronize(dev->stream);
-	}
-	if (ev)
-		event_put(dev, ev);
-	pthread_cond_destroy(&w.cond);
-	pthread_mutex_destroy(&w.lock);
-	return r ? gpu_fail(dev, r, "accel_queue_execute", "completing the command buffer") : 0;
+	inst->x = NULL;
+	instance_put(c, inst); /* before done: it may free the command buffer */
+	x->done(x, status, msg);
+}
+
+/* On the stream: the submission's signals are promised there. */
+static void instance_submitted(struct gpu_flight *f, uint64_t token)
+{
+	struct gpu_instance *inst = container_of(f, struct gpu_instance, flight);
+
+	inst->x->on_device(inst->x, token);
 }
 
 int gpu_execute(accel_device_t *d, struct accel_cb_exec *x)
@@ -474,19 +445,26 @@ int gpu_execute(accel_device_t *d, struct accel_cb_exec *x)
 		goto out;
 	err = instance_get(dev, x->cb, c, &inst);
 	if (!err) {
+		inst->x = x;
+		inst->c = c;
+		inst->flight.complete = instance_complete;
+		inst->flight.submitted = x->on_device ? instance_submitted : NULL;
 		pthread_mutex_lock(&dev->submit_lock);
 		err = enqueue(dev, c, inst, x);
-		if (err) {
+		if (!err)
+			err = gpu_flight_enqueue(dev, &inst->flight);
+		if (err)
 			dev->api->stream_synchronize(dev->stream);
-			pthread_mutex_unlock(&dev->submit_lock);
-		} else {
-			err = wait_done(dev); /* unlocks */
+		pthread_mutex_unlock(&dev->submit_lock);
+		if (err) {
+			inst->x = NULL;
+			instance_put(c, inst);
 		}
-		instance_put(c, inst);
 	}
 	gpu_leave(dev);
+	if (!err)
+		return ACCEL_JOB_PENDING; /* instance_complete() finishes it */
 out:
-	if (err)
-		accel_strfmt(x->msg, x->msg_len, "%s", accel_error_message());
+	accel_strfmt(x->msg, x->msg_len, "%s", accel_error_message());
 	return err;
 }

@@ -157,6 +157,7 @@ static void gpu_device_destroy(accel_device_t *d)
 	struct gpu_device *dev = (struct gpu_device *)d;
 	const struct gpu_api *api = dev->api;
 
+	gpu_completer_fini(dev); /* no flight is left: each held the device */
 	if (dev->ctx && !gpu_enter(dev, "accel_device_release")) {
 		if (dev->stream)
 			api->stream_synchronize(dev->stream);
@@ -291,7 +292,10 @@ int gpu_device_open(const struct gpu_backend *be,
 	pthread_mutex_init(&dev->submit_lock, NULL);
 	pthread_mutex_init(&dev->events.lock, NULL);
 	accel_device_init(&dev->base, &gpu_device_ops, drv, s, uri);
-	err = create_objects(dev, ordinal);
+	dev->base.device_waits = true; /* gpu_flight.c: one stream, in order */
+	err = gpu_completer_init(dev);
+	if (!err)
+		err = create_objects(dev, ordinal);
 	if (err) {
 		char msg[ACCEL_ERROR_MAX];
 

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Device-side waits (Documentation/libaccel.rst, "Device-side waits"): a
+ * submission whose waits are promised by submissions already on the same
+ * device is released at once and ordered by the device (vulkan: a wait on
+ * the device's timeline in vkQueueSubmit), not by the host.
+ *
+ * White box: the process-wide counters of executor.c say how each job was
+ * ordered, so every test asserts which path ran, not only the results. On
+ * cpu:// (no device timeline) every dependency is met on the host, and the
+ * same tests check that the results do not depend on the path.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <accel/accel.h>
+
+#include "src/sched.h"
+#include "test-accel.h"
+#include "test-util.h"
+
+static accel_executable_t *exe;
+static bool device_waits; /* the device under test orders on the device */
+
+static void setup(void)
+{
+	device_setup();
+	exe = kernels();
+	device_waits = !test_device_is_cpu();
+}
+
+static void teardown(void)
+{
+	accel_executable_release(exe);
+	exe = NULL;
+	device_teardown();
+	unsetenv("ACCEL_DEVICE_WAITS");
+}
+
+static struct accel_sched_device_stats stats(void)
+{
+	struct accel_sched_device_stats st;
+
+	accel_sched_device_stats(&st);
+	return st;
+}
+
+/* A command buffer of @d that increments the u32 at @counter. */
+static accel_command_buffer_t *increment_cb(accel_device_t *d,
+					    accel_executable_t *e,
+					    accel_buffer_t *counter)
+{
+	const uint32_t one[3] = { 1, 1, 1 };
+	accel_buffer_ref_t b[1] = { accel_buffer_ref_direct(counter, 0, 4) };
+	accel_command_buffer_t *cb = NULL;
+
+	ASSERT_OK(accel_command_buffer_create(d, 0, 0, &cb));
+	ASSERT_OK(accel_command_buffer_begin(cb));
+	ASSERT_OK(accel_command_buffer_dispatch(cb, e, entry(e, "increment"), one,
+						NULL, 0, b, 1));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	return cb;
+}
+
+/*
+ * CHAIN submissions alternating between two queues, each waiting on the
+ * one before, all submitted behind a closed gate: once the gate opens,
+ * each one's predecessor is on the device before its wait is met, so on a
+ * device with device-side waits every edge but the gate's is ordered
+ * there, and none on the host.
+ */
+static void chain(accel_device_t *d, accel_executable_t *e, bool expect_device)
+{
+	enum { CHAIN = 100 };
+	accel_queue_t *q[2] = { NULL, NULL };
+	accel_buffer_params_t params = { HOST_TYPE, ALL_USAGE };
+	accel_buffer_t *counter = NULL;
+	uint32_t *pc;
+	accel_command_buffer_t *cb;
+	accel_semaphore_t *gate = sem_new(0), *s[CHAIN];
+	struct accel_sched_device_stats before, after;
+
+	ASSERT_OK(accel_allocator_allocate_buffer(accel_device_allocator(d), &params,
+						  16, &counter));
+	pc = map(counter);
+	cb = increment_cb(d, e, counter);
+	pc[0] = 0;
+	ASSERT_OK(accel_queue_create(d, 0, &q[0]));
+	ASSERT_OK(accel_queue_create(d, 0, &q[1]));
+	for (int i = 0; i < CHAIN; i++)
+		s[i] = sem_new(0);
+	before = stats();
+	for (int i = 0; i < CHAIN; i++) {
+		POINT(w, i ? s[i - 1] : gate, 1);
+		POINT(sig, s[i], 1);
+
+		ASSERT_OK(accel_queue_execute(q[i & 1], &w, &sig, cb, NULL, 0));
+	}
+	ck_assert_uint_eq(sem_value(s[CHAIN - 1], NULL), 0);
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_OK(accel_semaphore_wait(s[CHAIN - 1], 1, 0, WAIT_LONG));
+	after = stats();
+	ck_assert_uint_eq(pc[0], CHAIN);
+	ck_assert_uint_eq(after.device_ordered - before.device_ordered,
+			  expect_device ? CHAIN - 1 : 0);
+	ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
+	accel_command_buffer_release(cb);
+	accel_queue_release(q[0]);
+	accel_queue_release(q[1]);
+	accel_buffer_release(counter);
+	accel_semaphore_release(gate);
+	for (int i = 0; i < CHAIN; i++)
+		accel_semaphore_release(s[i]);
+}
+
+START_TEST(test_chain_across_queues)
+{
+	chain(dev, exe, device_waits);
+}
+END_TEST
+
+/* ACCEL_DEVICE_WAITS=0: the same chain, every edge on the host. */
+START_TEST(test_chain_host_when_disabled)
+{
+	accel_device_t *d = NULL;
+	accel_executable_t *e = NULL;
+
+	setenv("ACCEL_DEVICE_WAITS", "0", 1);
+	ASSERT_OK(accel_device_open(test_device_uri(), sched, &d));
+	ASSERT_OK(accel_executable_load(d, getenv("ACCEL_TEST_KERNELS"), &e));
+	chain(d, e, false);
+	accel_executable_release(e);
+	accel_device_release(d);
+}
+END_TEST
+
+START_TEST(test_bad_env)
+{
+	const char *bad[] = { "2", "yes", "00", "1 ", "-1" };
+	accel_device_t *d = (accel_device_t *)&d;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[64];
+
+		setenv("ACCEL_DEVICE_WAITS", bad[i], 1);
+		ASSERT_ERRNO(accel_device_open(test_device_uri(), sched, &d), EINVAL);
+		ck_assert_ptr_null(d);
+		snprintf(want, sizeof(want), "ACCEL_DEVICE_WAITS is \"%s\"", bad[i]);
+		ASSERT_MESSAGE_CONTAINS(want);
+		ASSERT_MESSAGE_CONTAINS("it must be 0");
+	}
+	/* Empty means unset. */
+	setenv("ACCEL_DEVICE_WAITS", "", 1);
+	ASSERT_OK(accel_device_open(test_device_uri(), sched, &d));
+	accel_device_release(d);
+}
+END_TEST
+
+/*
+ * The predecessor fails on the device (its dispatch-indirect count is out
+ * of range, which vulkan learns at completion): its device-ordered
+ * successor ran, but its signal fails with the predecessor's failure, and
+ * so does the next one's, never reached ahead of its waits.
+ */
+START_TEST(test_failed_predecessor)
+{
+	accel_buffer_t *count = buffer_new(12), *o = buffer_new(16);
+	uint32_t *pc = map(count), *po = map(o), v = 7;
+	accel_buffer_ref_t ob[1] = { accel_buffer_ref_direct(o, 0, 4) };
+	accel_command_buffer_t *bad = cb_new(0, 0), *fill = cb_new(0, 0);
+	accel_semaphore_t *gate = sem_new(0), *a = sem_new(0), *b = sem_new(0),
+			  *c = sem_new(0);
+	accel_queue_t *q2 = NULL;
+	struct accel_sched_device_stats before, after;
+	const char *m;
+	int error;
+
+	pc[0] = 1;
+	pc[1] = ACCEL_WORKGROUP_COUNT_MAX + 1;
+	pc[2] = 1;
+	memset(po, 0, 16);
+	ASSERT_OK(accel_command_buffer_dispatch_indirect(bad, exe, entry(exe, "increment"),
+			accel_buffer_ref_direct(count, 0, 12), NULL, 0, ob, 1));
+	ASSERT_OK(accel_command_buffer_end(bad));
+	ASSERT_OK(accel_command_buffer_fill(fill, accel_buffer_ref_direct(o, 4, 4), &v, 4));
+	ASSERT_OK(accel_command_buffer_end(fill));
+	ASSERT_OK(accel_queue_create(dev, 0, &q2));
+	before = stats();
+	{
+		POINT(wg, gate, 1);
+		POINT(sa, a, 1);
+		POINT(sb, b, 1);
+		POINT(sc, c, 1);
+
+		ASSERT_OK(accel_queue_execute(q2, &wg, &sa, bad, NULL, 0));
+		ASSERT_OK(accel_queue_execute(q2, &sa, &sb, fill, NULL, 0));
+		ASSERT_OK(accel_queue_execute(q2, &sb, &sc, fill, NULL, 0));
+	}
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_ERRNO(accel_semaphore_wait(c, 1, 0, WAIT_LONG), ERANGE);
+	after = stats();
+	sem_value(b, &error);
+	ck_assert_int_eq(error, -ERANGE);
+	m = accel_semaphore_failure_message(b);
+	ASSERT_CONTAINS("b's failure", m, "(1, 65536, 1)");
+	if (device_waits) {
+		/* b and c were on the device before a failed. */
+		ck_assert_uint_eq(after.device_ordered - before.device_ordered, 2);
+		ASSERT_CONTAINS("b's failure", m, "ran on the device after its wait 0 (value 1) failed with ERANGE, so its results are void");
+		ck_assert_uint_eq(po[1], 7); /* it ran */
+	} else {
+		ck_assert_uint_eq(after.device_ordered - before.device_ordered, 0);
+		ASSERT_CONTAINS("b's failure", m, "was not run: its wait 0 (value 1) failed with ERANGE");
+		ck_assert_uint_eq(po[1], 0);
+	}
+	ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
+	sem_value(c, &error);
+	ck_assert_int_eq(error, -ERANGE);
+	ASSERT_CONTAINS("c's failure", accel_semaphore_failure_message(c), "(1, 65536, 1)");
+	accel_queue_release(q2);
+	accel_command_buffer_release(bad);
+	accel_command_buffer_release(fill);
+	accel_buffer_release(count);
+	accel_buffer_release(o);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(a);
+	accel_semaphore_release(b);
+	accel_semaphore_release(c);
+}
+END_TEST
+
+/*
+ * A point promised on another device (another VkDevice, though the same
+ * URI) cannot be waited for on this one: that edge is met on the host.
+ */
+START_TEST(test_other_device_on_host)
+{
+	accel_device_t *d2 = NULL;
+	accel_queue_t *q1 = NULL, *q2 = NULL;
+	accel_buffer_t *x = buffer_new(16);
+	uint32_t *px = map(x), v = 5;
+	accel_command_buffer_t *c1 = cb_new(0, 0), *c2 = NULL;
+	accel_semaphore_t *gate = sem_new(0), *a = sem_new(0), *b = sem_new(0);
+	struct accel_sched_device_stats before, after;
+
+	memset(px, 0, 16);
+	ASSERT_OK(accel_device_open(test_device_uri(), sched, &d2));
+	ASSERT_OK(accel_command_buffer_fill(c1, accel_buffer_ref_direct(x, 0, 4), &v, 4));
+	ASSERT_OK(accel_command_buffer_end(c1));
+	ASSERT_OK(accel_command_buffer_create(d2, 0, 0, &c2));
+	ASSERT_OK(accel_command_buffer_begin(c2));
+	ASSERT_OK(accel_command_buffer_end(c2)); /* empty: d2's side of the edge */
+	ASSERT_OK(accel_queue_create(dev, 0, &q1));
+	ASSERT_OK(accel_queue_create(d2, 0, &q2));
+	before = stats();
+	{
+		POINT(wg, gate, 1);
+		POINT(sa, a, 1);
+		POINT(sb, b, 1);
+
+		ASSERT_OK(accel_queue_execute(q1, &wg, &sa, c1, NULL, 0));
+		ASSERT_OK(accel_queue_execute(q2, &sa, &sb, c2, NULL, 0));
+	}
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_OK(accel_semaphore_wait(b, 1, 0, WAIT_LONG));
+	after = stats();
+	ck_assert_uint_eq(px[0], 5);
+	ck_assert_uint_eq(sem_value(a, NULL), 1);
+	ck_assert_uint_eq(after.device_ordered - before.device_ordered, 0);
+	accel_queue_release(q1);
+	accel_queue_release(q2);
+	accel_command_buffer_release(c1);
+	accel_command_buffer_release(c2);
+	accel_device_release(d2);
+	accel_buffer_release(x);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(a);
+	accel_semaphore_release(b);
+}
+END_TEST
+
+/*
+ * A batch promises its signals when its last command buffer is on the
+ * device: the successor sees what the last one wrote.
+ */
+START_TEST(test_batch_then_successor)
+{
+	accel_buffer_t *x = buffer_new(16);
+	uint32_t *px = map(x);
+	accel_command_buffer_t *f[3], *copy = cb_new(0, 0);
+	accel_semaphore_t *gate = sem_new(0), *a = sem_new(0), *b = sem_new(0);
+	struct accel_sched_device_stats before, after;
+
+	memset(px, 0, 16);
+	for (uint32_t i = 0; i < 3; i++) {
+		uint32_t v = i + 1;
+
+		f[i] = cb_new(0, 0);
+		ASSERT_OK(accel_command_buffer_fill(f[i], accel_buffer_ref_direct(x, 0, 4), &v, 4));
+		ASSERT_OK(accel_command_buffer_end(f[i]));
+	}
+	ASSERT_OK(accel_command_buffer_copy(copy, accel_buffer_ref_direct(x, 0, 4),
+					    accel_buffer_ref_direct(x, 8, 4)));
+	ASSERT_OK(accel_command_buffer_end(copy));
+	before = stats();
+	{
+		POINT(wg, gate, 1);
+		POINT(sa, a, 1);
+		POINT(sb, b, 1);
+		accel_queue_t *q = NULL;
+
+		ASSERT_OK(accel_queue_create(dev, 0, &q));
+		ASSERT_OK(accel_queue_execute_batch(q, &wg, &sa, 3, f, NULL, 0));
+		ASSERT_OK(accel_queue_execute(q, &sa, &sb, copy, NULL, 0));
+		ASSERT_OK(accel_semaphore_signal(gate, 1));
+		ASSERT_OK(accel_semaphore_wait(b, 1, 0, WAIT_LONG));
+		accel_queue_release(q);
+	}
+	after = stats();
+	ck_assert_uint_eq(px[0], 3);
+	ck_assert_uint_eq(px[2], 3);
+	ck_assert_uint_eq(after.device_ordered - before.device_ordered, device_waits ? 1 : 0);
+	for (uint32_t i = 0; i < 3; i++)
+		accel_command_buffer_release(f[i]);
+	accel_command_buffer_release(copy);
+	accel_buffer_release(x);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(a);
+	accel_semaphore_release(b);
+}
+END_TEST
+
+/*
+ * Three threads, each a chain on its own two queues of the one device,
+ * every chain also waiting on the other threads' progress: promises,
+ * device-met waits and completions race on shared semaphores.
+ */
+enum { THREADS = 3, STEPS = 60 };
+static accel_semaphore_t *progress[THREADS];
+static accel_buffer_t *counters;
+
+static void *chain_thread(void *arg)
+{
+	uintptr_t t = (uintptr_t)arg;
+	accel_queue_t *q[2] = { NULL, NULL };
+	accel_buffer_t *mine = NULL;
+	accel_command_buffer_t *cb;
+
+	ASSERT_OK(accel_buffer_subspan(counters, t * 16, 16, &mine));
+	cb = increment_cb(dev, exe, mine);
+	ASSERT_OK(accel_queue_create(dev, 0, &q[0]));
+	ASSERT_OK(accel_queue_create(dev, 0, &q[1]));
+	for (uint64_t i = 1; i <= STEPS; i++) {
+		/* My previous step, and the other threads' step before. */
+		accel_semaphore_t *ws[THREADS];
+		uint64_t wv[THREADS];
+		accel_semaphore_list_t w = { 0, ws, wv };
+		POINT(sig, progress[t], i);
+
+		for (uint32_t o = 0; o < THREADS; o++) {
+			if (o == t && i == 1)
+				continue;
+			if (o != t && i < 3)
+				continue;
+			ws[w.count] = progress[o];
+			wv[w.count++] = o == t ? i - 1 : i - 2;
+		}
+		ASSERT_OK(accel_queue_execute(q[i & 1], w.count ? &w : NULL, &sig,
+					      cb, NULL, 0));
+	}
+	ASSERT_OK(accel_semaphore_wait(progress[t], STEPS, 0, WAIT_LONG));
+	accel_command_buffer_release(cb);
+	accel_queue_release(q[0]);
+	accel_queue_release(q[1]);
+	accel_buffer_release(mine);
+	return NULL;
+}
+
+START_TEST(test_threads_cross_chains)
+{
+	pthread_t th[THREADS];
+	uint32_t *pc;
+
+	counters = buffer_new(16 * THREADS);
+	pc = map(counters);
+	memset(pc, 0, 16 * THREADS);
+	for (uintptr_t t = 0; t < THREADS; t++)
+		progress[t] = sem_new(0);
+	for (uintptr_t t = 0; t < THREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, chain_thread, (void *)t), 0);
+	for (uintptr_t t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	for (uintptr_t t = 0; t < THREADS; t++) {
+		ck_assert_uint_eq(pc[t * 4], STEPS);
+		accel_semaphore_release(progress[t]);
+	}
+	accel_buffer_release(counters);
+}
+END_TEST
+
+static Suite *device_waits_suite(void)
+{
+	Suite *s = suite_create("device-waits");
+	TCase *tc = tcase_create("device-waits");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_chain_across_queues);
+	tcase_add_test(tc, test_chain_host_when_disabled);
+	tcase_add_test(tc, test_bad_env);
+	tcase_add_test(tc, test_failed_predecessor);
+	tcase_add_test(tc, test_other_device_on_host);
+	tcase_add_test(tc, test_batch_then_successor);
+	tcase_add_test(tc, test_threads_cross_chains);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	test_require_device();
+	return test_run_suite(device_waits_suite());
+}

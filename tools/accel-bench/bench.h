@@ -60,5 +60,7 @@ int bench_ktenant(const struct opts *o);
 
 /* vulkan.c: libaccel on vulkan://0 against raw Vulkan (dynamic builds only). */
 int bench_vulkan(const struct opts *o);
+/* chain.c: a dependent chain on vulkan://0 and cuda://0, ordered on the device vs the host. */
+int bench_chain(const struct opts *o);
 
 #endif

@@ -55,6 +55,7 @@ static const struct bench benches[] = {
 	{ "sem", "embedded semaphore signal -> wake round trip vs raw futex", 0, bench_sem },
 	{ "tenant", "embedded scheduler: HIGH p99 under a flood, 1:3 shares", 0, bench_tenant },
 	{ "vulkan", "vulkan:// reusable submit with a new table vs raw Vulkan resubmit", 0, bench_vulkan },
+	{ "chain", "vulkan://, cuda:// dependent chain: edges ordered on the device vs the host", 0, bench_chain },
 };
 
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))

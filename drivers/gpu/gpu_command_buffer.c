@@ -28,9 +28,9 @@
  * So a command buffer without dispatch-indirect costs a constant number
  * of driver calls per submission, whatever its command count.
  *
- * Not run here (no GPU on the machine where this was written): every
- * driver call of this file. The translation it consumes is tested on the
- * CPU (tests/unit/test-gpu.c); Documentation/gpu.rst lists the GPU runs.
+ * The translation it consumes is tested on the CPU (tests/unit/test-gpu.c);
+ * the driver calls of this file run in the cuda-* suites, which need a GPU
+ * (Documentation/gpu.rst lists the GPU runs).
  *
  * Thread-safety: after end, the command buffer is immutable but for its
  * instance list, guarded by its lock.

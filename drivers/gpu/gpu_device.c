@@ -19,9 +19,9 @@
  * (cuMemAlloc). Sizes are rounded up to 16 bytes, as the built-in kernels
  * may touch whole 16-byte words of a buffer's last bytes' range.
  *
- * Not run here: everything past gpu_device_check() needs a device; the
- * unit tests run the URI parsing and the no-device paths (test-cuda.c,
- * test-hip.c), the GPU steps are in Documentation/gpu.rst.
+ * Everything past gpu_device_check() needs a device: the cuda-* suites run
+ * it on a GPU (Documentation/gpu.rst); the unit tests run the URI parsing
+ * and the no-device paths everywhere (test-cuda.c, test-hip.c).
  */
 #include <errno.h>
 #include <inttypes.h>

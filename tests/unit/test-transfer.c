@@ -468,6 +468,58 @@ START_TEST(test_map_flags)
 }
 END_TEST
 
+/*
+ * Each memory type: only HOST_VISIBLE maps (on every backend, also where
+ * the memory is host memory), and every one transfers.
+ */
+START_TEST(test_memory_types)
+{
+	static const uint32_t types[] = {
+		ACCEL_MEMORY_TYPE_HOST_VISIBLE,
+		ACCEL_MEMORY_TYPE_HOST_VISIBLE | ACCEL_MEMORY_TYPE_HOST_COHERENT,
+		ACCEL_MEMORY_TYPE_HOST_COHERENT,
+		ACCEL_MEMORY_TYPE_HOST_LOCAL,
+		ACCEL_MEMORY_TYPE_HOST_LOCAL | ACCEL_MEMORY_TYPE_DEVICE_LOCAL,
+		ACCEL_MEMORY_TYPE_DEVICE_LOCAL,
+		0,
+	};
+	uint8_t src[101], back[103];
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		accel_buffer_params_t p = { types[i], XFER_USAGE | ACCEL_BUFFER_USAGE_MAPPING };
+		bool visible = types[i] & ACCEL_MEMORY_TYPE_HOST_VISIBLE;
+		accel_buffer_t *b = NULL;
+		void *ptr = TEST_NOT_NULL;
+		int err;
+
+		ASSERT_OK(accel_allocator_allocate_buffer(accel_device_allocator(dev), &p, 257, &b));
+		ck_assert_uint_eq(accel_buffer_params(b).memory_type,
+				  types[i] | ACCEL_MEMORY_TYPE_DEVICE_VISIBLE);
+		err = accel_buffer_map(b, ACCEL_MAP_READ, 0, 257, &ptr);
+		ck_assert_msg(err == (visible ? 0 : -EINVAL),
+			      "memory type 0x%x: map returned %d: %s", types[i], err,
+			      accel_error_message());
+		if (visible) {
+			ck_assert_ptr_nonnull(ptr);
+			ASSERT_OK(accel_buffer_unmap(b));
+		} else {
+			ck_assert_ptr_null(ptr);
+			ASSERT_MESSAGE_CONTAINS("not ACCEL_MEMORY_TYPE_HOST_VISIBLE");
+			ASSERT_ERRNO(accel_buffer_unmap(b), EBADFD);
+		}
+		pattern(src, sizeof(src), 700 + (uint32_t)i);
+		memset(back, 0xee, sizeof(back));
+		ASSERT_OK(accel_device_transfer_h2d(dev, src, b, 155, 101, 0, WAIT_LONG));
+		ASSERT_OK(accel_device_transfer_d2h(dev, b, 155, back + 1, 101, 0, WAIT_LONG));
+		ck_assert_msg(memcmp(back + 1, src, 101) == 0,
+			      "memory type 0x%x: the round trip differs", types[i]);
+		ck_assert_uint_eq(back[0], 0xee);
+		ck_assert_uint_eq(back[102], 0xee);
+		accel_buffer_release(b);
+	}
+}
+END_TEST
+
 static Suite *transfer_suite(void)
 {
 	Suite *suite = suite_create("transfer");
@@ -484,6 +536,7 @@ static Suite *transfer_suite(void)
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_threads_disjoint_ranges);
 	tcase_add_test(tc, test_map_flags);
+	tcase_add_test(tc, test_memory_types);
 	suite_add_tcase(suite, tc);
 	return suite;
 }

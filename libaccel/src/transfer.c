@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Synchronous transfers (accel/transfer.h): h2d, d2h and d2d copies of a
- * range that return once the bytes are there.
+ * range that return once the bytes are there, and transfer_range, which
+ * takes either kind of end.
  *
  * The core checks every argument, then hands the copy to the driver's
  * ->transfer when it has one (cpu: its buffers are host memory). Else it
@@ -190,6 +191,10 @@ static int transfer_checked(accel_device_t *d, struct accel_transfer *t,
 		return accel_fail(EINVAL, "%s: source is NULL", t->fn);
 	if (!t->dst_host && !t->dst)
 		return accel_fail(EINVAL, "%s: target is NULL", t->fn);
+	if ((t->src_host && t->src) || (t->dst_host && t->dst))
+		return accel_fail(EINVAL,
+			"%s: %s sets both host and buffer; an end is one or the other",
+			t->fn, t->src_host && t->src ? "source" : "target");
 	err = t->src_host ? 0 :
 	      check_end(d, t, "source", t->src, t->src_offset,
 			ACCEL_BUFFER_USAGE_TRANSFER_SOURCE);
@@ -259,5 +264,53 @@ ACCEL_EXPORT int accel_device_transfer_d2d(accel_device_t *device,
 		.deadline_ns = deadline_ns, .fn = "accel_device_transfer_d2d",
 	};
 
+	return transfer_checked(device, &t, flags);
+}
+
+/* One end of transfer_range into @t: a host pointer (+ offset) or a buffer. */
+static int range_end(struct accel_transfer *t, const char *name,
+		     accel_transfer_buffer_t end, uint64_t offset,
+		     const void **host, accel_buffer_t **buffer,
+		     uint64_t *buffer_offset)
+{
+	*buffer = end.buffer;
+	*buffer_offset = offset;
+	*host = NULL;
+	if (!end.host)
+		return 0;
+	if (offset > UINTPTR_MAX - (uintptr_t)end.host)
+		return accel_fail(ERANGE,
+			"%s: %s: host address %p + offset %" PRIu64 " overflows",
+			t->fn, name, end.host, offset);
+	*host = (const uint8_t *)end.host + offset;
+	*buffer_offset = 0;
+	return 0;
+}
+
+ACCEL_EXPORT int accel_device_transfer_range(accel_device_t *device,
+					     accel_transfer_buffer_t source,
+					     uint64_t source_offset,
+					     accel_transfer_buffer_t target,
+					     uint64_t target_offset,
+					     uint64_t length, uint32_t flags,
+					     int64_t deadline_ns)
+{
+	struct accel_transfer t = {
+		.length = length, .deadline_ns = deadline_ns,
+		.fn = "accel_device_transfer_range",
+	};
+	const void *dst_host;
+	int err;
+
+	if (!device)
+		return accel_fail(EINVAL, "%s: device is NULL", t.fn);
+	err = range_end(&t, "source", source, source_offset, &t.src_host,
+			&t.src, &t.src_offset);
+	if (!err)
+		err = range_end(&t, "target", target, target_offset, &dst_host,
+				&t.dst, &t.dst_offset);
+	if (err)
+		return err;
+	t.dst_host = (void *)dst_host;
 	return transfer_checked(device, &t, flags);
 }

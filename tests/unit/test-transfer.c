@@ -520,6 +520,83 @@ START_TEST(test_memory_types)
 }
 END_TEST
 
+/* transfer_range: either kind of end, host offsets applied, h2h too. */
+START_TEST(test_transfer_range)
+{
+	uint8_t *model, src[600], back[600], h2h[600];
+	accel_buffer_t *a = dl_filled(5000, 10, &model), *b = dl_buffer(5000, XFER_USAGE);
+	accel_transfer_buffer_t both = { src, a };
+	accel_transfer_buffer_t neither = { NULL, NULL };
+
+	pattern(src, sizeof(src), 1010);
+	/* h2d: host offset 11, buffer offset 4093 */
+	ASSERT_OK(accel_device_transfer_range(dev, accel_transfer_host(src), 11,
+					      accel_transfer_device(a), 4093, 589, 0,
+					      WAIT_LONG));
+	memcpy(model + 4093, src + 11, 589);
+	expect_contents(a, model, "transfer_range h2d");
+	/* d2d, then d2h with a host offset */
+	ASSERT_OK(accel_device_transfer_range(dev, accel_transfer_device(a), 0,
+					      accel_transfer_device(b), 0, 5000, 0,
+					      WAIT_LONG));
+	expect_contents(b, model, "transfer_range d2d");
+	memset(back, 0, sizeof(back));
+	ASSERT_OK(accel_device_transfer_range(dev, accel_transfer_device(b), 4093,
+					      accel_transfer_host(back), 7, 589, 0,
+					      WAIT_LONG));
+	ck_assert_int_eq(memcmp(back + 7, src + 11, 589), 0);
+	ck_assert_uint_eq(back[6], 0);
+	ck_assert_uint_eq(back[596], 0);
+	/* h2h is a memmove */
+	memset(h2h, 0, sizeof(h2h));
+	ASSERT_OK(accel_device_transfer_range(dev, accel_transfer_host(src), 1,
+					      accel_transfer_host(h2h), 3, 500, 0,
+					      WAIT_LONG));
+	ck_assert_int_eq(memcmp(h2h + 3, src + 1, 500), 0);
+	ck_assert_uint_eq(h2h[2], 0);
+	ck_assert_uint_eq(h2h[503], 0);
+
+	/* Bad ends: nothing written. */
+	ASSERT_ERRNO(accel_device_transfer_range(NULL, accel_transfer_host(src), 0,
+						 accel_transfer_device(a), 0, 1, 0,
+						 WAIT_LONG), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("accel_device_transfer_range: device is NULL");
+	ASSERT_ERRNO(accel_device_transfer_range(dev, both, 0, accel_transfer_device(b),
+						 0, 1, 0, WAIT_LONG), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("source sets both host and buffer");
+	ASSERT_ERRNO(accel_device_transfer_range(dev, accel_transfer_device(a), 0,
+						 both, 0, 1, 0, WAIT_LONG), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("target sets both host and buffer");
+	ASSERT_ERRNO(accel_device_transfer_range(dev, neither, 0, accel_transfer_device(a),
+						 0, 1, 0, WAIT_LONG), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("source is NULL");
+	ASSERT_ERRNO(accel_device_transfer_range(dev, accel_transfer_host(src), 0,
+						 neither, 0, 1, 0, WAIT_LONG), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("target is NULL");
+	ASSERT_ERRNO(accel_device_transfer_range(dev, accel_transfer_host(src), UINT64_MAX,
+						 accel_transfer_device(a), 0, 1, 0,
+						 WAIT_LONG), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("overflows");
+	ASSERT_ERRNO(accel_device_transfer_range(dev, accel_transfer_host(src), 0,
+						 accel_transfer_device(a), 4999, 2, 0,
+						 WAIT_LONG), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("accel_device_transfer_range: target: offset 4999 + length 2");
+	ASSERT_ERRNO(accel_device_transfer_range(dev, accel_transfer_device(a), 0,
+						 accel_transfer_device(a), 1, 2, 0,
+						 WAIT_LONG), EINVAL);
+	ASSERT_ERRNO(accel_device_transfer_range(dev, accel_transfer_host(src), 0,
+						 accel_transfer_device(a), 0, 1, 2,
+						 WAIT_LONG), EINVAL);
+	ASSERT_ERRNO(accel_device_transfer_range(dev, accel_transfer_host(src), 0,
+						 accel_transfer_device(a), 0, 1, 0, 0),
+		     ETIME);
+	expect_contents(a, model, "after the refused transfer_range calls");
+	accel_buffer_release(a);
+	accel_buffer_release(b);
+	free(model);
+}
+END_TEST
+
 static Suite *transfer_suite(void)
 {
 	Suite *suite = suite_create("transfer");
@@ -533,6 +610,7 @@ static Suite *transfer_suite(void)
 	tcase_add_test(tc, test_host_visible_ends);
 	tcase_add_test(tc, test_large_transfer);
 	tcase_add_test(tc, test_zero_length);
+	tcase_add_test(tc, test_transfer_range);
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_threads_disjoint_ranges);
 	tcase_add_test(tc, test_map_flags);

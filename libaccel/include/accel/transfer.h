@@ -12,8 +12,9 @@
  * alignment.
  *
  * IREE's counterparts: iree_hal_device_transfer_h2d(), _d2h() and _d2d(),
- * and iree_hal_device_transfer_range() (which takes either kind of end:
- * call the function of its direction).
+ * and iree_hal_device_transfer_range() for accel_device_transfer_range(),
+ * whose ends are either kind (struct accel_transfer_buffer, IREE's
+ * iree_hal_transfer_buffer_t).
  *
  * **Ordering.** A transfer is not ordered against queue work: like a
  * mapping, it must not touch a range that work in flight reads or writes
@@ -116,6 +117,60 @@ int accel_device_transfer_d2d(accel_device_t *device, accel_buffer_t *source,
 			      uint64_t source_offset, accel_buffer_t *target,
 			      uint64_t target_offset, uint64_t length,
 			      uint32_t flags, int64_t deadline_ns);
+
+/**
+ * struct accel_transfer_buffer - one end of accel_device_transfer_range():
+ * host memory or a buffer, exactly one of the two.
+ * @host:   host memory (for a source, only read), or NULL.
+ * @buffer: a buffer of the device, or NULL.
+ */
+typedef struct accel_transfer_buffer {
+	void *host;
+	accel_buffer_t *buffer;
+} accel_transfer_buffer_t;
+
+/** accel_transfer_host() - an end in host memory at @host. */
+static inline accel_transfer_buffer_t accel_transfer_host(void *host)
+{
+	accel_transfer_buffer_t end = { host, 0 };
+
+	return end;
+}
+
+/** accel_transfer_device() - an end in @buffer. */
+static inline accel_transfer_buffer_t accel_transfer_device(accel_buffer_t *buffer)
+{
+	accel_transfer_buffer_t end = { 0, buffer };
+
+	return end;
+}
+
+/**
+ * accel_device_transfer_range() - copy @length bytes from @source at
+ * @source_offset to @target at @target_offset, whichever kind each end
+ * is, and return once they are there: accel_device_transfer_h2d(), _d2h()
+ * or _d2d() by the ends' kinds, or a memmove() when both are host memory.
+ * @device:        the device of the buffer ends.
+ * @source:        host memory or a buffer with TRANSFER_SOURCE.
+ * @source_offset: bytes from the start of @source (host ends too).
+ * @target:        host memory or a buffer with TRANSFER_TARGET.
+ * @target_offset: bytes from the start of @target.
+ * @length:        bytes; 0 is a no-op.
+ * @flags:         must be 0.
+ * @deadline_ns:   as accel_device_transfer_h2d().
+ *
+ * Return: 0, or a negative errno with the message set (see the DOC
+ * above); also -EINVAL when an end sets both @host and @buffer, or
+ * neither, and -ERANGE when a host end's address + offset overflows.
+ *
+ * Thread-safety: thread-safe.
+ */
+int accel_device_transfer_range(accel_device_t *device,
+				accel_transfer_buffer_t source,
+				uint64_t source_offset,
+				accel_transfer_buffer_t target,
+				uint64_t target_offset, uint64_t length,
+				uint32_t flags, int64_t deadline_ns);
 
 #ifdef __cplusplus
 }

@@ -33,11 +33,13 @@
  * - -ETIME: @deadline_ns had passed when the transfer would have started.
  *
  * A zero length succeeds at once, whatever the deadline (nothing to wait
- * for). Once the transfer has started, it can still fail with -ENOMEM
- * (the staging buffer) or a device error, and with -ETIME when the
- * deadline passes before the device's copy ended: the copy then goes on
- * and the target may be partly written, so a deadline is a bound on how
- * long the call waits, not a cancellation.
+ * for). Once a copy through the device has started, the call can still
+ * fail with the errors of making and running it (-ENOMEM for the staging
+ * buffer, -EAGAIN, the kernel scheduler's, a device error; the message
+ * names the step), and with -ETIME when the deadline passes before the
+ * device's copy ended: the copy then goes on and the target may be partly
+ * written, so a deadline bounds how long the call waits; it cancels
+ * nothing.
  *
  * Thread-safety: thread-safe.
  */

@@ -177,6 +177,15 @@ static int check_end(accel_device_t *d, const struct accel_transfer *t,
 	return 0;
 }
 
+/* Whether the two buffer ranges of a checked d2d @t share memory. */
+static bool share_memory(const struct accel_transfer *t)
+{
+	uint64_t src = t->src->address + t->src_offset;
+	uint64_t dst = t->dst->address + t->dst_offset;
+
+	return src < dst + t->length && dst < src + t->length;
+}
+
 /* Checks @t whole, then runs it. */
 static int transfer_checked(accel_device_t *d, struct accel_transfer *t,
 			    uint32_t flags)
@@ -203,9 +212,7 @@ static int transfer_checked(accel_device_t *d, struct accel_transfer *t,
 				ACCEL_BUFFER_USAGE_TRANSFER_TARGET);
 	if (err)
 		return err;
-	if (t->src && t->dst && t->length &&
-	    t->src->address + t->src_offset < t->dst->address + t->dst_offset + t->length &&
-	    t->dst->address + t->dst_offset < t->src->address + t->src_offset + t->length)
+	if (t->src && t->dst && t->length && share_memory(t))
 		return accel_fail(EINVAL,
 			"%s: the source range (offset %" PRIu64 ") and the target range (offset %" PRIu64 ") of %" PRIu64 " bytes share memory; copy through a temporary buffer",
 			t->fn, t->src_offset, t->dst_offset, t->length);

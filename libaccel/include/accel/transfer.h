@@ -140,7 +140,8 @@ static inline accel_transfer_buffer_t accel_transfer_host(void *host)
 }
 
 /** accel_transfer_device() - an end in @buffer. */
-static inline accel_transfer_buffer_t accel_transfer_device(accel_buffer_t *buffer)
+static inline accel_transfer_buffer_t
+accel_transfer_device(accel_buffer_t *buffer)
 {
 	accel_transfer_buffer_t end = { 0, buffer };
 

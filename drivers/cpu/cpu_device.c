@@ -65,6 +65,24 @@ static int cpu_buffer_allocate(accel_device_t *d,
 	return 0;
 }
 
+/*
+ * A synchronous transfer: every cpu buffer is host memory, mappable or
+ * not, so the copy is a memmove() (the core checked the ranges).
+ */
+static int cpu_transfer(accel_device_t *d, const struct accel_transfer *t)
+{
+	const uint8_t *src = t->src_host;
+	uint8_t *dst = t->dst_host;
+
+	(void)d;
+	if (!src)
+		src = (const uint8_t *)t->src->host + t->src_offset;
+	if (!dst)
+		dst = (uint8_t *)t->dst->host + t->dst_offset;
+	memmove(dst, src, t->length);
+	return 0;
+}
+
 static void cpu_device_destroy(accel_device_t *d)
 {
 	struct cpu_device *dev = (struct cpu_device *)d;
@@ -83,6 +101,7 @@ const struct accel_device_ops accel_cpu_device_ops = {
 	.buffer_allocate = cpu_buffer_allocate,
 	.executable_load = accel_cpu_executable_load,
 	.execute = accel_cpu_execute,
+	.transfer = cpu_transfer,
 };
 
 /* Parses a worker count from @what (for messages); 0 or -EINVAL. */

@@ -13,7 +13,8 @@
  * the same process), one stream for the work of every submission and one
  * for the host functions that complete them.
  *
- * Buffers: HOST_VISIBLE (or HOST_COHERENT) buffers are pinned host memory
+ * Buffers: HOST_VISIBLE (or HOST_COHERENT, or HOST_LOCAL: it lives in host
+ * memory) buffers are pinned host memory
  * mapped into the device (cuMemHostAlloc with DEVICEMAP | PORTABLE), so
  * accel_buffer_map() needs no driver call; the others are device memory
  * (cuMemAlloc). Sizes are rounded up to 16 bytes, as the built-in kernels
@@ -119,7 +120,8 @@ static int gpu_buffer_allocate(accel_device_t *d,
 {
 	struct gpu_device *dev = (struct gpu_device *)d;
 	bool host = params->memory_type & (ACCEL_MEMORY_TYPE_HOST_VISIBLE |
-					   ACCEL_MEMORY_TYPE_HOST_COHERENT);
+					   ACCEL_MEMORY_TYPE_HOST_COHERENT |
+					   ACCEL_MEMORY_TYPE_HOST_LOCAL);
 	uint64_t rounded = (size + GPU_BUFFER_ALIGN - 1) & ~(uint64_t)(GPU_BUFFER_ALIGN - 1);
 	struct gpu_buffer *b = calloc(1, sizeof(*b));
 	int err;

@@ -55,6 +55,26 @@ extern const struct accel_driver accel_driver_hip;
 
 struct accel_cb_exec;
 
+/*
+ * struct accel_transfer - one synchronous transfer, checked (transfer.c).
+ * Each end is a host pointer or a buffer range: @src_host or @src at
+ * @src_offset, @dst_host or @dst at @dst_offset.
+ * @length:      bytes, above 0.
+ * @deadline_ns: when to stop waiting (-ETIME).
+ * @fn:          the public function, for messages.
+ */
+struct accel_transfer {
+	const void *src_host;
+	accel_buffer_t *src;
+	uint64_t src_offset;
+	void *dst_host;
+	accel_buffer_t *dst;
+	uint64_t dst_offset;
+	uint64_t length;
+	int64_t deadline_ns;
+	const char *fn;
+};
+
 struct accel_device_ops {
 	void (*destroy)(accel_device_t *d);
 	/* Allocates a root buffer of @size bytes; core fills the header. */
@@ -82,6 +102,14 @@ struct accel_device_ops {
 	/* Optional: free what command_buffer_end() made; at destroy. */
 	void (*command_buffer_destroy)(accel_device_t *d,
 				       accel_command_buffer_t *cb);
+	/*
+	 * Optional (synchronous transfers, transfer.c): copy @t, whose
+	 * arguments the core has checked, and return once the bytes are
+	 * there; 0, or -errno with the message set. NULL: the core copies
+	 * with memmove() when every buffer end is HOST_VISIBLE, else through
+	 * a staging buffer, a command buffer and a queue of the device.
+	 */
+	int (*transfer)(accel_device_t *d, const struct accel_transfer *t);
 };
 
 struct accel_allocator {

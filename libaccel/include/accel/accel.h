@@ -14,7 +14,8 @@
  *   (accel/cpu_executable.h: the cpu driver's shared-object format);
  * - accel/command_buffer.h: command buffers, buffer refs, binding tables;
  * - accel/semaphore.h: timeline semaphores;
- * - accel/queue.h:     queues and submissions.
+ * - accel/queue.h:     queues and submissions;
+ * - accel/transfer.h:  synchronous copies between host and device memory.
  *
  * Link with ``pkg-config --cflags --libs libaccel``. Every public name starts
  * with ``accel_`` (functions, types) or ``ACCEL_`` (macros, constants);
@@ -36,5 +37,6 @@
 #include <accel/command_buffer.h>
 #include <accel/semaphore.h>
 #include <accel/queue.h>
+#include <accel/transfer.h>
 
 #endif /* ACCEL_ACCEL_H */

@@ -10,8 +10,12 @@
  * program that works on cpu does not break on a GPU.
  *
  * Mapping gives the host a pointer to the contents; it needs
- * ACCEL_MEMORY_TYPE_HOST_VISIBLE and ACCEL_BUFFER_USAGE_MAPPING. A
- * *subspan* is a buffer that views a range of another and keeps it alive.
+ * ACCEL_MEMORY_TYPE_HOST_VISIBLE and ACCEL_BUFFER_USAGE_MAPPING. Every
+ * backend gives HOST_VISIBLE buffers host-coherent memory, so a mapping
+ * needs no flush or invalidate (there is no call for either). Buffers the
+ * host cannot map are read and written with the synchronous transfers of
+ * accel/transfer.h. A *subspan* is a buffer that views a range of another
+ * and keeps it alive.
  *
  * Thread-safety: an allocator is thread-safe. A buffer's properties are
  * immutable, and retain/release/map/unmap are thread-safe; what is written
@@ -37,11 +41,20 @@ typedef struct accel_buffer accel_buffer_t;
 #define ACCEL_MEMORY_TYPE_DEVICE_LOCAL (1u << 0)
 /** ACCEL_MEMORY_TYPE_DEVICE_VISIBLE - the device can use it. Always set. */
 #define ACCEL_MEMORY_TYPE_DEVICE_VISIBLE (1u << 1)
-/** ACCEL_MEMORY_TYPE_HOST_LOCAL - lives in host memory. */
+/**
+ * ACCEL_MEMORY_TYPE_HOST_LOCAL - lives in host memory: cpu, cuda and hip
+ * put it there; vulkan prefers a HOST_CACHED memory type. Mapping still
+ * needs HOST_VISIBLE.
+ */
 #define ACCEL_MEMORY_TYPE_HOST_LOCAL (1u << 2)
-/** ACCEL_MEMORY_TYPE_HOST_VISIBLE - the host can map it. */
+/** ACCEL_MEMORY_TYPE_HOST_VISIBLE - the host can map it (coherently). */
 #define ACCEL_MEMORY_TYPE_HOST_VISIBLE (1u << 3)
-/** ACCEL_MEMORY_TYPE_HOST_COHERENT - host writes need no flush. */
+/**
+ * ACCEL_MEMORY_TYPE_HOST_COHERENT - host and device accesses need no flush
+ * or invalidate. Every backend's HOST_VISIBLE memory is coherent, so with
+ * HOST_VISIBLE it changes nothing; without it, the buffer is in
+ * host-visible memory (vulkan, cuda, hip) but cannot be mapped.
+ */
 #define ACCEL_MEMORY_TYPE_HOST_COHERENT (1u << 4)
 #define ACCEL_MEMORY_TYPE_ALL (0x1fu)
 
@@ -76,8 +89,16 @@ typedef struct accel_buffer_params {
 	uint32_t usage;
 } accel_buffer_params_t;
 
-/* Map flags. */
+/* Map flags (IREE_HAL_MEMORY_ACCESS_READ / _WRITE). */
+/**
+ * ACCEL_MAP_READ - the host reads through the mapping: it sees what the
+ * device wrote before (work whose semaphores were waited for).
+ */
 #define ACCEL_MAP_READ (1u << 0)
+/**
+ * ACCEL_MAP_WRITE - the host writes through the mapping: work submitted
+ * after the writes sees them.
+ */
 #define ACCEL_MAP_WRITE (1u << 1)
 
 /**
@@ -140,10 +161,14 @@ accel_buffer_params_t accel_buffer_params(const accel_buffer_t *buffer);
  * @ptr:    receives the pointer; set to NULL first.
  *
  * The mapping stays valid until the matching accel_buffer_unmap(); maps
- * nest (each needs an unmap).
+ * nest (each needs an unmap). Host-visible memory is coherent on every
+ * backend, so neither flag makes a driver call: READ needs no invalidate,
+ * WRITE no flush. The flags are checked, not enforced on the memory: a
+ * READ mapping's pointer can be written. IREE: iree_hal_buffer_map_range().
  *
- * Return: 0, or -EINVAL (NULL argument, bad flags, the buffer lacks
- * HOST_VISIBLE or USAGE_MAPPING), -ERANGE (range outside the buffer).
+ * Return: 0, or, with nothing mapped, -EINVAL (NULL argument, flags 0 or
+ * with bits other than READ and WRITE, the buffer lacks HOST_VISIBLE or
+ * USAGE_MAPPING), -ERANGE (range outside the buffer).
  *
  * Thread-safety: thread-safe.
  */

@@ -89,7 +89,14 @@ struct accel_allocator {
 };
 
 struct accel_drain;
+struct accel_exec_cache;
 
+/*
+ * struct accel_device - the header of every driver's device.
+ * @cache: the executable cache (exec_cache.h) of a driver that compiles at
+ *         load, or NULL (off, or a driver that does not); freed by
+ *         accel_device_fini().
+ */
 struct accel_device {
 	struct accel_ref ref;
 	const struct accel_device_ops *ops;
@@ -98,6 +105,7 @@ struct accel_device {
 	struct accel_allocator allocator;
 	/* Its submissions not yet done (drain.c); made at the first one. */
 	_Atomic(struct accel_drain *) drain;
+	struct accel_exec_cache *cache;
 	char uri[64];
 };
 

@@ -284,7 +284,8 @@ static int parse_options(const char *device, const char *opts,
 			memcpy(sel->name, value, vlen);
 			sel->name[vlen] = 0;
 		} else if (strcmp(key, "cache") == 0) {
-			err = accel_exec_cache_option(value, device, &sel->cache);
+			err = accel_exec_cache_option(value, "vulkan", device,
+						      &sel->cache);
 			if (err)
 				return err;
 		} else {

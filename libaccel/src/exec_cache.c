@@ -101,13 +101,14 @@ static void note(struct accel_exec_cache *c, const char *fmt, ...)
 		fprintf(stderr, "libaccel: cache: %s\n", buf);
 }
 
-int accel_exec_cache_option(const char *value, const char *uri, int *on)
+int accel_exec_cache_option(const char *value, const char *scheme,
+			    const char *device, int *on)
 {
 	if ((value[0] != '0' && value[0] != '1') ||
 	    (value[1] && value[1] != '&'))
 		return accel_fail(EINVAL,
-			"accel_device_open: \"%.64s\": the option cache= takes 0 (no executable cache) or 1",
-			uri);
+			"accel_device_open: \"%s://%.64s\": the option cache= takes 0 (no executable cache) or 1",
+			scheme, device);
 	*on = value[0] == '1';
 	return 0;
 }
@@ -301,7 +302,7 @@ bool accel_exec_cache_lookup(struct accel_exec_cache *c,
 	accel_exec_cache_path(c, key, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
-		if (errno != ENOENT) {
+		if (errno != ENOENT && errno != ENOTDIR) { /* not a miss */
 			atomic_fetch_add(&c->failed, 1);
 			note(c, "cannot read %s: %s", path, accel_errno_name(errno));
 		}

@@ -64,10 +64,12 @@ struct accel_exec_cache_stats {
 
 /*
  * accel_exec_cache_option() - parse the value of a device URI's "cache="
- * option: "0" or "1" into *@on. @uri names the URI in the message.
+ * option: "0" or "1" (ended by NUL or '&') into *@on. @scheme and
+ * @device (the URI after "scheme://") name the URI in the message.
  * 0, or -EINVAL with the message set.
  */
-int accel_exec_cache_option(const char *value, const char *uri, int *on);
+int accel_exec_cache_option(const char *value, const char *scheme,
+			    const char *device, int *on);
 
 /*
  * accel_uri_next_option() - split the next "key=value" of a URI's

@@ -60,5 +60,7 @@ int bench_ktenant(const struct opts *o);
 
 /* vulkan.c: libaccel on vulkan://0 against raw Vulkan (dynamic builds only). */
 int bench_vulkan(const struct opts *o);
+/* vkcache.c: loads on vulkan://0 with a warm executable cache vs a cold one. */
+int bench_vkcache(const struct opts *o);
 
 #endif

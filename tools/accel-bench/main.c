@@ -55,6 +55,7 @@ static const struct bench benches[] = {
 	{ "sem", "embedded semaphore signal -> wake round trip vs raw futex", 0, bench_sem },
 	{ "tenant", "embedded scheduler: HIGH p99 under a flood, 1:3 shares", 0, bench_tenant },
 	{ "vulkan", "vulkan:// reusable submit with a new table vs raw Vulkan resubmit", 0, bench_vulkan },
+	{ "vkcache", "vulkan:// executable loads with a warm executable cache vs a cold one", 0, bench_vkcache },
 };
 
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))

@@ -10,8 +10,10 @@
  * here): a miss then a hit, a damaged or foreign (another pipelineCacheUUID)
  * entry ignored and replaced, an unwritable directory, the cache turned off
  * by the environment and by the URI, three threads loading at once. The
- * "cuda" case does the same miss-then-hit on cuda://0. A device case
- * prints SKIP where its device cannot be opened.
+ * "cuda" case parses the URI option everywhere, and on cuda://0 checks a
+ * miss then a hit (the stored cubin), a cubin the driver refuses replaced,
+ * and cache=0. A device case prints SKIP where its device cannot be
+ * opened.
  *
  * Each test has its own cache directory (ACCEL_CACHE_DIR) and removes it.
  */
@@ -23,6 +25,7 @@
 
 #include "test-util.h"
 
+#include "../../drivers/gpu/gpu.h"
 #include "src/core.h"
 #include "src/exec_cache.h"
 #include "src/sha256.h"
@@ -870,11 +873,155 @@ START_TEST(test_vk_three_threads_load)
 }
 END_TEST
 
+/* ---- cuda ----------------------------------------------------------------- */
+
+/*
+ * The URI option is parsed before the device is looked for: runs wherever
+ * the CUDA library loads, the toolkit's stub library included.
+ */
+START_TEST(test_gpu_uri_options)
+{
+	static const char *const bad[] = { "cuda://0?cache=2", "cuda://?cache=yes" };
+	const char *stub = getenv("ACCEL_TEST_CUDA_STUB");
+	accel_driver_info_t info;
+	accel_device_t *d = TEST_NOT_NULL;
+
+	if (stub && *stub)
+		setenv("ACCEL_CUDA_LIBRARY", stub, 1);
+	ASSERT_OK(accel_driver_info(2, &info));
+	ck_assert_str_eq(info.name, "cuda");
+	if (!info.available)
+		TEST_SKIP("the cuda driver is not available here: %s", info.reason);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_ERRNO(accel_device_open(bad[i], NULL, &d), EINVAL);
+		ck_assert_ptr_null(d);
+		ASSERT_MESSAGE_CONTAINS("the option cache= takes 0 (no executable cache) or 1");
+		ASSERT_MESSAGE_CONTAINS(bad[i]);
+	}
+	ASSERT_ERRNO(accel_device_open("cuda://0?threads=2", NULL, &d), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("is not a device index; write cuda://0, cuda://1, ... (optionally with the option ?cache=0)");
+	ASSERT_ERRNO(accel_device_open("cuda://0?", NULL, &d), EINVAL);
+	ASSERT_ERRNO(accel_device_open("cuda://0?cache=1&cache", NULL, &d), EINVAL);
+	ck_assert_int_eq(count_files(cachedir, NULL), -1);
+}
+END_TEST
+
+static const char *cuda_kernels(void)
+{
+	const char *k = getenv("ACCEL_TEST_CUDA_KERNELS");
+
+	return k && *k ? k : NULL;
+}
+
+#define CUDA_SETUP(d) \
+	bool skip_; \
+	accel_device_t *d; \
+	if (!cuda_kernels()) \
+		TEST_SKIP("ACCEL_TEST_CUDA_KERNELS is not set (a build without nvcc)"); \
+	setenv("CUDA_CACHE_DISABLE", "1", 1); /* the driver's own JIT cache */ \
+	d = open_or_skip("cuda://0", &skip_); \
+	if (skip_) \
+		return; \
+	if (!d->cache) { \
+		accel_device_release(d); \
+		TEST_SKIP("cuda://0 keeps no cache: its library lacks the cuLink calls"); \
+	}
+
+/* The key of the PTX of the bundle at @path, as the driver derives it. */
+static void cuda_key(accel_device_t *d, const char *path, uint8_t key[32])
+{
+	struct gpu_bundle b;
+	uint8_t *data, *ptx;
+	size_t size;
+
+	ASSERT_OK(accel_executable_read(path, &data, &size));
+	ASSERT_OK(gpu_bundle_parse(data, size, 1u << GPU_IMAGE_PTX, "test", path, &b));
+	ptx = malloc((size_t)b.image_size + 1);
+	ck_assert_ptr_nonnull(ptx);
+	memcpy(ptx, b.image, b.image_size);
+	ptx[b.image_size] = 0;
+	accel_exec_cache_key(d->cache, ptx, (size_t)b.image_size + 1, key);
+	free(ptx);
+	free(b.entries);
+	free(data);
+}
+
+START_TEST(test_cuda_miss_then_hit)
+{
+	struct accel_exec_cache_stats s0, s;
+	uint8_t key[32], *p = NULL;
+	size_t len = 0;
+	CUDA_SETUP(d);
+
+	dev_stats(d, &s0); /* the built-ins' PTX */
+	ck_assert_uint_eq(s0.hits + s0.misses, 1);
+	load_ok(d, cuda_kernels());
+	dev_stats(d, &s);
+	ck_assert_uint_eq(s.misses, s0.misses + 1);
+	ck_assert_uint_eq(s.stored, s0.stored + 1);
+	cuda_key(d, cuda_kernels(), key);
+	ck_assert(accel_exec_cache_lookup(d->cache, key, &p, &len));
+	ck_assert_uint_ge(len, 4);
+	ck_assert_mem_eq(p, "\177ELF", 4); /* a cubin is an ELF file */
+	free(p);
+	load_ok(d, cuda_kernels());
+	dev_stats(d, &s);
+	ck_assert_uint_eq(s.hits, s0.hits + 2); /* the lookup above, the load */
+	ck_assert_uint_eq(s.stored, s0.stored + 1);
+	accel_device_release(d);
+	d = open_or_skip("cuda://0", &skip_);
+	dev_stats(d, &s);
+	ck_assert_uint_eq(s.hits, 1); /* the built-ins, from the cache */
+	accel_device_release(d);
+}
+END_TEST
+
+START_TEST(test_cuda_refused_cubin_replaced)
+{
+	struct accel_exec_cache_stats s0, s;
+	uint8_t key[32], *p = NULL;
+	size_t len = 0;
+	CUDA_SETUP(d);
+
+	cuda_key(d, cuda_kernels(), key);
+	/* a well-formed entry whose cubin is garbage */
+	accel_exec_cache_store(d->cache, key, "\177ELF garbage", 12);
+	dev_stats(d, &s0);
+	load_ok(d, cuda_kernels());
+	dev_stats(d, &s);
+	ck_assert_uint_eq(s.rejected, s0.rejected + 1);
+	ck_assert_uint_eq(s.stored, s0.stored + 1);
+	note_contains(d->cache, "the driver refused the cached cubin");
+	ck_assert(accel_exec_cache_lookup(d->cache, key, &p, &len));
+	ck_assert_uint_gt(len, 12);
+	free(p);
+	accel_device_release(d);
+}
+END_TEST
+
+START_TEST(test_cuda_disabled_no_files)
+{
+	accel_device_t *d;
+	bool skip;
+
+	if (!cuda_kernels())
+		TEST_SKIP("ACCEL_TEST_CUDA_KERNELS is not set (a build without nvcc)");
+	d = open_or_skip("cuda://0?cache=0", &skip);
+	if (skip)
+		return;
+	ck_assert_ptr_null(d->cache);
+	load_ok(d, cuda_kernels());
+	accel_device_release(d);
+	ck_assert_int_eq(count_files(cachedir, NULL), -1);
+}
+END_TEST
+
 static Suite *exec_cache_suite(void)
 {
 	Suite *suite = suite_create("exec-cache");
 	TCase *tc = tcase_create("layer");
 	TCase *vk = tcase_create("vulkan");
+	TCase *cu = tcase_create("cuda");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_sha256_vectors);
@@ -899,6 +1046,13 @@ static Suite *exec_cache_suite(void)
 	tcase_add_test(vk, test_vk_uri_options);
 	tcase_add_test(vk, test_vk_three_threads_load);
 	suite_add_tcase(suite, vk);
+
+	tcase_add_checked_fixture(cu, setup, teardown);
+	tcase_add_test(cu, test_gpu_uri_options);
+	tcase_add_test(cu, test_cuda_miss_then_hit);
+	tcase_add_test(cu, test_cuda_refused_cubin_replaced);
+	tcase_add_test(cu, test_cuda_disabled_no_files);
+	suite_add_tcase(suite, cu);
 	return suite;
 }
 

@@ -21,6 +21,12 @@
  * compiles: the second figure is what the cache gains once warm, the
  * first what a program sees on its second run over its first.
  *
+ * accel-bench cucache does the same on cuda://0 with the cuda bundles that
+ * ACCEL_BENCH_CUDA_EXECUTABLES names (built from PTX: a cold load links
+ * the PTX into a cubin and stores it, a warm one loads the cubin; the
+ * driver's JIT cache is off, CUDA_CACHE_DISABLE=1), giving
+ * cuda.executable_load_warm_vs_cold and _warm_vs_uncached.
+ *
  * How far below 1 the figure goes is the driver's: the cache hands the
  * driver back what vkGetPipelineCacheData() gave it. Lavapipe's pipeline
  * cache data holds its header alone, so there it is about 1.
@@ -36,8 +42,16 @@ int bench_vkcache(const struct opts *o)
 	fprintf(notes, "# vkcache: skipped: accel-bench was built without Vulkan headers or glslc\n");
 	return 0;
 }
+
+int bench_cucache(const struct opts *o)
+{
+	(void)o;
+	fprintf(notes, "# cucache: skipped: accel-bench was built without Vulkan headers or glslc\n");
+	return 0;
+}
 #else
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,21 +109,26 @@ static int write_builtin(const char *dir, char *path, size_t len)
 	return fclose(f) || n != accel_bench_vk_kernels_size ? -1 : 0;
 }
 
-static int run(const struct opts *o, const char *tmp, char **files, int n)
+static int run(const struct opts *o, const char *bench, const char *scheme,
+	       const char *tmp, char **files, int n)
 {
 	int rounds = o->rounds < 9 ? 9 : o->rounds, first = 1, rc = 0;
-	double *v = calloc(2 * (size_t)rounds, sizeof(double));
-	char cache[4096];
+	double *v = calloc(3 * (size_t)rounds, sizeof(double));
+	char cache[4096], uri[64], name[96];
 	accel_device_t *dev = NULL, *off = NULL;
 
 	snprintf(cache, sizeof(cache), "%s/cache", tmp);
 	setenv("ACCEL_CACHE_DIR", cache, 1);
 	unsetenv("ACCEL_CACHE_DISABLE");
-	v = v ? realloc(v, 3 * (size_t)rounds * sizeof(double)) : NULL;
-	if (!v || accel_device_open("vulkan://0?cache=1", NULL, &dev) ||
-	    accel_device_open("vulkan://0?cache=0", NULL, &off)) {
-		fprintf(notes, "# vkcache: skipped: vulkan://0: %s\n",
+	snprintf(uri, sizeof(uri), "%s://0?cache=1", scheme);
+	if (v && !accel_device_open(uri, NULL, &dev)) {
+		snprintf(uri, sizeof(uri), "%s://0?cache=0", scheme);
+		accel_device_open(uri, NULL, &off);
+	}
+	if (!v || !dev || !off) {
+		fprintf(notes, "# %s: skipped: %s://0: %s\n", bench, scheme,
 			v ? accel_error_message() : "out of memory");
+		accel_device_release(dev);
 		free(v);
 		return 0;
 	}
@@ -119,8 +138,8 @@ static int run(const struct opts *o, const char *tmp, char **files, int n)
 		v[rounds + i] = load_all(dev, files, n);   /* warm: the entries */
 		v[2 * rounds + i] = load_all(off, files, n); /* no cache at all */
 		if (v[i] < 0 || v[rounds + i] < 0 || v[2 * rounds + i] < 0) {
-			fprintf(stderr, "accel-bench: vkcache: a load failed: %s\n",
-				accel_error_message());
+			fprintf(stderr, "accel-bench: %s: a load failed: %s\n",
+				bench, accel_error_message());
 			rc = 1;
 		}
 	}
@@ -129,14 +148,16 @@ static int run(const struct opts *o, const char *tmp, char **files, int n)
 		double none = median(v + 2 * rounds, rounds);
 
 		if (o->json)
-			printf("{\"bench\": \"vkcache\", \"executables\": %d, \"cold_load_ns\": %.0f, "
+			printf("{\"bench\": \"%s\", \"executables\": %d, \"cold_load_ns\": %.0f, "
 			       "\"warm_load_ns\": %.0f, \"uncached_load_ns\": %.0f, \"metrics\": {",
-			       n, cold, warm, none);
+			       bench, n, cold, warm, none);
 		else
-			fprintf(notes, "# vkcache: loading %d executable(s) on %s: cold cache %.3f ms (compile and store), warm %.3f ms, no cache %.3f ms (medians of %d rounds)\n",
-				n, accel_device_uri(dev), cold / 1e6, warm / 1e6, none / 1e6, rounds);
-		metric(o, "vulkan.executable_load_warm_vs_cold", warm / cold, &first);
-		metric(o, "vulkan.executable_load_warm_vs_uncached", warm / none, &first);
+			fprintf(notes, "# %s: loading %d executable(s) on %s: cold cache %.3f ms (compile and store), warm %.3f ms, no cache %.3f ms (medians of %d rounds)\n",
+				bench, n, accel_device_uri(dev), cold / 1e6, warm / 1e6, none / 1e6, rounds);
+		snprintf(name, sizeof(name), "%s.executable_load_warm_vs_cold", scheme);
+		metric(o, name, warm / cold, &first);
+		snprintf(name, sizeof(name), "%s.executable_load_warm_vs_uncached", scheme);
+		metric(o, name, warm / none, &first);
 		if (o->json)
 			printf("}}\n");
 	}
@@ -148,43 +169,61 @@ static int run(const struct opts *o, const char *tmp, char **files, int n)
 	return rc;
 }
 
-int bench_vkcache(const struct opts *o)
+/* The files of @env (colon-separated), else the built-in bundle. */
+static int bench_cache(const struct opts *o, const char *bench,
+		       const char *scheme, const char *env_name, int driver,
+		       bool builtin_ok)
 {
-	char tmp[] = "/tmp/accel-bench-vkcache-XXXXXX", builtin[4096];
+	char tmp[] = "/tmp/accel-bench-cache-XXXXXX", builtin[4096] = "";
 	char *files[MAX_FILES], *list = NULL, *save = NULL;
-	const char *env = getenv("ACCEL_BENCH_VK_EXECUTABLES");
+	const char *env = getenv(env_name);
 	accel_driver_info_t info;
 	int n = 0, rc;
 
-	if (accel_driver_info(1, &info) || !info.available) {
-		fprintf(notes, "# vkcache: skipped: %s\n", info.reason);
+	if (accel_driver_info((uint32_t)driver, &info) || !info.available) {
+		fprintf(notes, "# %s: skipped: %s\n", bench, info.reason);
+		return 0;
+	}
+	if ((!env || !*env) && !builtin_ok) {
+		fprintf(notes, "# %s: skipped: %s names no executable\n", bench, env_name);
 		return 0;
 	}
 	/* the drivers' own caches off, so that a cold load compiles */
 	setenv("MESA_SHADER_CACHE_DISABLE", "true", 0);
 	setenv("__GL_SHADER_DISK_CACHE", "0", 0);
+	setenv("CUDA_CACHE_DISABLE", "1", 0);
 	if (!mkdtemp(tmp)) {
-		fprintf(stderr, "accel-bench: vkcache: cannot make a temporary directory\n");
+		fprintf(stderr, "accel-bench: %s: cannot make a temporary directory\n", bench);
 		return 1;
 	}
 	if (env && *env) {
 		list = strdup(env);
-		for (char *p = strtok_r(list, ":", &save); p && n < MAX_FILES;
-		     p = strtok_r(NULL, ":", &save))
+		for (char *p = list ? strtok_r(list, ":", &save) : NULL;
+		     p && n < MAX_FILES; p = strtok_r(NULL, ":", &save))
 			files[n++] = p;
 	} else if (write_builtin(tmp, builtin, sizeof(builtin)) == 0) {
 		files[n++] = builtin;
 	}
 	if (!n) {
-		fprintf(stderr, "accel-bench: vkcache: no executable to load\n");
+		fprintf(stderr, "accel-bench: %s: no executable to load\n", bench);
 		rc = 1;
 	} else {
-		rc = run(o, tmp, files, n);
+		rc = run(o, bench, scheme, tmp, files, n);
 	}
-	if (!env || !*env)
+	if (builtin[0])
 		unlink(builtin);
 	rmdir(tmp);
 	free(list);
 	return rc;
+}
+
+int bench_vkcache(const struct opts *o)
+{
+	return bench_cache(o, "vkcache", "vulkan", "ACCEL_BENCH_VK_EXECUTABLES", 1, true);
+}
+
+int bench_cucache(const struct opts *o)
+{
+	return bench_cache(o, "cucache", "cuda", "ACCEL_BENCH_CUDA_EXECUTABLES", 2, false);
 }
 #endif

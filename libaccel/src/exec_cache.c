@@ -13,9 +13,13 @@
  *
  * The file is named by the key in hex. A reader checks every field and
  * the file's size against payload_size before it hashes the payload; a
- * writer writes "<name>.tmp.XXXXXX" in the same directory, fsyncs it and
- * renames it over the name, so that readers see the old file or the new
- * one, never a part.
+ * writer writes "<name>.tmp.XXXXXX" in the same directory and renames it
+ * over the name, so that readers see the old file or the new one, never
+ * a part. It does not fsync: after a crash an entry may be empty or
+ * short, which a reader tells from a good one (the size and the SHA-256)
+ * and removes; durability is not worth a disk flush at every cold load of
+ * a cache that can always be rebuilt (Mesa's shader cache makes the same
+ * choice).
  *
  * The key is SHA-256 over a domain string, the cache format version,
  * libaccel's version, the driver's name, the device identity, and the
@@ -425,8 +429,6 @@ void accel_exec_cache_store(struct accel_exec_cache *c,
 		err = write_all(fd, header, sizeof(header));
 		if (!err)
 			err = write_all(fd, payload, len);
-		if (!err && fsync(fd))
-			err = errno;
 		if (close(fd) && !err)
 			err = errno;
 		if (!err) {

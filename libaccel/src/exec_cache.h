@@ -122,7 +122,7 @@ void accel_exec_cache_reject(struct accel_exec_cache *c,
 
 /*
  * accel_exec_cache_store() - write @len bytes at @payload under @key,
- * atomically (a temporary file, fsync, rename). Failures are noted, not
+ * atomically (a temporary file, renamed). Failures are noted, not
  * returned. A @len of 0 or above ACCEL_CACHE_MAX_PAYLOAD stores nothing.
  */
 void accel_exec_cache_store(struct accel_exec_cache *c,

@@ -17,7 +17,7 @@
  *	METRIC vulkan.executable_load_warm_vs_uncached  warm over cache=0
  *
  * A cold load compiles and then stores its entry (vkGetPipelineCacheData,
- * a write, fsync, rename); an uncached load (a cache=0 device) only
+ * a write, a rename); an uncached load (a cache=0 device) only
  * compiles: the second figure is what the cache gains once warm, the
  * first what a program sees on its second run over its first.
  *

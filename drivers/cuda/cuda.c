@@ -112,6 +112,17 @@ static const char *cuda_result_name(const struct gpu_api *api, int result)
 	return name;
 }
 
+#define J(field, sym) [offsetof(struct gpu_jit_api, field) / sizeof(void (*)(void))] = sym,
+
+static const char *const cuda_jit_symbols[GPU_JIT_COUNT] = {
+	J(link_create, "cuLinkCreate_v2")
+	J(link_add_data, "cuLinkAddData_v2")
+	J(link_complete, "cuLinkComplete")
+	J(link_destroy, "cuLinkDestroy")
+	J(device_attribute, "cuDeviceGetAttribute")
+	J(driver_version, "cuDriverGetVersion")
+};
+
 static const char *const cuda_libraries[] = { "libcuda.so.1", NULL };
 
 static struct gpu_loader cuda_loader = {
@@ -139,6 +150,7 @@ const struct gpu_backend gpu_backend_cuda = {
 	.add_kernel_node = cuda_add_kernel_node,
 	.add_host_func = cuda_add_host_func,
 	.result_name = cuda_result_name,
+	.jit_symbols = cuda_jit_symbols,
 };
 
 static const char *cuda_probe(const struct accel_driver *drv)

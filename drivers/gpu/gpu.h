@@ -126,6 +126,34 @@ struct gpu_api {
 };
 
 #define GPU_API_COUNT (sizeof(struct gpu_api) / sizeof(void (*)(void)))
+/*
+ * The optional calls of the executable cache (cuda: JIT-compiling PTX to a
+ * cubin once, src/exec_cache.h): cuLinkCreate_v2, cuLinkAddData_v2,
+ * cuLinkComplete, cuLinkDestroy, cuDeviceGetAttribute, cuDriverGetVersion.
+ * Loaded apart from struct gpu_api: a library without them loads, uncached.
+ */
+#define GPU_JIT_FUNCS(X)                                                      \
+	X(link_create, int, (unsigned int nopts, int *opts, void **vals,      \
+			     void **state))                                   \
+	X(link_add_data, int, (void *state, int type, void *data, size_t size, \
+			       const char *name, unsigned int nopts, int *opts, \
+			       void **vals))                                  \
+	X(link_complete, int, (void *state, void **image, size_t *size))      \
+	X(link_destroy, int, (void *state))                                   \
+	X(device_attribute, int, (int *value, int attribute, int device))     \
+	X(driver_version, int, (int *version))
+
+struct gpu_jit_api {
+	GPU_JIT_FUNCS(GPU_API_DECLARE)
+};
+
+#define GPU_JIT_COUNT (sizeof(struct gpu_jit_api) / sizeof(void (*)(void)))
+
+/* CUjitInputType's PTX; the compute capability's attributes. */
+#define GPU_JIT_INPUT_PTX 1
+#define GPU_ATTRIBUTE_CC_MAJOR 75
+#define GPU_ATTRIBUTE_CC_MINOR 76
+
 /* The index of a field, for the backends' name tables. */
 #define GPU_API_INDEX(field) (offsetof(struct gpu_api, field) / sizeof(void (*)(void)))
 
@@ -157,6 +185,8 @@ struct gpu_loader {
 	const char *why;
 	char msg[512];
 	struct gpu_api api;
+	struct gpu_jit_api jit;
+	bool has_jit;
 };
 
 /*
@@ -179,6 +209,9 @@ struct gpu_loader {
  * @add_host_func:  enqueues @call->fn(@call->data) on @stream, after the
  *                  work before it; @call lives until it has run.
  * @result_name:    the name of a result code ("CUDA_ERROR_NO_DEVICE").
+ * @jit_symbols:    the exported names of struct gpu_jit_api's fields, or
+ *                  NULL: a backend whose images need no JIT (hip's code
+ *                  objects), which then keeps no executable cache.
  */
 struct gpu_backend {
 	const char *name;
@@ -205,6 +238,7 @@ struct gpu_backend {
 	int (*add_host_func)(const struct gpu_api *api, void *stream,
 			     struct gpu_host_call *call);
 	const char *(*result_name)(const struct gpu_api *api, int result);
+	const char *const *jit_symbols;
 };
 
 extern const struct gpu_backend gpu_backend_cuda;
@@ -224,6 +258,8 @@ void *gpu_loader_open(const struct gpu_backend *be, const char *path,
 /* The process's table (loaded on first use); NULL with *@why set. */
 const struct gpu_api *gpu_loader_get(const struct gpu_backend *be,
 				     const char **why);
+/* The JIT calls, once gpu_loader_get() succeeded; NULL when absent. */
+const struct gpu_jit_api *gpu_loader_jit(const struct gpu_backend *be);
 
 /* The driver's probe: the library, then the built-ins. */
 const char *gpu_probe(const struct gpu_backend *be);
@@ -248,6 +284,8 @@ struct gpu_event_pool {
  *                on an event of @stream, so they never hold @stream up).
  * @submit_lock:  serialises enqueueing on @stream.
  * @completer:    the thread that completes submissions (gpu_flight.c).
+ * @jit:          the JIT calls when the device keeps an executable cache
+ *                (base.cache set), else NULL.
  */
 struct gpu_completer;
 
@@ -255,6 +293,7 @@ struct gpu_device {
 	accel_device_t base;
 	const struct gpu_backend *be;
 	const struct gpu_api *api;
+	const struct gpu_jit_api *jit;
 	int device;
 	void *ctx;
 	void *stream;

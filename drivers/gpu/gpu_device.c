@@ -3,7 +3,10 @@
  * cuda and hip devices and their allocator (gpu.h has the model).
  *
  * URIs: "cuda://N" / "hip://N" open device N in the driver API's order
- * ("cuda://" alone is device 0); anything else after "://" is -EINVAL.
+ * ("cuda://" alone is device 0), optionally followed by "?cache=0" (or
+ * "?cache=1", the default): the executable cache, which cuda keeps for
+ * PTX (gpu_executable.c) and hip has nothing to keep in. Anything else
+ * after "://" is -EINVAL.
  * Opening initialises the driver API (cuInit / hipInit) and fails with
  * -ENODEV, saying why, when it cannot run: no device, N beyond the
  * devices, the CUDA toolkit's stub library in place of the driver's, a
@@ -31,6 +34,7 @@
 #include <string.h>
 
 #include "src/error.h"
+#include "src/exec_cache.h"
 #include "gpu.h"
 
 #define GPU_BUFFER_ALIGN 16u
@@ -190,22 +194,47 @@ static const struct accel_device_ops gpu_device_ops = {
 	.command_buffer_destroy = gpu_command_buffer_destroy,
 };
 
-/* "" -> 0, "N" -> N; else -EINVAL. */
-static int parse_uri(const struct gpu_backend *be, const char *device,
-		     long *ordinal)
+static int bad_index(const struct gpu_backend *be, const char *device)
 {
-	char *end;
+	return accel_fail(EINVAL,
+		"accel_device_open: \"%s://%.64s\" is not a device index; write %s://0, %s://1, ... (optionally with the option ?cache=0)",
+		be->name, device, be->name, be->name);
+}
+
+/* "" -> 0, "N" -> N, then "?cache=0|1"; else -EINVAL. */
+static int parse_uri(const struct gpu_backend *be, const char *device,
+		     long *ordinal, int *cache)
+{
+	const char *q = strchr(device, '?'), *opts, *value;
+	char id[24], key[16], *end;
+	size_t len = q ? (size_t)(q - device) : strlen(device), vlen;
+	int err;
 
 	*ordinal = 0;
-	if (!*device)
+	*cache = ACCEL_CACHE_OPTION_UNSET;
+	if (len >= sizeof(id))
+		return bad_index(be, device);
+	memcpy(id, device, len);
+	id[len] = 0;
+	if (len) {
+		errno = 0;
+		*ordinal = strtol(id, &end, 10);
+		if (id[0] < '0' || id[0] > '9' || errno || *end ||
+		    *ordinal > GPU_MAX_ORDINAL)
+			return bad_index(be, device);
+	}
+	if (!q)
 		return 0;
-	errno = 0;
-	*ordinal = strtol(device, &end, 10);
-	if (device[0] < '0' || device[0] > '9' || errno || *end ||
-	    *ordinal > GPU_MAX_ORDINAL)
-		return accel_fail(EINVAL,
-			"accel_device_open: \"%s://%.64s\" is not a device index; write %s://0, %s://1, ...",
-			be->name, device, be->name, be->name);
+	opts = q + 1;
+	if (!*opts)
+		return bad_index(be, device);
+	while (accel_uri_next_option(&opts, key, sizeof(key), &value, &vlen)) {
+		if (strcmp(key, "cache") != 0)
+			return bad_index(be, device);
+		err = accel_exec_cache_option(value, be->name, device, cache);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -238,8 +267,34 @@ int gpu_device_check(const struct gpu_backend *be, const struct gpu_api *api,
 	return 0;
 }
 
-/* The context, the streams and the built-ins. */
-static int create_objects(struct gpu_device *dev, long ordinal)
+/*
+ * The executable cache, for a backend that JIT-compiles (cuda's PTX):
+ * keyed by the device's name, compute capability and the driver's version
+ * (Documentation/libaccel.rst). Without the JIT calls, none.
+ */
+static int create_cache(struct gpu_device *dev, int option)
+{
+	const struct gpu_jit_api *jit = gpu_loader_jit(dev->be);
+	struct {
+		int major, minor, driver;
+		char name[sizeof(dev->name)];
+	} id;
+
+	if (!jit)
+		return 0;
+	memset(&id, 0, sizeof(id));
+	if (jit->device_attribute(&id.major, GPU_ATTRIBUTE_CC_MAJOR, dev->device) ||
+	    jit->device_attribute(&id.minor, GPU_ATTRIBUTE_CC_MINOR, dev->device) ||
+	    jit->driver_version(&id.driver))
+		return 0; /* no identity, no cache: loads JIT-compile as before */
+	memcpy(id.name, dev->name, sizeof(id.name));
+	dev->jit = jit;
+	return accel_exec_cache_create(dev->be->name, &id, sizeof(id), option,
+				       &dev->base.cache);
+}
+
+/* The context, the streams, the executable cache and the built-ins. */
+static int create_objects(struct gpu_device *dev, long ordinal, int cache)
 {
 	static const char fn[] = "accel_device_open";
 	const struct gpu_api *api = dev->api;
@@ -250,6 +305,9 @@ static int create_objects(struct gpu_device *dev, long ordinal)
 		r = api->device_name(dev->name, (int)sizeof(dev->name), dev->device);
 	if (r)
 		return gpu_fail(dev, r, fn, "querying the device");
+	err = create_cache(dev, cache);
+	if (err)
+		return err;
 	r = api->primary_ctx_retain(&dev->ctx, dev->device);
 	if (r) {
 		dev->ctx = NULL;
@@ -275,7 +333,8 @@ int gpu_device_open(const struct gpu_backend *be,
 	const char *why;
 	char uri[32];
 	long ordinal;
-	int err = parse_uri(be, device, &ordinal);
+	int cache;
+	int err = parse_uri(be, device, &ordinal, &cache);
 
 	if (err)
 		return err;
@@ -297,7 +356,7 @@ int gpu_device_open(const struct gpu_backend *be,
 	dev->base.device_waits = true; /* gpu_flight.c: one stream, in order */
 	err = gpu_completer_init(dev);
 	if (!err)
-		err = create_objects(dev, ordinal);
+		err = create_objects(dev, ordinal, cache);
 	if (err) {
 		char msg[ACCEL_ERROR_MAX];
 

@@ -13,6 +13,16 @@
  *
  * The built-in kernels (fill, copy, scatter) are one module compiled into
  * libaccel (gpu_backend.builtins).
+ *
+ * The executable cache (src/exec_cache.h): where the device keeps one
+ * (cuda, with the cuLink calls), a PTX image is not handed to
+ * cuModuleLoadData, which would JIT-compile it at every load: it is
+ * compiled once with cuLinkCreate / cuLinkAddData / cuLinkComplete into a
+ * cubin for the device, which is loaded and stored under the image's key;
+ * the next load loads the stored cubin. A stored cubin the driver refuses
+ * is rejected and the PTX compiled again. Any failure of the cache path
+ * falls back to cuModuleLoadData on the PTX, so the cache never changes
+ * what loads, only how fast.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +31,7 @@
 #include <string.h>
 
 #include "src/error.h"
+#include "src/exec_cache.h"
 #include "gpu.h"
 
 
@@ -127,6 +138,53 @@ int gpu_bundle_parse(const uint8_t *data, size_t size, uint32_t formats,
 	return 0;
 }
 
+/*
+ * Compiles the NUL-terminated @ptx (@size bytes with the NUL) to a cubin
+ * and loads it, storing it under @key; false (nothing loaded) on any
+ * failure of the link, for the caller to load the PTX as before.
+ */
+static bool link_and_store(struct gpu_device *dev, uint8_t *ptx, size_t size,
+			   const uint8_t *key, void **module)
+{
+	const struct gpu_jit_api *jit = dev->jit;
+	void *state = NULL, *cubin = NULL;
+	size_t cubin_size = 0;
+	bool ok;
+
+	if (jit->link_create(0, NULL, NULL, &state))
+		return false;
+	ok = !jit->link_add_data(state, GPU_JIT_INPUT_PTX, ptx, size, "accel",
+				 0, NULL, NULL) &&
+	     !jit->link_complete(state, &cubin, &cubin_size) &&
+	     cubin && cubin_size && !dev->api->module_load(module, cubin);
+	if (ok) /* cubin belongs to the link state: store before destroy */
+		accel_exec_cache_store(dev->base.cache, key, cubin, cubin_size);
+	jit->link_destroy(state);
+	return ok;
+}
+
+/* PTX through the executable cache; false when it loaded nothing. */
+static bool load_cached(struct gpu_device *dev, uint8_t *ptx, size_t size,
+			void **module)
+{
+	struct accel_exec_cache *c = dev->base.cache;
+	uint8_t key[ACCEL_SHA256_SIZE], *cubin = NULL;
+	size_t len = 0;
+
+	if (!c || !dev->jit)
+		return false;
+	accel_exec_cache_key(c, ptx, size, key);
+	if (accel_exec_cache_lookup(c, key, &cubin, &len)) {
+		int r = dev->api->module_load(module, cubin);
+
+		free(cubin);
+		if (!r)
+			return true;
+		accel_exec_cache_reject(c, key, "the driver refused the cached cubin");
+	}
+	return link_and_store(dev, ptx, size, key, module);
+}
+
 /* Loads @image as a module; PTX gets the NUL its loader wants. */
 static int load_module(struct gpu_device *dev, const uint8_t *image,
 		       uint32_t size, uint32_t format, const char *fn,
@@ -141,6 +199,10 @@ static int load_module(struct gpu_device *dev, const uint8_t *image,
 			return accel_fail(ENOMEM, "%s: out of memory", fn);
 		memcpy(copy, image, size);
 		copy[size] = 0;
+		if (load_cached(dev, copy, (size_t)size + 1, module)) {
+			free(copy);
+			return 0;
+		}
 	}
 	r = dev->api->module_load(module, copy ? (const void *)copy : image);
 	free(copy); /* the driver has made its own copy */

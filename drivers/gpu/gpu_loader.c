@@ -99,11 +99,30 @@ const struct gpu_api *gpu_loader_get(const struct gpu_backend *be,
 	if (!l->done) {
 		l->handle = gpu_loader_open(be, NULL, &l->api, l->msg, sizeof(l->msg));
 		l->why = l->handle ? NULL : l->msg;
+		l->has_jit = l->handle && be->jit_symbols;
+		for (size_t i = 0; l->has_jit && i < GPU_JIT_COUNT; i++) {
+			void *sym = dlsym(l->handle, be->jit_symbols[i]);
+
+			l->has_jit = sym != NULL;
+			memcpy((char *)&l->jit + i * sizeof(void (*)(void)), &sym,
+			       sizeof(sym));
+		}
 		l->done = true;
 	}
 	pthread_mutex_unlock(&l->lock);
 	*why = l->why;
 	return l->why ? NULL : &l->api;
+}
+
+const struct gpu_jit_api *gpu_loader_jit(const struct gpu_backend *be)
+{
+	struct gpu_loader *l = be->loader;
+	bool has;
+
+	pthread_mutex_lock(&l->lock);
+	has = l->done && l->has_jit;
+	pthread_mutex_unlock(&l->lock);
+	return has ? &l->jit : NULL;
 }
 
 const char *gpu_probe(const struct gpu_backend *be)

@@ -82,6 +82,9 @@
 	X(vkCreatePipelineLayout)                                             \
 	X(vkDestroyPipelineLayout)                                            \
 	X(vkCreateComputePipelines)                                           \
+	X(vkCreatePipelineCache)                                              \
+	X(vkDestroyPipelineCache)                                             \
+	X(vkGetPipelineCacheData)                                             \
 	X(vkDestroyPipeline)                                                  \
 	X(vkCreateCommandPool)                                                \
 	X(vkDestroyCommandPool)                                               \
@@ -164,6 +167,8 @@ struct vk_entry {
  * @waiter:     the submissions in flight and the thread that completes
  *              them (vk_flight.c).
  * @builtin:    the pipelines of the built-in shaders.
+ * @props:      the physical device's properties (the pipeline cache UUID
+ *              that the executable cache checks entries against).
  */
 struct vk_device {
 	accel_device_t base;
@@ -183,6 +188,7 @@ struct vk_device {
 	pthread_mutex_t pool_lock;
 	VkCommandPool pool;
 	VkPipeline builtin[VK_BUILTIN_COUNT];
+	VkPhysicalDeviceProperties props;
 	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 };
 

@@ -5,8 +5,11 @@
  * URIs: "vulkan://N" opens physical device N in the loader's order
  * (vulkan:// alone is device 0); "vulkan://?name=S" (or "vulkan://S" when
  * S does not start with a digit) opens the first device whose name
- * contains S, ignoring case (vulkan://llvmpipe). The URI of the open
- * device is always "vulkan://N".
+ * contains S, ignoring case (vulkan://llvmpipe). Options follow '?',
+ * joined by '&': name=S, and cache=0|1 (the executable cache, on by
+ * default: src/exec_cache.h), as in "vulkan://0?cache=0" or
+ * "vulkan://?name=llvmpipe&cache=0". The URI of the open device is always
+ * "vulkan://N".
  *
  * A device needs Vulkan 1.2 with bufferDeviceAddress, timelineSemaphore
  * and shaderInt64, and a queue family with compute; opening one that
@@ -30,6 +33,7 @@
 #include <string.h>
 
 #include "src/error.h"
+#include "src/exec_cache.h"
 #include "vk.h"
 
 #define VK_BUFFER_ALIGN 16
@@ -250,43 +254,78 @@ static const struct accel_device_ops vk_device_ops = {
 	.command_buffer_destroy = vk_command_buffer_destroy,
 };
 
-/* What the URI asks for: an index, or a name substring. */
+/* What the URI asks for: an index, or a name substring; the options. */
 struct selector {
 	long index;        /* -1: by name */
 	char name[64];
+	int cache;         /* the option cache=, or ACCEL_CACHE_OPTION_UNSET */
 };
+
+static int bad_uri(const char *device)
+{
+	return accel_fail(EINVAL,
+		"accel_device_open: \"vulkan://%.64s\": the vulkan driver takes \"vulkan://N\" or \"vulkan://?name=NAME\", then the options \"name=NAME\" and \"cache=0|1\" (as \"vulkan://0?cache=0\", joined by '&')",
+		device);
+}
+
+/* The options after '?': name=S, cache=0|1. */
+static int parse_options(const char *device, const char *opts,
+			 struct selector *sel)
+{
+	const char *value;
+	char key[16];
+	size_t vlen;
+	int err;
+
+	while (accel_uri_next_option(&opts, key, sizeof(key), &value, &vlen)) {
+		if (strcmp(key, "name") == 0 && vlen && sel->index == 0 &&
+		    vlen < sizeof(sel->name)) {
+			sel->index = -1;
+			memcpy(sel->name, value, vlen);
+			sel->name[vlen] = 0;
+		} else if (strcmp(key, "cache") == 0) {
+			err = accel_exec_cache_option(value, "vulkan", device,
+						      &sel->cache);
+			if (err)
+				return err;
+		} else {
+			return bad_uri(device);
+		}
+	}
+	return 0;
+}
 
 static int parse_uri(const char *device, struct selector *sel)
 {
 	const char *q = strchr(device, '?');
 	size_t id_len = q ? (size_t)(q - device) : strlen(device);
-	char *end;
+	char id[64], *end;
 
 	sel->index = 0;
 	sel->name[0] = 0;
-	if (q) {
-		if (id_len || strncmp(q + 1, "name=", 5) != 0 || !q[6])
+	sel->cache = ACCEL_CACHE_OPTION_UNSET;
+	if (id_len >= sizeof(id))
+		return bad_uri(device);
+	memcpy(id, device, id_len);
+	id[id_len] = 0;
+	if (q && !q[1])
+		return bad_uri(device);
+	if (id_len && !isdigit((unsigned char)id[0])) {
+		sel->index = -1;
+		accel_strfmt(sel->name, sizeof(sel->name), "%s", id);
+	} else if (id_len) {
+		errno = 0;
+		sel->index = strtol(id, &end, 10);
+		if (errno || *end || sel->index > 1024)
 			return accel_fail(EINVAL,
-				"accel_device_open: \"vulkan://%.64s\": the vulkan driver takes \"vulkan://N\" or \"vulkan://?name=NAME\"",
+				"accel_device_open: \"vulkan://%.64s\" is not a device index; write vulkan://0, vulkan://1, ... or vulkan://?name=NAME",
 				device);
-		sel->index = -1;
-		accel_strfmt(sel->name, sizeof(sel->name), "%s", q + 6);
-		return 0;
 	}
-	if (!id_len)
+	if (!q)
 		return 0;
-	if (!isdigit((unsigned char)device[0])) {
-		sel->index = -1;
-		accel_strfmt(sel->name, sizeof(sel->name), "%s", device);
-		return 0;
-	}
-	errno = 0;
-	sel->index = strtol(device, &end, 10);
-	if (errno || *end || sel->index > 1024)
-		return accel_fail(EINVAL,
-			"accel_device_open: \"vulkan://%.64s\" is not a device index; write vulkan://0, vulkan://1, ... or vulkan://?name=NAME",
-			device);
-	return 0;
+	if (id_len && strstr(q, "name=")) /* a device named twice */
+		return bad_uri(device);
+	return parse_options(device, q + 1, sel);
 }
 
 static bool name_matches(const char *name, const char *want)
@@ -349,6 +388,7 @@ static int select_physical(struct vk_device *dev, const struct selector *sel,
 		if ((sel->index < 0 && name_matches(p.deviceName, sel->name)) ||
 		    sel->index == (long)i) {
 			dev->physical = list[i];
+			dev->props = p;
 			accel_strfmt(dev->name, sizeof(dev->name), "%s", p.deviceName);
 			*index = i;
 			return 0;
@@ -497,6 +537,29 @@ static int create_objects(struct vk_device *dev)
 	return r ? r : vk_builtins_create(dev);
 }
 
+/*
+ * The executable cache of the device: keyed by what makes a pipeline cache
+ * of one device differ from another's (Documentation/libaccel.rst).
+ */
+static int create_cache(struct vk_device *dev, int option)
+{
+	struct {
+		uint8_t uuid[VK_UUID_SIZE];
+		uint32_t vendor, device, driver, api;
+		char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+	} id;
+
+	memset(&id, 0, sizeof(id));
+	memcpy(id.uuid, dev->props.pipelineCacheUUID, VK_UUID_SIZE);
+	id.vendor = dev->props.vendorID;
+	id.device = dev->props.deviceID;
+	id.driver = dev->props.driverVersion;
+	id.api = dev->props.apiVersion;
+	accel_strfmt(id.name, sizeof(id.name), "%s", dev->props.deviceName);
+	return accel_exec_cache_create("vulkan", &id, sizeof(id), option,
+				       &dev->base.cache);
+}
+
 static int vk_device_open(const struct accel_driver *drv, const char *device,
 			  accel_scheduler_t *s, accel_device_t **out)
 {
@@ -527,6 +590,8 @@ static int vk_device_open(const struct accel_driver *drv, const char *device,
 	snprintf(uri, sizeof(uri), "vulkan://%u", index);
 	accel_device_init(&dev->base, &vk_device_ops, drv, s, uri);
 	dev->base.device_waits = true; /* vk_flight.c: one timeline, one queue */
+	if (!err)
+		err = create_cache(dev, sel.cache);
 	if (!err)
 		err = create_objects(dev);
 	if (err) {

@@ -25,6 +25,16 @@
  *
  * The built-in shaders (fill, copy, check_counts) are a bundle too,
  * compiled into libaccel (vk_builtins.c, generated).
+ *
+ * The executable cache (src/exec_cache.h): each load, of a bundle or of
+ * the built-ins, creates its pipelines through a VkPipelineCache. When the
+ * device has a cache, that VkPipelineCache starts from the entry stored
+ * under the bundle's key, once its header (VkPipelineCacheHeaderVersionOne:
+ * vendor, device, pipelineCacheUUID) matches this device's; otherwise it
+ * starts empty and, after the pipelines are made, its data
+ * (vkGetPipelineCacheData) is stored under that key. An entry whose header
+ * names another device or driver build is rejected, never passed to the
+ * driver.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +43,7 @@
 #include <string.h>
 
 #include "src/error.h"
+#include "src/exec_cache.h"
 #include "vk.h"
 
 #define BUNDLE_MAGIC "ACCELVK"
@@ -135,9 +146,100 @@ static int parse(const uint8_t *data, size_t size, const char *fn,
 	return 0;
 }
 
+/* The pipeline cache of one load, and the entry it came from or goes to. */
+struct vk_pcache {
+	VkPipelineCache cache;
+	uint8_t key[ACCEL_SHA256_SIZE];
+	bool hit;
+};
+
+/* Why @data is not a pipeline cache of @dev's, or NULL. */
+static const char *foreign(const struct vk_device *dev, const uint8_t *data,
+			   size_t len)
+{
+	VkPipelineCacheHeaderVersionOne h;
+
+	if (len < sizeof(h))
+		return "shorter than a VkPipelineCache header";
+	memcpy(&h, data, sizeof(h));
+	if (h.headerSize < sizeof(h) || h.headerSize > len ||
+	    h.headerVersion != VK_PIPELINE_CACHE_HEADER_VERSION_ONE)
+		return "not a VkPipelineCache of header version one";
+	if (h.vendorID != dev->props.vendorID ||
+	    h.deviceID != dev->props.deviceID ||
+	    memcmp(h.pipelineCacheUUID, dev->props.pipelineCacheUUID,
+		   VK_UUID_SIZE) != 0)
+		return "the pipeline cache of another device or driver (its vendor, device or pipelineCacheUUID differ)";
+	return NULL;
+}
+
+/*
+ * Starts the pipeline cache of a load of @exe: from the cache's entry when
+ * it suits the device, else empty. A failure leaves pc->cache null: the
+ * pipelines are then made without one, as with the cache off.
+ */
+static void pcache_open(struct vk_device *dev, const uint8_t *exe,
+			size_t size, struct vk_pcache *pc)
+{
+	struct accel_exec_cache *c = dev->base.cache;
+	VkPipelineCacheCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+	};
+	uint8_t *data = NULL;
+	const char *why;
+	size_t len = 0;
+	VkResult r;
+
+	memset(pc, 0, sizeof(*pc));
+	if (!c)
+		return;
+	accel_exec_cache_key(c, exe, size, pc->key);
+	if (accel_exec_cache_lookup(c, pc->key, &data, &len)) {
+		why = foreign(dev, data, len);
+		if (why) {
+			accel_exec_cache_reject(c, pc->key, why);
+		} else {
+			ci.initialDataSize = len;
+			ci.pInitialData = data;
+			pc->hit = true;
+		}
+	}
+	r = dev->f.vkCreatePipelineCache(dev->device, &ci, NULL, &pc->cache);
+	if (r != VK_SUCCESS && pc->hit) {
+		accel_exec_cache_reject(c, pc->key, "vkCreatePipelineCache refused it");
+		pc->hit = false;
+		ci.initialDataSize = 0;
+		ci.pInitialData = NULL;
+		r = dev->f.vkCreatePipelineCache(dev->device, &ci, NULL, &pc->cache);
+	}
+	if (r != VK_SUCCESS)
+		pc->cache = VK_NULL_HANDLE;
+	free(data);
+}
+
+/* Stores what a miss compiled (when @ok), and destroys the cache. */
+static void pcache_close(struct vk_device *dev, struct vk_pcache *pc, bool ok)
+{
+	uint8_t *data;
+	size_t len = 0;
+
+	if (!pc->cache)
+		return;
+	if (ok && !pc->hit &&
+	    dev->f.vkGetPipelineCacheData(dev->device, pc->cache, &len, NULL) == VK_SUCCESS &&
+	    len && len <= ACCEL_CACHE_MAX_PAYLOAD && (data = malloc(len))) {
+		if (dev->f.vkGetPipelineCacheData(dev->device, pc->cache, &len,
+						  data) == VK_SUCCESS)
+			accel_exec_cache_store(dev->base.cache, pc->key, data, len);
+		free(data);
+	}
+	dev->f.vkDestroyPipelineCache(dev->device, pc->cache, NULL);
+	pc->cache = VK_NULL_HANDLE;
+}
+
 static int create_pipeline(struct vk_device *dev, const uint8_t *data,
-			   const struct bundle_entry *e, const char *fn,
-			   const char *what, VkPipeline *out)
+			   const struct bundle_entry *e, VkPipelineCache pc,
+			   const char *fn, const char *what, VkPipeline *out)
 {
 	const struct vk_funcs *f = &dev->f;
 	VkShaderModuleCreateInfo mci = {
@@ -159,7 +261,7 @@ static int create_pipeline(struct vk_device *dev, const uint8_t *data,
 
 	r = f->vkCreateShaderModule(dev->device, &mci, NULL, &pci.stage.module);
 	if (r == VK_SUCCESS) {
-		r = f->vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &pci,
+		r = f->vkCreateComputePipelines(dev->device, pc, 1, &pci,
 						NULL, out);
 		f->vkDestroyShaderModule(dev->device, pci.stage.module, NULL);
 	}
@@ -190,7 +292,7 @@ static const struct accel_executable_ops vk_executable_ops = {
 
 static int build(struct vk_device *dev, struct vk_executable *ve,
 		 const uint8_t *data, const struct bundle_entry *be,
-		 const char *fn, const char *what)
+		 VkPipelineCache pc, const char *fn, const char *what)
 {
 	ve->base.exports = calloc(ve->count ? ve->count : 1, sizeof(*ve->base.exports));
 	ve->entries = calloc(ve->count ? ve->count : 1, sizeof(*ve->entries));
@@ -199,7 +301,7 @@ static int build(struct vk_device *dev, struct vk_executable *ve,
 	ve->base.export_count = ve->count;
 	for (uint32_t i = 0; i < ve->count; i++) {
 		struct accel_export *x = &ve->base.exports[i];
-		int err = create_pipeline(dev, data, &be[i], fn, what,
+		int err = create_pipeline(dev, data, &be[i], pc, fn, what,
 					  &ve->entries[i].pipeline);
 
 		if (err)
@@ -221,6 +323,7 @@ int vk_executable_load(accel_device_t *d, const char *path,
 	struct vk_device *dev = (struct vk_device *)d;
 	struct bundle_entry *be = NULL;
 	struct vk_executable *ve;
+	struct vk_pcache pc;
 	uint8_t *data = NULL;
 	size_t size = 0;
 	uint32_t count;
@@ -240,7 +343,9 @@ int vk_executable_load(accel_device_t *d, const char *path,
 	}
 	accel_executable_init(&ve->base, &vk_executable_ops, d);
 	ve->count = count;
-	err = build(dev, ve, data, be, fn, path);
+	pcache_open(dev, data, size, &pc);
+	err = build(dev, ve, data, be, pc.cache, fn, path);
+	pcache_close(dev, &pc, !err);
 	free(be);
 	free(data);
 	if (err) {
@@ -260,21 +365,25 @@ int vk_builtins_create(struct vk_device *dev)
 	};
 	static const char fn[] = "accel_device_open", what[] = "the built-in shaders";
 	struct bundle_entry *be;
+	struct vk_pcache pc;
 	uint32_t count;
 	int err = parse(accel_vk_builtins, accel_vk_builtins_size, fn, what,
 			&count, &be);
 
 	if (err)
 		return err;
+	pcache_open(dev, accel_vk_builtins, accel_vk_builtins_size, &pc);
 	for (int k = 0; !err && k < VK_BUILTIN_COUNT; k++) {
 		uint32_t i = 0;
 
 		while (i < count && strcmp(be[i].name, names[k]) != 0)
 			i++;
-		err = i < count ? create_pipeline(dev, accel_vk_builtins, &be[i], fn,
-						  what, &dev->builtin[k]) :
+		err = i < count ? create_pipeline(dev, accel_vk_builtins, &be[i],
+						  pc.cache, fn, what,
+						  &dev->builtin[k]) :
 				  accel_fail(ENOEXEC, "%s: %s lack '%s'", fn, what, names[k]);
 	}
+	pcache_close(dev, &pc, !err);
 	free(be);
 	return err;
 }

@@ -117,7 +117,14 @@ struct accel_allocator {
 };
 
 struct accel_drain;
+struct accel_exec_cache;
 
+/*
+ * struct accel_device - the header of every driver's device.
+ * @cache: the executable cache (exec_cache.h) of a driver that compiles at
+ *         load, or NULL (off, or a driver that does not); freed by
+ *         accel_device_fini().
+ */
 struct accel_device {
 	struct accel_ref ref;
 	const struct accel_device_ops *ops;
@@ -132,6 +139,7 @@ struct accel_device {
 	 * ordered on the device, not on the host (struct accel_cb_exec).
 	 */
 	bool device_waits;
+	struct accel_exec_cache *cache;
 	char uri[64];
 };
 

@@ -15,6 +15,7 @@
 
 #include "core.h"
 #include "error.h"
+#include "exec_cache.h"
 
 static const struct accel_driver *const registry[] = {
 	&accel_driver_cpu,
@@ -153,6 +154,7 @@ void accel_device_init(accel_device_t *d, const struct accel_device_ops *ops,
 void accel_device_fini(accel_device_t *d)
 {
 	accel_drain_disown(&d->drain);
+	accel_exec_cache_destroy(d->cache);
 	accel_scheduler_release(d->scheduler);
 }
 

@@ -62,5 +62,9 @@ int bench_ktenant(const struct opts *o);
 int bench_vulkan(const struct opts *o);
 /* chain.c: a dependent chain on vulkan://0 and cuda://0, ordered on the device vs the host. */
 int bench_chain(const struct opts *o);
+/* vkcache.c: loads on vulkan://0 with a warm executable cache vs a cold one. */
+int bench_vkcache(const struct opts *o);
+/* vkcache.c: the same on cuda://0 (ACCEL_BENCH_CUDA_EXECUTABLES). */
+int bench_cucache(const struct opts *o);
 
 #endif

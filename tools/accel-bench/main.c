@@ -56,6 +56,8 @@ static const struct bench benches[] = {
 	{ "tenant", "embedded scheduler: HIGH p99 under a flood, 1:3 shares", 0, bench_tenant },
 	{ "vulkan", "vulkan:// reusable submit with a new table vs raw Vulkan resubmit", 0, bench_vulkan },
 	{ "chain", "vulkan://, cuda:// dependent chain: edges ordered on the device vs the host", 0, bench_chain },
+	{ "vkcache", "vulkan:// executable loads with a warm executable cache vs a cold one", 0, bench_vkcache },
+	{ "cucache", "cuda:// PTX executable loads with a warm executable cache vs a cold one", 0, bench_cucache },
 };
 
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))

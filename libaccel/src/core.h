@@ -45,6 +45,16 @@ struct accel_driver {
 	 * first call.
 	 */
 	const char *(*probe)(const struct accel_driver *drv);
+	/*
+	 * Enumeration (accel_driver_device_count/_info()): called only when
+	 * the driver is available. Sets *@count to the number of devices and
+	 * fills @infos[0 .. min(@cap, *@count) - 1] (the core zeroed them and
+	 * set their size); @infos is NULL when @cap is 0. 0, or -errno with
+	 * the message set.
+	 */
+	int (*enumerate)(const struct accel_driver *drv,
+			 accel_device_info_t *infos, uint32_t cap,
+			 uint32_t *count);
 };
 
 /* The registry (driver.c) and the drivers it lists. */
@@ -82,6 +92,14 @@ struct accel_device_ops {
 	/* Optional: free what command_buffer_end() made; at destroy. */
 	void (*command_buffer_destroy)(accel_device_t *d,
 				       accel_command_buffer_t *cb);
+	/*
+	 * Enumeration and queries (accel_device_query_i64()). Optional:
+	 * answers @key (below ACCEL_DEVICE_QUERY_COUNT) for this device: 0
+	 * with *@out set, or -ENOENT for a key the core answers (the core's
+	 * defaults: device.c). Never fails otherwise.
+	 */
+	int (*query_i64)(const accel_device_t *d, accel_device_query_t key,
+			 int64_t *out);
 };
 
 struct accel_allocator {
@@ -99,6 +117,13 @@ struct accel_device {
 	/* Its submissions not yet done (drain.c); made at the first one. */
 	_Atomic(struct accel_drain *) drain;
 	char uri[64];
+	/*
+	 * Enumeration and queries: the alignment of a dispatch binding's
+	 * offset from its root allocation (ACCEL_DEVICE_QUERY_MIN_BINDING_
+	 * ALIGNMENT), a power of two; 1 from accel_device_init(), which a
+	 * driver raises after it.
+	 */
+	uint32_t binding_alignment;
 };
 
 /* Sets up the header: one reference, a reference to @s. */

@@ -11,6 +11,7 @@
  * Runs on ACCEL_TEST_DEVICE (cpu, and vulkan://0 as enum-vulkan).
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -469,6 +470,53 @@ START_TEST(test_query_matches_backend)
 }
 END_TEST
 
+/* Three threads listing and querying at once agree with one alone. */
+struct racer {
+	accel_device_info_t info;
+	int64_t limits[ACCEL_DEVICE_QUERY_COUNT];
+	int err;
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+
+	for (int round = 0; round < 50 && !r->err; round++) {
+		uint32_t n = 0;
+
+		r->info.size = sizeof(r->info);
+		r->err = accel_driver_device_count("cpu", &n);
+		if (!r->err)
+			r->err = accel_driver_device_info("cpu", 0, &r->info);
+		for (int k = 0; !r->err && k < ACCEL_DEVICE_QUERY_COUNT; k++)
+			r->err = accel_device_query_i64(dev, (accel_device_query_t)k,
+							&r->limits[k]);
+		if (!r->err && strncmp(test_device_uri(), "vulkan", 6) == 0)
+			r->err = accel_driver_device_count("vulkan", &n);
+	}
+	return NULL;
+}
+
+START_TEST(test_query_three_threads)
+{
+	struct racer r[3];
+	pthread_t t[3];
+
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, race, &r[i]), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(r[i].err, 0);
+		ck_assert_mem_eq(&r[i].info, &r[0].info, sizeof(r[0].info));
+		ck_assert_mem_eq(r[i].limits, r[0].limits, sizeof(r[0].limits));
+		ck_assert_int_eq(r[i].limits[ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT],
+				 query(ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT));
+	}
+}
+END_TEST
+
 /* ---- binding alignment ------------------------------------------------------ */
 
 static accel_executable_t *exe;
@@ -612,6 +660,7 @@ static Suite *enum_suite(void)
 	tcase_add_test(tc, test_query_every_key);
 	tcase_add_test(tc, test_query_errors);
 	tcase_add_test(tc, test_query_matches_backend);
+	tcase_add_test(tc, test_query_three_threads);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("alignment");

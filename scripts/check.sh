@@ -116,7 +116,8 @@ san_leg() {
 # they would only add minutes (the whole unit suite takes about twice as
 # long there).
 TSAN_TESTS="internal scheduler semaphore queue cpu stress vulkan-queue vulkan-cpu
-	vulkan-stress vulkan exit-after-release-cpu exit-after-release-vulkan"
+	vulkan-stress vulkan exit-after-release-cpu exit-after-release-vulkan
+	enum vulkan-enum"
 
 if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
 	# Stop at the first report; UBSan's reports are recoverable otherwise.

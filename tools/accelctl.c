@@ -33,6 +33,8 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n"
 		"  info [-j|--json]   which scheduler libaccel picks, why, and what it found\n"
+		"  devices [-j|--json] [DRIVER]\n"
+		"                     the drivers, their devices and each device's limits\n"
 		"  top [-J|--json] [--once] [-d SECONDS] [-n N]\n"
 		"                     engines, tenants and queues of the module, live\n"
 		"  cdi [-o FILE|--dynamic|--print]\n"
@@ -260,6 +262,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[optind], "info") == 0)
 		return cmd_info(argc - optind, argv + optind);
+	if (strcmp(argv[optind], "devices") == 0)
+		return cmd_devices(argc - optind, argv + optind);
 	if (strcmp(argv[optind], "top") == 0)
 		return cmd_top(argc - optind, argv + optind);
 	if (strcmp(argv[optind], "cdi") == 0)

@@ -23,6 +23,7 @@ const char *bad_option(char **argv, char *buf, size_t len);
 /* @s as a JSON string, quotes and escapes included, on stdout. */
 void json_string(const char *s);
 
+int cmd_devices(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_cdi(int argc, char **argv);
 int cmd_trace(int argc, char **argv);

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -96,12 +97,45 @@ static void cpu_device_destroy(accel_device_t *d)
 	free(dev);
 }
 
+/* The host's RAM, which both memory sizes report. */
+static uint64_t host_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+
+	return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+/*
+ * A workgroup is one call of the entry point, which runs its invocations
+ * itself: the core's defaults (the ABI's uint32_t sizes) stand; timestamps
+ * are CLOCK_MONOTONIC's nanoseconds.
+ */
+static int cpu_query_i64(const accel_device_t *d, accel_device_query_t key,
+			 int64_t *out)
+{
+	switch (key) {
+	case ACCEL_DEVICE_QUERY_TIMESTAMPS:
+		*out = 1;
+		return 0;
+	case ACCEL_DEVICE_QUERY_TIMESTAMP_PERIOD_PS:
+		*out = 1000;
+		return 0;
+	case ACCEL_DEVICE_QUERY_MEMORY_DEVICE_LOCAL_BYTES:
+	case ACCEL_DEVICE_QUERY_MEMORY_HOST_VISIBLE_BYTES:
+		*out = (int64_t)host_memory();
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
 const struct accel_device_ops accel_cpu_device_ops = {
 	.destroy = cpu_device_destroy,
 	.buffer_allocate = cpu_buffer_allocate,
 	.executable_load = accel_cpu_executable_load,
 	.execute = accel_cpu_execute,
 	.transfer = cpu_transfer,
+	.query_i64 = cpu_query_i64,
 };
 
 /* Parses a worker count from @what (for messages); 0 or -EINVAL. */
@@ -121,15 +155,23 @@ static int parse_threads(const char *text, const char *what, unsigned int *out)
 	return 0;
 }
 
-static unsigned int default_threads(void)
+/* The CPUs this process may run on: sched_getaffinity(), else online. */
+static unsigned int affinity_cpus(void)
 {
 	cpu_set_t set;
-	int n;
+	long n;
 
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && (n = CPU_COUNT(&set)) > 0)
-		return n > CPU_MAX_WORKERS ? CPU_MAX_WORKERS : (unsigned int)n;
-	n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > CPU_MAX_WORKERS ? CPU_MAX_WORKERS : (unsigned int)n;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned int)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : (unsigned int)n;
+}
+
+static unsigned int default_threads(void)
+{
+	unsigned int n = affinity_cpus();
+
+	return n > CPU_MAX_WORKERS ? CPU_MAX_WORKERS : n;
 }
 
 /* The device part: "" or "0", then optionally "?threads=N". */
@@ -178,8 +220,58 @@ static int cpu_device_open(const struct accel_driver *drv, const char *device,
 	return 0;
 }
 
+/* Copies the value of the first "@key\t: value" line of /proc/cpuinfo. */
+static void cpuinfo_field(const char *key, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	size_t klen = strlen(key);
+	char line[256];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v || strncmp(line, key, klen) != 0 ||
+		    strspn(line + klen, " \t") != (size_t)(v - line) - klen)
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		v[strcspn(v, "\n")] = 0;
+		accel_strfmt(out, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+/* One device, the host. */
+static int cpu_enumerate(const struct accel_driver *drv,
+			 accel_device_info_t *infos, uint32_t cap,
+			 uint32_t *count)
+{
+	accel_device_info_t *i = infos;
+
+	*count = 1;
+	if (!cap)
+		return 0;
+	i->kind = ACCEL_DEVICE_KIND_CPU;
+	accel_strfmt(i->uri, sizeof(i->uri), "cpu://0");
+	accel_strfmt(i->name, sizeof(i->name), "host CPU");
+	accel_strfmt(i->vendor, sizeof(i->vendor), "unknown");
+	cpuinfo_field("model name", i->name, sizeof(i->name));
+	cpuinfo_field("vendor_id", i->vendor, sizeof(i->vendor));
+	i->device_local_bytes = host_memory();
+	i->host_visible_bytes = i->device_local_bytes;
+	i->cpu_count = affinity_cpus();
+	i->queue_family_count = 1;
+	i->queue_families[0].flags = ACCEL_QUEUE_FAMILY_COMPUTE |
+				     ACCEL_QUEUE_FAMILY_TRANSFER;
+	i->queue_families[0].count = i->cpu_count;
+	return 0;
+}
+
 const struct accel_driver accel_driver_cpu = {
 	.name = "cpu",
 	.uri_example = "cpu://",
 	.device_open = cpu_device_open,
+	.enumerate = cpu_enumerate,
 };

@@ -158,6 +158,13 @@ static const char *cuda_probe(const struct accel_driver *drv)
 	return gpu_probe(&gpu_backend_cuda);
 }
 
+static int cuda_enumerate(const struct accel_driver *drv,
+			 accel_device_info_t *infos, uint32_t cap,
+			 uint32_t *count)
+{
+	return gpu_enumerate(&gpu_backend_cuda, infos, cap, count);
+}
+
 static int cuda_device_open(const struct accel_driver *drv, const char *device,
 			    accel_scheduler_t *s, accel_device_t **out)
 {
@@ -169,4 +176,5 @@ const struct accel_driver accel_driver_cuda = {
 	.uri_example = "cuda://0",
 	.device_open = cuda_device_open,
 	.probe = cuda_probe,
+	.enumerate = cuda_enumerate,
 };

@@ -305,6 +305,14 @@ struct gpu_device {
 	void *builtin_module;
 	void *builtin[GPU_BUILTIN_COUNT];
 	char name[128];
+	/* Enumeration and queries: the answers of accel_device_query_i64(). */
+	struct gpu_limits {
+		uint32_t workgroup_size[3];
+		uint32_t workgroup_invocations;
+		uint32_t workgroup_count[3];
+		uint64_t device_local_bytes;
+		uint64_t host_visible_bytes;
+	} limits;
 };
 
 /*
@@ -348,6 +356,13 @@ int gpu_fail(struct gpu_device *dev, int result, const char *fn,
 int gpu_device_open(const struct gpu_backend *be,
 		    const struct accel_driver *drv, const char *device,
 		    accel_scheduler_t *s, accel_device_t **out);
+
+/*
+ * gpu_enumerate() - the registry's enumerate for @be: the devices the
+ * driver API counts (none where the library loads but finds no GPU).
+ */
+int gpu_enumerate(const struct gpu_backend *be, accel_device_info_t *infos,
+		  uint32_t cap, uint32_t *count);
 
 /*
  * gpu_device_check() - initialise the driver API and check that device

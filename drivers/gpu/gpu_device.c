@@ -27,11 +27,13 @@
  * it on a GPU (Documentation/gpu.rst); the unit tests run the URI parsing
  * and the no-device paths everywhere (test-cuda.c, test-hip.c).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/error.h"
 #include "src/exec_cache.h"
@@ -185,6 +187,167 @@ static void gpu_device_destroy(accel_device_t *d)
 	free(dev);
 }
 
+/* ---- enumeration and queries ---------------------------------------------- */
+
+/*
+ * What enumeration asks beyond the symbol table, looked up when needed so
+ * that a library without them still runs: the total memory and, for CUDA,
+ * the device attributes (HIP numbers its attributes differently from one
+ * ROCm release to the next, so hip reports AMD's fixed limits instead).
+ */
+struct gpu_describe_api {
+	int (*total_mem)(size_t *bytes, int device);
+	int (*attribute)(int *value, int attribute, int device);
+};
+
+/* CUdevice_attribute values (stable since CUDA 2). */
+#define CU_ATTR_MAX_THREADS_PER_BLOCK 1
+#define CU_ATTR_MAX_BLOCK_DIM_X 2
+#define CU_ATTR_MAX_GRID_DIM_X 5
+#define CU_ATTR_INTEGRATED 18
+#define CU_ATTR_ASYNC_ENGINE_COUNT 40
+
+static void describe_api(const struct gpu_backend *be,
+			 struct gpu_describe_api *d)
+{
+	bool cuda = strcmp(be->name, "cuda") == 0;
+	void *h = be->loader->handle;
+
+	memset(d, 0, sizeof(*d));
+	if (!h)
+		return;
+	*(void **)&d->total_mem = dlsym(h, cuda ? "cuDeviceTotalMem_v2" : "hipDeviceTotalMem");
+	if (cuda)
+		*(void **)&d->attribute = dlsym(h, "cuDeviceGetAttribute");
+}
+
+static int attribute(const struct gpu_describe_api *d, int attr, int device,
+		     int fallback)
+{
+	int v;
+
+	if (d->attribute && d->attribute(&v, attr, device) == 0 && v > 0)
+		return v;
+	return fallback;
+}
+
+/* Describes device @device (number @ordinal) into @i and @l. */
+static void gpu_describe(const struct gpu_backend *be, const struct gpu_api *api,
+			 int device, int ordinal, accel_device_info_t *i,
+			 struct gpu_limits *l)
+{
+	struct gpu_describe_api d;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+	bool cuda = strcmp(be->name, "cuda") == 0;
+	size_t total = 0;
+	int engines;
+
+	describe_api(be, &d);
+	if (d.total_mem && d.total_mem(&total, device) != 0)
+		total = 0;
+	/* AMD's limits: 1024 invocations, grids of 2^31 - 1 workgroups */
+	for (int k = 0; k < 3; k++) {
+		l->workgroup_size[k] = (uint32_t)attribute(&d, CU_ATTR_MAX_BLOCK_DIM_X + k,
+							   device, k < 2 ? 1024 : cuda ? 64 : 1024);
+		l->workgroup_count[k] = (uint32_t)attribute(&d, CU_ATTR_MAX_GRID_DIM_X + k,
+							    device, k ? 65535 : INT32_MAX);
+		if (l->workgroup_count[k] > ACCEL_WORKGROUP_COUNT_MAX)
+			l->workgroup_count[k] = ACCEL_WORKGROUP_COUNT_MAX;
+	}
+	l->workgroup_invocations = (uint32_t)attribute(&d, CU_ATTR_MAX_THREADS_PER_BLOCK,
+						       device, 1024);
+	l->device_local_bytes = total;
+	/* HOST_VISIBLE buffers are pinned host memory (gpu.h) */
+	l->host_visible_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	if (!i)
+		return;
+	i->kind = attribute(&d, CU_ATTR_INTEGRATED, device, 0) ?
+		  ACCEL_DEVICE_KIND_INTEGRATED_GPU :
+		  cuda ? ACCEL_DEVICE_KIND_DISCRETE_GPU : ACCEL_DEVICE_KIND_OTHER;
+	i->vendor_id = cuda ? 0x10de : 0x1002;
+	accel_strfmt(i->vendor, sizeof(i->vendor), "%s", cuda ? "NVIDIA" : "AMD");
+	accel_strfmt(i->uri, sizeof(i->uri), "%s://%d", be->name, ordinal);
+	if (api->device_name(i->name, (int)sizeof(i->name), device) != 0)
+		accel_strfmt(i->name, sizeof(i->name), "%s device %d", be->title, ordinal);
+	i->name[sizeof(i->name) - 1] = 0;
+	i->device_local_bytes = l->device_local_bytes;
+	i->host_visible_bytes = l->host_visible_bytes;
+	/* the stream every submission runs on, and the copy engines */
+	i->queue_family_count = 1;
+	i->queue_families[0].flags = ACCEL_QUEUE_FAMILY_COMPUTE | ACCEL_QUEUE_FAMILY_TRANSFER;
+	i->queue_families[0].count = 1;
+	engines = attribute(&d, CU_ATTR_ASYNC_ENGINE_COUNT, device, 0);
+	if (engines) {
+		i->queue_family_count = 2;
+		i->queue_families[1].flags = ACCEL_QUEUE_FAMILY_TRANSFER;
+		i->queue_families[1].count = (uint32_t)engines;
+	}
+}
+
+int gpu_enumerate(const struct gpu_backend *be, accel_device_info_t *infos,
+		  uint32_t cap, uint32_t *count)
+{
+	static const char fn[] = "accel_driver_device_count";
+	const struct gpu_api *api;
+	const char *why;
+	struct gpu_limits l;
+	int n = 0, r, device;
+
+	api = gpu_loader_get(be, &why);
+	if (!api)
+		return accel_fail(ENODEV, "%s: \"%s\": driver not available: %s",
+				  fn, be->name, why);
+	r = api->init(0);
+	if (!r)
+		r = api->device_count(&n);
+	if (r == be->error_no_device || r == be->error_invalid_device) {
+		*count = 0;
+		return 0;
+	}
+	if (r)
+		return accel_fail(ENODEV,
+			"%s: \"%s\": the %s driver cannot start: %s (%d); %s",
+			fn, be->name, be->title, gpu_result_name(be, api, r), r,
+			be->install);
+	*count = n > 0 ? (uint32_t)n : 0;
+	for (int k = 0; k < n && (uint32_t)k < cap; k++) {
+		if (api->device_get(&device, k) != 0)
+			device = k;
+		gpu_describe(be, api, device, k, &infos[k], &l);
+	}
+	return 0;
+}
+
+static int gpu_query_i64(const accel_device_t *d, accel_device_query_t key,
+			 int64_t *out)
+{
+	const struct gpu_limits *l = &((const struct gpu_device *)d)->limits;
+
+	switch (key) {
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_X:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_Y:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_Z:
+		*out = l->workgroup_size[key - ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_X];
+		return 0;
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_INVOCATIONS:
+		*out = l->workgroup_invocations;
+		return 0;
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_X:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_Y:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_Z:
+		*out = l->workgroup_count[key - ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_X];
+		return 0;
+	case ACCEL_DEVICE_QUERY_MEMORY_DEVICE_LOCAL_BYTES:
+		*out = (int64_t)l->device_local_bytes;
+		return 0;
+	case ACCEL_DEVICE_QUERY_MEMORY_HOST_VISIBLE_BYTES:
+		*out = (int64_t)l->host_visible_bytes;
+		return 0;
+	default:
+		return -ENOENT; /* timestamps: events time the work (0 here) */
+	}
+}
+
 static const struct accel_device_ops gpu_device_ops = {
 	.destroy = gpu_device_destroy,
 	.buffer_allocate = gpu_buffer_allocate,
@@ -192,6 +355,7 @@ static const struct accel_device_ops gpu_device_ops = {
 	.execute = gpu_execute,
 	.command_buffer_end = gpu_command_buffer_end,
 	.command_buffer_destroy = gpu_command_buffer_destroy,
+	.query_i64 = gpu_query_i64,
 };
 
 static int bad_index(const struct gpu_backend *be, const char *device)
@@ -305,6 +469,7 @@ static int create_objects(struct gpu_device *dev, long ordinal, int cache)
 		r = api->device_name(dev->name, (int)sizeof(dev->name), dev->device);
 	if (r)
 		return gpu_fail(dev, r, fn, "querying the device");
+	gpu_describe(dev->be, api, dev->device, (int)ordinal, NULL, &dev->limits);
 	err = create_cache(dev, cache);
 	if (err)
 		return err;
@@ -354,6 +519,8 @@ int gpu_device_open(const struct gpu_backend *be,
 	pthread_mutex_init(&dev->events.lock, NULL);
 	accel_device_init(&dev->base, &gpu_device_ops, drv, s, uri);
 	dev->base.device_waits = true; /* gpu_flight.c: one stream, in order */
+	/* kernels read their bindings as 32-bit words at least */
+	dev->base.binding_alignment = 4;
 	err = gpu_completer_init(dev);
 	if (!err)
 		err = create_objects(dev, ordinal, cache);

@@ -145,6 +145,13 @@ static const char *hip_probe(const struct accel_driver *drv)
 	return gpu_probe(&gpu_backend_hip);
 }
 
+static int hip_enumerate(const struct accel_driver *drv,
+			 accel_device_info_t *infos, uint32_t cap,
+			 uint32_t *count)
+{
+	return gpu_enumerate(&gpu_backend_hip, infos, cap, count);
+}
+
 static int hip_device_open(const struct accel_driver *drv, const char *device,
 			   accel_scheduler_t *s, accel_device_t **out)
 {
@@ -156,4 +163,5 @@ const struct accel_driver accel_driver_hip = {
 	.uri_example = "hip://0",
 	.device_open = hip_device_open,
 	.probe = hip_probe,
+	.enumerate = hip_enumerate,
 };

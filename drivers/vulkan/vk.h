@@ -124,6 +124,13 @@ struct vk_funcs {
  */
 const struct vk_loader *vk_loader_get(const char **why);
 
+/*
+ * vk_enumerate() - the registry's enumerate (struct accel_driver): every
+ * physical device the loader lists, in its order (vk_device.c).
+ */
+int vk_enumerate(const struct accel_driver *drv, accel_device_info_t *infos,
+		 uint32_t cap, uint32_t *count);
+
 /* The push constants of every pipeline (kernels use the first two). */
 struct vk_push {
 	uint64_t params;  /* kernels: the parameter block; built-ins: a ref */
@@ -190,6 +197,9 @@ struct vk_device {
 	VkPipeline builtin[VK_BUILTIN_COUNT];
 	VkPhysicalDeviceProperties props;
 	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+	/* Enumeration and queries: what accel_device_query_i64() answers. */
+	VkPhysicalDeviceLimits limits;
+	uint32_t timestamp_bits; /* of @queue_family; 0: no timestamps */
 };
 
 /*

@@ -245,6 +245,194 @@ static void vk_device_destroy(accel_device_t *d)
 	free(dev);
 }
 
+/* ---- enumeration and queries ---------------------------------------------- */
+
+/* The sums of the device-local heaps and of the host-visible ones. */
+static void heap_sizes(const VkPhysicalDeviceMemoryProperties *m,
+		       uint64_t *local, uint64_t *visible)
+{
+	uint32_t visible_heaps = 0;
+
+	*local = 0;
+	*visible = 0;
+	for (uint32_t t = 0; t < m->memoryTypeCount && t < VK_MAX_MEMORY_TYPES; t++)
+		if (m->memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+			visible_heaps |= 1u << m->memoryTypes[t].heapIndex;
+	for (uint32_t h = 0; h < m->memoryHeapCount && h < VK_MAX_MEMORY_HEAPS; h++) {
+		if (m->memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+			*local += m->memoryHeaps[h].size;
+		if (visible_heaps & (1u << h))
+			*visible += m->memoryHeaps[h].size;
+	}
+}
+
+static int vk_query_i64(const accel_device_t *d, accel_device_query_t key,
+			int64_t *out)
+{
+	const struct vk_device *dev = (const struct vk_device *)d;
+	const VkPhysicalDeviceLimits *l = &dev->limits;
+	uint64_t local, visible;
+	int64_t v;
+
+	switch (key) {
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_X:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_Y:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_Z:
+		v = l->maxComputeWorkGroupSize[key - ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_X];
+		break;
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_INVOCATIONS:
+		v = l->maxComputeWorkGroupInvocations;
+		break;
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_X:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_Y:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_Z:
+		v = l->maxComputeWorkGroupCount[key - ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_X];
+		if (v > ACCEL_WORKGROUP_COUNT_MAX)
+			v = ACCEL_WORKGROUP_COUNT_MAX;
+		break;
+	case ACCEL_DEVICE_QUERY_TIMESTAMPS:
+		v = dev->timestamp_bits > 0;
+		break;
+	case ACCEL_DEVICE_QUERY_TIMESTAMP_PERIOD_PS:
+		v = dev->timestamp_bits ? (int64_t)(l->timestampPeriod * 1000.0f + 0.5f) : 0;
+		break;
+	case ACCEL_DEVICE_QUERY_MEMORY_DEVICE_LOCAL_BYTES:
+	case ACCEL_DEVICE_QUERY_MEMORY_HOST_VISIBLE_BYTES:
+		heap_sizes(&dev->memory, &local, &visible);
+		v = (int64_t)(key == ACCEL_DEVICE_QUERY_MEMORY_DEVICE_LOCAL_BYTES ?
+			      local : visible);
+		break;
+	default:
+		return -ENOENT;
+	}
+	*out = v;
+	return 0;
+}
+
+static uint32_t device_kind(VkPhysicalDeviceType t)
+{
+	switch (t) {
+	case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+		return ACCEL_DEVICE_KIND_INTEGRATED_GPU;
+	case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+		return ACCEL_DEVICE_KIND_DISCRETE_GPU;
+	case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+		return ACCEL_DEVICE_KIND_VIRTUAL_GPU;
+	case VK_PHYSICAL_DEVICE_TYPE_CPU:
+		return ACCEL_DEVICE_KIND_CPU;
+	default:
+		return ACCEL_DEVICE_KIND_OTHER;
+	}
+}
+
+static const char *vendor_name(uint32_t id)
+{
+	switch (id) {
+	case 0x1002: return "AMD";
+	case 0x1010: return "Imagination";
+	case 0x10de: return "NVIDIA";
+	case 0x13b5: return "ARM";
+	case 0x5143: return "Qualcomm";
+	case 0x8086: return "Intel";
+	case 0x106b: return "Apple";
+	case 0x10005: return "Mesa"; /* VK_VENDOR_ID_MESA: lavapipe */
+	default: return NULL;
+	}
+}
+
+/* Fills @i from the physical device @pd, number @index. */
+static void fill_info(PFN_vkGetInstanceProcAddr gipa, VkInstance inst,
+		      VkPhysicalDevice pd, uint32_t index,
+		      accel_device_info_t *i)
+{
+	PFN_vkGetPhysicalDeviceProperties props = (PFN_vkGetPhysicalDeviceProperties)
+		gipa(inst, "vkGetPhysicalDeviceProperties");
+	PFN_vkGetPhysicalDeviceMemoryProperties memprops = (PFN_vkGetPhysicalDeviceMemoryProperties)
+		gipa(inst, "vkGetPhysicalDeviceMemoryProperties");
+	PFN_vkGetPhysicalDeviceQueueFamilyProperties qprops = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)
+		gipa(inst, "vkGetPhysicalDeviceQueueFamilyProperties");
+	VkQueueFamilyProperties q[ACCEL_DEVICE_QUEUE_FAMILY_MAX];
+	uint32_t nq = ACCEL_DEVICE_QUEUE_FAMILY_MAX;
+	VkPhysicalDeviceMemoryProperties m;
+	VkPhysicalDeviceProperties p;
+	const char *vendor;
+
+	props(pd, &p);
+	memprops(pd, &m);
+	qprops(pd, &nq, q);
+	i->kind = device_kind(p.deviceType);
+	i->vendor_id = p.vendorID;
+	i->device_id = p.deviceID;
+	accel_strfmt(i->uri, sizeof(i->uri), "vulkan://%u", index);
+	accel_strfmt(i->name, sizeof(i->name), "%s", p.deviceName);
+	vendor = vendor_name(p.vendorID);
+	if (vendor)
+		accel_strfmt(i->vendor, sizeof(i->vendor), "%s", vendor);
+	else
+		accel_strfmt(i->vendor, sizeof(i->vendor), "0x%04x", p.vendorID);
+	heap_sizes(&m, &i->device_local_bytes, &i->host_visible_bytes);
+	i->queue_family_count = nq;
+	for (uint32_t f = 0; f < nq; f++) {
+		VkQueueFlags fl = q[f].queueFlags;
+
+		i->queue_families[f].count = q[f].queueCount;
+		i->queue_families[f].flags =
+			(fl & VK_QUEUE_COMPUTE_BIT ? ACCEL_QUEUE_FAMILY_COMPUTE : 0) |
+			/* compute and graphics queues transfer too */
+			(fl & (VK_QUEUE_TRANSFER_BIT | VK_QUEUE_COMPUTE_BIT |
+			       VK_QUEUE_GRAPHICS_BIT) ? ACCEL_QUEUE_FAMILY_TRANSFER : 0) |
+			(fl & VK_QUEUE_GRAPHICS_BIT ? ACCEL_QUEUE_FAMILY_GRAPHICS : 0);
+	}
+}
+
+int vk_enumerate(const struct accel_driver *drv, accel_device_info_t *infos,
+		 uint32_t cap, uint32_t *count)
+{
+	static const char fn[] = "accel_driver_device_count";
+	VkApplicationInfo app = {
+		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+		.pEngineName = "libaccel",
+		.apiVersion = VK_API_VERSION_1_2,
+	};
+	VkInstanceCreateInfo ici = {
+		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+		.pApplicationInfo = &app,
+	};
+	const char *why;
+	const struct vk_loader *vk = vk_loader_get(&why);
+	PFN_vkEnumeratePhysicalDevices enumerate;
+	PFN_vkDestroyInstance destroy;
+	VkPhysicalDevice list[64];
+	VkInstance inst;
+	uint32_t n = 64;
+	VkResult r;
+
+	if (!vk)
+		return accel_fail(ENODEV, "%s: \"vulkan\": driver not available: %s", fn, why);
+	r = vk->vkCreateInstance(&ici, NULL, &inst);
+	if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
+		*count = 0; /* a loader and no driver: no device */
+		return 0;
+	}
+	if (r != VK_SUCCESS)
+		return vk_fail(r, fn, "vkCreateInstance");
+	enumerate = (PFN_vkEnumeratePhysicalDevices)
+		vk->vkGetInstanceProcAddr(inst, "vkEnumeratePhysicalDevices");
+	destroy = (PFN_vkDestroyInstance)vk->vkGetInstanceProcAddr(inst, "vkDestroyInstance");
+	r = enumerate ? enumerate(inst, &n, list) : VK_ERROR_INITIALIZATION_FAILED;
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+		if (destroy)
+			destroy(inst, NULL);
+		return vk_fail(r, fn, "vkEnumeratePhysicalDevices");
+	}
+	*count = n;
+	for (uint32_t i = 0; i < n && i < cap; i++)
+		fill_info(vk->vkGetInstanceProcAddr, inst, list[i], i, &infos[i]);
+	if (destroy)
+		destroy(inst, NULL);
+	return 0;
+}
+
 static const struct accel_device_ops vk_device_ops = {
 	.destroy = vk_device_destroy,
 	.buffer_allocate = vk_buffer_allocate,
@@ -252,6 +440,7 @@ static const struct accel_device_ops vk_device_ops = {
 	.execute = vk_execute,
 	.command_buffer_end = vk_command_buffer_end,
 	.command_buffer_destroy = vk_command_buffer_destroy,
+	.query_i64 = vk_query_i64,
 };
 
 /* What the URI asks for: an index, or a name substring; the options. */
@@ -425,6 +614,7 @@ static int check_features(struct vk_device *dev)
 			"accel_device_open: Vulkan device \"%s\" supports Vulkan %u.%u; the vulkan driver needs 1.2",
 			dev->name, VK_API_VERSION_MAJOR(p.apiVersion),
 			VK_API_VERSION_MINOR(p.apiVersion));
+	dev->limits = p.limits;
 	dev->f.vkGetPhysicalDeviceFeatures2(dev->physical, &f2);
 	if (!f12.bufferDeviceAddress)
 		missing = "bufferDeviceAddress (kernels reach their buffers through buffer device addresses)";
@@ -448,6 +638,7 @@ static int pick_queue_family(struct vk_device *dev)
 	for (uint32_t i = 0; i < n; i++)
 		if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
 			dev->queue_family = i;
+			dev->timestamp_bits = q[i].timestampValidBits;
 			return 0;
 		}
 	return accel_fail(ENODEV,
@@ -590,6 +781,8 @@ static int vk_device_open(const struct accel_driver *drv, const char *device,
 	snprintf(uri, sizeof(uri), "vulkan://%u", index);
 	accel_device_init(&dev->base, &vk_device_ops, drv, s, uri);
 	dev->base.device_waits = true; /* vk_flight.c: one timeline, one queue */
+	/* Kernels address bindings as 32-bit words (accel.glsl's ACCEL_BUFFER). */
+	dev->base.binding_alignment = 4;
 	if (!err)
 		err = create_cache(dev, sel.cache);
 	if (!err)
@@ -618,4 +811,5 @@ const struct accel_driver accel_driver_vulkan = {
 	.uri_example = "vulkan://0",
 	.device_open = vk_device_open,
 	.probe = vk_probe,
+	.enumerate = vk_enumerate,
 };

@@ -37,6 +37,8 @@ struct ref_rule {
 	uint32_t align;
 	uint64_t min_length;
 	bool whole_indirect_ok;
+	/* a dispatch binding: the device's binding alignment (offset only) */
+	uint32_t binding_align;
 };
 
 static int check_direct(const accel_command_buffer_t *cb, const char *fn,
@@ -74,6 +76,12 @@ static int check_direct(const accel_command_buffer_t *cb, const char *fn,
 			"%s: command %u: %s: offset %" PRIu64 " and length %" PRIu64 " must be multiples of %u",
 			fn, index, rule->what, b->root_offset + ref->offset, len,
 			rule->align);
+	if (rule->binding_align > 1 &&
+	    (b->root_offset + ref->offset) % rule->binding_align)
+		return accel_fail(EINVAL,
+			"%s: command %u: %s: offset %" PRIu64 " is not a multiple of %u, the binding alignment of %s (ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT)",
+			fn, index, rule->what, b->root_offset + ref->offset,
+			rule->binding_align, cb->device->uri);
 	out->indirect = false;
 	out->buffer = ref->buffer;
 	out->offset = ref->offset;
@@ -114,12 +122,19 @@ static int check_indirect(const accel_command_buffer_t *cb, const char *fn,
 			"%s: command %u: %s: offset %" PRIu64 " and length %" PRIu64 " must be multiples of %u",
 			fn, index, rule->what, ref->offset, ref->length,
 			rule->align);
+	if (rule->binding_align > 1 && ref->offset % rule->binding_align)
+		return accel_fail(EINVAL,
+			"%s: command %u: %s: offset %" PRIu64 " is not a multiple of %u, the binding alignment of %s (ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT)",
+			fn, index, rule->what, ref->offset, rule->binding_align,
+			cb->device->uri);
 	out->indirect = true;
 	out->slot = ref->slot;
 	out->offset = ref->offset;
 	out->length = ref->length;
 	out->usage = rule->usage;
-	out->align = rule->align;
+	/* the slot's own offset: checked at submit (accel_plan_validate) */
+	out->align = rule->align > rule->binding_align ? rule->align :
+		     rule->binding_align;
 	out->length_align = whole && rule->align > 1 ? rule->align : 0;
 	out->min_length = ref->offset + (whole ? rule->min_length : ref->length);
 	return 0;
@@ -402,7 +417,7 @@ ACCEL_EXPORT int accel_command_buffer_fill(accel_command_buffer_t *cb,
 {
 	static const char fn[] = "accel_command_buffer_fill";
 	struct ref_rule rule = { "target", ACCEL_BUFFER_USAGE_TRANSFER_TARGET,
-				 pattern_length, 0, true };
+				 pattern_length, 0, true, 1 };
 	struct ref_res ref;
 	struct rec r = { .ref_count = 1, .refs = &ref };
 	int err = check_recording(cb, fn);
@@ -430,7 +445,7 @@ ACCEL_EXPORT int accel_command_buffer_update(accel_command_buffer_t *cb,
 {
 	static const char fn[] = "accel_command_buffer_update";
 	struct ref_rule rule = { "target", ACCEL_BUFFER_USAGE_TRANSFER_TARGET,
-				 1, 0, false };
+				 1, 0, false, 1 };
 	struct ref_res ref;
 	struct rec r = { .ref_count = 1, .refs = &ref };
 	int err = check_recording(cb, fn);
@@ -457,8 +472,8 @@ ACCEL_EXPORT int accel_command_buffer_copy(accel_command_buffer_t *cb,
 					   accel_buffer_ref_t target)
 {
 	static const char fn[] = "accel_command_buffer_copy";
-	struct ref_rule src_rule = { "source", ACCEL_BUFFER_USAGE_TRANSFER_SOURCE, 1, 0, false };
-	struct ref_rule dst_rule = { "target", ACCEL_BUFFER_USAGE_TRANSFER_TARGET, 1, 0, false };
+	struct ref_rule src_rule = { "source", ACCEL_BUFFER_USAGE_TRANSFER_SOURCE, 1, 0, false, 1 };
+	struct ref_rule dst_rule = { "target", ACCEL_BUFFER_USAGE_TRANSFER_TARGET, 1, 0, false, 1 };
 	struct ref_res refs[2];
 	struct rec r = { .ref_count = 2, .refs = refs };
 	int err = check_recording(cb, fn);
@@ -519,7 +534,8 @@ static int check_dispatch(accel_command_buffer_t *cb, const char *fn,
 	if (binding_count && !bindings)
 		return accel_fail(EINVAL, "%s: command %u: bindings is NULL", fn, index);
 	for (uint32_t i = 0; i < binding_count; i++) {
-		struct ref_rule rule = { what, ACCEL_BUFFER_USAGE_DISPATCH_STORAGE, 1, 0, true };
+		struct ref_rule rule = { what, ACCEL_BUFFER_USAGE_DISPATCH_STORAGE, 1, 0, true,
+					 cb->device->binding_alignment };
 
 		accel_strfmt(what, sizeof(what), "bindings[%u]", i);
 		err = check_ref(cb, fn, index, &bindings[i], &rule, &refs[i]);
@@ -557,7 +573,7 @@ static int record_dispatch(accel_command_buffer_t *cb, const char *fn,
 	if (count_ref) {
 		struct ref_rule rule = { "workgroup_count_ref",
 					 ACCEL_BUFFER_USAGE_DISPATCH_INDIRECT_PARAMS,
-					 4, ACCEL_DISPATCH_INDIRECT_PARAMS_SIZE, true };
+					 4, ACCEL_DISPATCH_INDIRECT_PARAMS_SIZE, true, 1 };
 
 		err = check_ref(cb, fn, next_index(cb), count_ref, &rule, &refs[0]);
 		if (err)

@@ -45,6 +45,16 @@ struct accel_driver {
 	 * first call.
 	 */
 	const char *(*probe)(const struct accel_driver *drv);
+	/*
+	 * Enumeration (accel_driver_device_count/_info()): called only when
+	 * the driver is available. Sets *@count to the number of devices and
+	 * fills @infos[0 .. min(@cap, *@count) - 1] (the core zeroed them and
+	 * set their size); @infos is NULL when @cap is 0. 0, or -errno with
+	 * the message set.
+	 */
+	int (*enumerate)(const struct accel_driver *drv,
+			 accel_device_info_t *infos, uint32_t cap,
+			 uint32_t *count);
 };
 
 /* The registry (driver.c) and the drivers it lists. */
@@ -110,6 +120,14 @@ struct accel_device_ops {
 	 * a staging buffer, a command buffer and a queue of the device.
 	 */
 	int (*transfer)(accel_device_t *d, const struct accel_transfer *t);
+	/*
+	 * Enumeration and queries (accel_device_query_i64()). Optional:
+	 * answers @key (below ACCEL_DEVICE_QUERY_COUNT) for this device: 0
+	 * with *@out set, or -ENOENT for a key the core answers (the core's
+	 * defaults: device.c). Never fails otherwise.
+	 */
+	int (*query_i64)(const accel_device_t *d, accel_device_query_t key,
+			 int64_t *out);
 };
 
 struct accel_allocator {
@@ -141,6 +159,13 @@ struct accel_device {
 	bool device_waits;
 	struct accel_exec_cache *cache;
 	char uri[64];
+	/*
+	 * Enumeration and queries: the alignment of a dispatch binding's
+	 * offset from its root allocation (ACCEL_DEVICE_QUERY_MIN_BINDING_
+	 * ALIGNMENT), a power of two; 1 from accel_device_init(), which a
+	 * driver raises after it.
+	 */
+	uint32_t binding_alignment;
 };
 
 /* Sets up the header: one reference, a reference to @s. */

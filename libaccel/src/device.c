@@ -10,6 +10,8 @@
  * here (vulkan without libvulkan.so.1, cuda without libcuda.so.1).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +151,7 @@ void accel_device_init(accel_device_t *d, const struct accel_device_ops *ops,
 	d->scheduler = s;
 	d->allocator.device = d;
 	accel_strfmt(d->uri, sizeof(d->uri), "%s", uri);
+	d->binding_alignment = 1;
 }
 
 void accel_device_fini(accel_device_t *d)
@@ -195,4 +198,215 @@ ACCEL_EXPORT accel_allocator_t *accel_device_allocator(accel_device_t *device)
 		return NULL;
 	}
 	return &device->allocator;
+}
+
+/* ---- enumeration and queries -------------------------------------------- */
+
+_Static_assert(sizeof(accel_device_info_t) == ACCEL_DEVICE_INFO_SIZE_0_2,
+	       "accel_device_info_t grows only at its end, with a new size");
+
+/* The available driver named @name; NULL with the message set. */
+static const struct accel_driver *enum_driver(const char *fn, const char *name,
+					      int *err)
+{
+	const struct accel_driver *drv;
+	const char *why;
+
+	if (!name) {
+		*err = accel_fail(EINVAL, "%s: driver is NULL; pass a driver's name such as \"cpu\"", fn);
+		return NULL;
+	}
+	drv = find_driver(name, strlen(name));
+	if (!drv) {
+		*err = accel_fail(ENOENT,
+			"%s: no driver named \"%.32s\"; the drivers are cpu, vulkan, cuda and hip",
+			fn, name);
+		return NULL;
+	}
+	why = unavailable_reason(drv);
+	if (why || !drv->enumerate) {
+		*err = accel_fail(ENODEV, "%s: \"%s\": driver not available: %s",
+				  fn, drv->name, why ? why : "it cannot list its devices");
+		return NULL;
+	}
+	return drv;
+}
+
+ACCEL_EXPORT int accel_driver_device_count(const char *driver, uint32_t *count)
+{
+	static const char fn[] = "accel_driver_device_count";
+	const struct accel_driver *drv;
+	uint32_t n = 0;
+	int err;
+
+	if (!count)
+		return accel_fail(EINVAL, "%s: count is NULL", fn);
+	drv = enum_driver(fn, driver, &err);
+	if (!drv)
+		return err;
+	err = drv->enumerate(drv, NULL, 0, &n);
+	if (err)
+		return err;
+	*count = n;
+	return 0;
+}
+
+ACCEL_EXPORT int accel_driver_device_info(const char *driver, uint32_t index,
+					  accel_device_info_t *info)
+{
+	static const char fn[] = "accel_driver_device_info";
+	const struct accel_driver *drv;
+	accel_device_info_t *all = NULL;
+	uint32_t n = 0, cap = 0;
+	size_t size;
+	int err;
+
+	if (!info)
+		return accel_fail(EINVAL, "%s: info is NULL", fn);
+	if (info->size < ACCEL_DEVICE_INFO_SIZE_0_2)
+		return accel_fail(EINVAL,
+			"%s: info->size is %" PRIu32 "; set it to sizeof(accel_device_info_t) (at least %u) before the call",
+			fn, info->size, ACCEL_DEVICE_INFO_SIZE_0_2);
+	drv = enum_driver(fn, driver, &err);
+	if (!drv)
+		return err;
+	/* Ask for everything up to @index: the driver lists in one go. */
+	for (;;) {
+		err = drv->enumerate(drv, all, cap, &n);
+		if (err || n <= cap || index >= n)
+			break;
+		cap = n;
+		free(all);
+		all = calloc(cap, sizeof(*all));
+		if (!all) {
+			err = accel_fail(ENOMEM, "%s: out of memory", fn);
+			break;
+		}
+		for (uint32_t i = 0; i < cap; i++)
+			all[i].size = (uint32_t)sizeof(*all);
+	}
+	if (!err && index >= n)
+		err = accel_fail(ERANGE,
+			"%s: \"%s\" lists %" PRIu32 " device%s; index %" PRIu32 " is not below that",
+			fn, drv->name, n, n == 1 ? "" : "s", index);
+	if (!err) {
+		/* Fill what the caller knows; zero what it knows and we don't. */
+		size = info->size < sizeof(*all) ? info->size : sizeof(*all);
+		memcpy((char *)info + sizeof(info->size),
+		       (char *)&all[index] + sizeof(info->size),
+		       size - sizeof(info->size));
+		if (info->size > sizeof(*all))
+			memset((char *)info + sizeof(*all), 0,
+			       info->size - sizeof(*all));
+	}
+	free(all);
+	return err;
+}
+
+static const char *const query_names[ACCEL_DEVICE_QUERY_COUNT] = {
+	[ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_X] = "max_workgroup_size_x",
+	[ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_Y] = "max_workgroup_size_y",
+	[ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_Z] = "max_workgroup_size_z",
+	[ACCEL_DEVICE_QUERY_MAX_WORKGROUP_INVOCATIONS] = "max_workgroup_invocations",
+	[ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_X] = "max_workgroup_count_x",
+	[ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_Y] = "max_workgroup_count_y",
+	[ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_Z] = "max_workgroup_count_z",
+	[ACCEL_DEVICE_QUERY_MAX_BINDINGS] = "max_bindings",
+	[ACCEL_DEVICE_QUERY_MAX_CONSTANT_BYTES] = "max_constant_bytes",
+	[ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT] = "min_binding_alignment",
+	[ACCEL_DEVICE_QUERY_TIMESTAMPS] = "timestamps",
+	[ACCEL_DEVICE_QUERY_TIMESTAMP_PERIOD_PS] = "timestamp_period_ps",
+	[ACCEL_DEVICE_QUERY_DISPATCH_INDIRECT] = "dispatch_indirect",
+	[ACCEL_DEVICE_QUERY_EXTERNAL_SEMAPHORE_FD] = "external_semaphore_fd",
+	[ACCEL_DEVICE_QUERY_EXTERNAL_SEMAPHORE_SYNC_FILE] = "external_semaphore_sync_file",
+	[ACCEL_DEVICE_QUERY_TRANSIENT_POOL] = "transient_pool",
+	[ACCEL_DEVICE_QUERY_MEMORY_DEVICE_LOCAL_BYTES] = "memory_device_local_bytes",
+	[ACCEL_DEVICE_QUERY_MEMORY_HOST_VISIBLE_BYTES] = "memory_host_visible_bytes",
+};
+
+ACCEL_EXPORT const char *accel_device_query_name(accel_device_query_t key)
+{
+	if ((unsigned int)key >= ACCEL_DEVICE_QUERY_COUNT)
+		return NULL;
+	return query_names[key];
+}
+
+ACCEL_EXPORT const char *accel_device_kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case ACCEL_DEVICE_KIND_CPU:
+		return "cpu";
+	case ACCEL_DEVICE_KIND_INTEGRATED_GPU:
+		return "integrated-gpu";
+	case ACCEL_DEVICE_KIND_DISCRETE_GPU:
+		return "discrete-gpu";
+	case ACCEL_DEVICE_KIND_VIRTUAL_GPU:
+		return "virtual-gpu";
+	default:
+		return "other";
+	}
+}
+
+/* What the core answers for every device; the driver overrides it. */
+static int64_t query_default(const accel_device_t *d, accel_device_query_t key)
+{
+	accel_scheduler_info_t si = { 0 };
+
+	switch (key) {
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_X:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_Y:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_Z:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_INVOCATIONS:
+		return UINT32_MAX; /* the ABI's uint32_t workgroup_size */
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_X:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_Y:
+	case ACCEL_DEVICE_QUERY_MAX_WORKGROUP_COUNT_Z:
+		return ACCEL_WORKGROUP_COUNT_MAX;
+	case ACCEL_DEVICE_QUERY_MAX_BINDINGS:
+		return ACCEL_DISPATCH_MAX_BINDINGS;
+	case ACCEL_DEVICE_QUERY_MAX_CONSTANT_BYTES:
+		return ACCEL_DISPATCH_MAX_CONSTANTS * (int64_t)sizeof(uint32_t);
+	case ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT:
+		return d->binding_alignment;
+	case ACCEL_DEVICE_QUERY_DISPATCH_INDIRECT:
+		return 1;
+	case ACCEL_DEVICE_QUERY_EXTERNAL_SEMAPHORE_FD:
+	case ACCEL_DEVICE_QUERY_EXTERNAL_SEMAPHORE_SYNC_FILE:
+		accel_scheduler_query(d->scheduler, &si);
+		return si.kind == ACCEL_SCHEDULER_KERNEL;
+	case ACCEL_DEVICE_QUERY_TIMESTAMPS:
+	case ACCEL_DEVICE_QUERY_TIMESTAMP_PERIOD_PS:
+	case ACCEL_DEVICE_QUERY_TRANSIENT_POOL:
+	case ACCEL_DEVICE_QUERY_MEMORY_DEVICE_LOCAL_BYTES:
+	case ACCEL_DEVICE_QUERY_MEMORY_HOST_VISIBLE_BYTES:
+	case ACCEL_DEVICE_QUERY_COUNT:
+		break;
+	}
+	return 0;
+}
+
+ACCEL_EXPORT int accel_device_query_i64(const accel_device_t *device,
+					accel_device_query_t key, int64_t *out)
+{
+	static const char fn[] = "accel_device_query_i64";
+	int64_t v;
+
+	if (!device)
+		return accel_fail(EINVAL, "%s: device is NULL", fn);
+	if (!out)
+		return accel_fail(EINVAL, "%s: out is NULL", fn);
+	if ((unsigned int)key >= ACCEL_DEVICE_QUERY_COUNT)
+		return accel_fail(ENOENT,
+			"%s: key %u is not a query key; the keys are 0 (ACCEL_DEVICE_QUERY_MAX_WORKGROUP_SIZE_X) to %u (see accel/device.h)",
+			fn, (unsigned int)key, ACCEL_DEVICE_QUERY_COUNT - 1);
+	v = query_default(device, key);
+	if (key != ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT &&
+	    device->ops->query_i64) {
+		int64_t mine;
+
+		if (device->ops->query_i64(device, key, &mine) == 0)
+			v = mine;
+	}
+	*out = v;
+	return 0;
 }

@@ -204,7 +204,7 @@ static int validate_slot(const struct accel_slot_req *req, uint32_t slot,
 			caller, slot, len, req->min_length);
 	if ((b->buffer->root_offset + b->offset) % req->align)
 		return accel_fail(EINVAL,
-			"%s: binding table slot %u: offset %" PRIu64 " is not a multiple of %u, the alignment the command buffer needs (fill pattern or indirect count)",
+			"%s: binding table slot %u: offset %" PRIu64 " is not a multiple of %u, the alignment the command buffer needs (fill pattern, indirect count or the device's binding alignment, ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT)",
 			caller, slot, b->buffer->root_offset + b->offset, req->align);
 	if (req->length_align && len % req->length_align)
 		return accel_fail(EINVAL,

@@ -6,7 +6,8 @@ usage: accelctl_cli.py ACCELCTL HELLO_SCHEDULER FAKE_ACCEL_INFO_SO
 
 Checks exit codes (0 success, 1 failure, 2 usage error), that `info -j` is
 valid JSON holding everything `info` prints as text, and that the example
-runs. `top` runs on fake sysfs and /proc trees (ACCELCTL_SYSFS,
+runs. `devices -j` is JSON, holds what the text prints, and lists the cpu
+device as the process's affinity and sysconf() see it. `top` runs on fake sysfs and /proc trees (ACCELCTL_SYSFS,
 ACCELCTL_PROC) whose numbers are known, so its text and JSON are checked
 exactly, and against each other. Prints TAP; exits 1 if any check failed.
 """
@@ -151,6 +152,74 @@ hello = run(HELLO, env={"ACCEL_SCHEDULER": "bogus"})
 expect_exit("hello-scheduler fails on a bad ACCEL_SCHEDULER", hello, 1,
             "ACCEL_SCHEDULER")
 
+
+# ---- devices ------------------------------------------------------------------
+expect_exit("devices --help exits 0", run(ACCELCTL, "devices", "--help"), 0,
+            "Usage: accelctl devices [-j|--json] [DRIVER]", "stdout")
+expect_exit("devices unknown option exits 2", run(ACCELCTL, "devices", "-x"),
+            2, "accelctl: devices: unknown option '-x'")
+expect_exit("devices two drivers exits 2",
+            run(ACCELCTL, "devices", "cpu", "vulkan"), 2,
+            "accelctl: devices: unexpected argument 'vulkan'")
+for bad in ("gpu", "", "cpu://"):
+    expect_exit(f"devices {bad!r} exits 2", run(ACCELCTL, "devices", bad), 2,
+                f"accelctl: devices: no driver named '{bad}'; the drivers "
+                "are cpu, vulkan, cuda and hip")
+text, js = run(ACCELCTL, "devices"), run(ACCELCTL, "devices", "--json")
+expect_exit("devices exits 0", text, 0)
+expect_exit("devices --json exits 0", js, 0)
+try:
+    dj = json.loads(js.stdout)
+except ValueError as e:
+    dj = None
+    check("devices --json is JSON", False, f"{e}:\n{js.stdout}")
+if dj is not None:
+    drivers = {d["name"]: d for d in dj["drivers"]}
+    check("devices lists every driver",
+          [d["name"] for d in dj["drivers"]] == ["cpu", "vulkan", "cuda", "hip"],
+          js.stdout)
+    cpu = drivers["cpu"]["devices"]
+    check("devices: cpu has one device, the CPUs of the affinity",
+          len(cpu) == 1 and cpu[0]["uri"] == "cpu://0" and
+          cpu[0]["kind"] == "cpu" and
+          cpu[0]["cpu_count"] == len(os.sched_getaffinity(0)) and
+          cpu[0]["queue_families"] == [{"count": len(os.sched_getaffinity(0)),
+                                        "flags": ["compute", "transfer"]}] and
+          cpu[0]["device_local_bytes"] ==
+          os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") and
+          cpu[0]["limits"]["min_binding_alignment"] == 1 and
+          len(cpu[0]["limits"]) == 18 and cpu[0]["open_error"] is None,
+          json.dumps(cpu))
+    missing = []
+    for d in dj["drivers"]:
+        if not d["available"]:
+            if f"{d['name']}: not available: {d['reason']}" not in text.stdout:
+                missing.append(d["name"] + " reason")
+            if not d["reason"] or d["devices"] or not d["error"]:
+                missing.append(d["name"] + " reason/error/devices")
+        for dev in d["devices"]:
+            for v in (dev["uri"], dev["name"], dev["vendor"], dev["kind"]):
+                if v not in text.stdout:
+                    missing.append(v)
+            for k, v in (dev["limits"] or {}).items():
+                if not re.search(rf"^    {k}: +{v}$", text.stdout, re.M):
+                    missing.append(f"{dev['uri']} {k}")
+    check("devices: the text holds the JSON's data", not missing,
+          f"missing {missing}:\n{text.stdout}")
+    only = run(ACCELCTL, "devices", "-j", "cpu")
+    expect_exit("devices cpu exits 0", only, 0)
+    check("devices cpu lists only cpu",
+          [d["name"] for d in json.loads(only.stdout)["drivers"]] == ["cpu"],
+          only.stdout)
+    off = [d for d in dj["drivers"] if not d["available"]]
+    if off:
+        expect_exit("devices of a driver not available exits 1",
+                    run(ACCELCTL, "devices", off[0]["name"]), 1,
+                    f"accelctl: devices: {off[0]['name']}: driver not "
+                    "available: ")
+    else:
+        skip("devices of a driver not available exits 1",
+             "every driver is available here")
 
 # ---- top, on fake trees -----------------------------------------------------
 

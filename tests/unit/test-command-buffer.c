@@ -529,7 +529,8 @@ START_TEST(test_table_binding_wrap)
 	accel_binding_t b[2] = { { buf, 0, 64 }, { buf, 0, 64 } };
 	accel_binding_table_t t = { 2, b };
 
-	record_slots_at(UINT64_MAX);
+	/* the highest offset every device's binding alignment (<= 4) allows */
+	record_slots_at(UINT64_MAX - 3);
 	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
 		b[1].offset = edges[i];
 		b[1].length = ACCEL_WHOLE_BUFFER;
@@ -541,7 +542,7 @@ START_TEST(test_table_binding_wrap)
 		reject_table(&t, ERANGE, "is outside its buffer of 256 bytes");
 	}
 	b[1] = (accel_binding_t){ buf, 0, ACCEL_WHOLE_BUFFER };
-	reject_table(&t, ERANGE, "slot 1: its range is 256 bytes, but the command buffer uses up to byte 18446744073709551615 of it");
+	reject_table(&t, ERANGE, "slot 1: its range is 256 bytes, but the command buffer uses up to byte 18446744073709551612 of it");
 }
 END_TEST
 

@@ -78,6 +78,63 @@ START_TEST(test_symbols_stub)
 }
 END_TEST
 
+/*
+ * Enumeration against whatever libcuda.so.1 the machine has: the GPUs it
+ * counts (none where it finds none), each named, NVIDIA's, with memory.
+ * gpu_enumerate() needs the library only, not the built-in kernels.
+ */
+START_TEST(test_enumerate_installed)
+{
+	accel_device_info_t infos[16];
+	uint32_t n = 77;
+	int err = gpu_enumerate(&gpu_backend_cuda, NULL, 0, &n);
+
+	if (err == -ENODEV && strstr(accel_error_message(), "driver not available")) {
+		ck_assert_uint_eq(n, 77);
+		TEST_SKIP("no libcuda.so.1 loads here: %s", accel_error_message());
+	}
+	ASSERT_OK(err);
+	printf("# libcuda counts %u GPU(s)\n", n);
+	memset(infos, 0, sizeof(infos));
+	for (uint32_t i = 0; i < 16; i++)
+		infos[i].size = sizeof(infos[i]);
+	ASSERT_OK(gpu_enumerate(&gpu_backend_cuda, infos, 16, &n));
+	for (uint32_t i = 0; i < n && i < 16; i++) {
+		char uri[32];
+
+		snprintf(uri, sizeof(uri), "cuda://%u", i);
+		printf("# %s: %s, %llu bytes, kind %s, %u queue families\n",
+		       infos[i].uri, infos[i].name,
+		       (unsigned long long)infos[i].device_local_bytes,
+		       accel_device_kind_name(infos[i].kind),
+		       infos[i].queue_family_count);
+		ck_assert_str_eq(infos[i].uri, uri);
+		ck_assert(infos[i].name[0]);
+		ck_assert_str_eq(infos[i].vendor, "NVIDIA");
+		ck_assert_uint_eq(infos[i].vendor_id, 0x10de);
+		ck_assert_uint_gt(infos[i].device_local_bytes, 0);
+		ck_assert_uint_gt(infos[i].host_visible_bytes, 0);
+		ck_assert_uint_ge(infos[i].queue_family_count, 1);
+		ck_assert(infos[i].kind == ACCEL_DEVICE_KIND_DISCRETE_GPU ||
+			  infos[i].kind == ACCEL_DEVICE_KIND_INTEGRATED_GPU);
+	}
+}
+END_TEST
+
+/* The stub library counts no device: it cannot start, and says why. */
+START_TEST(test_enumerate_stub)
+{
+	uint32_t n = 77;
+
+	if (!stub_path())
+		TEST_SKIP("no CUDA toolkit stub libcuda.so was found at build time (no nvcc)");
+	setenv("ACCEL_CUDA_LIBRARY", stub_path(), 1);
+	ASSERT_ERRNO(gpu_enumerate(&gpu_backend_cuda, NULL, 0, &n), ENODEV);
+	ASSERT_MESSAGE_CONTAINS("the CUDA driver cannot start: CUDA_ERROR_STUB_LIBRARY");
+	ck_assert_uint_eq(n, 77);
+}
+END_TEST
+
 /* Whatever this machine has, cuda://0 opens or says why not. */
 START_TEST(test_open_no_device)
 {
@@ -169,6 +226,8 @@ static Suite *cuda_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_symbols_installed);
 	tcase_add_test(tc, test_symbols_stub);
+	tcase_add_test(tc, test_enumerate_installed);
+	tcase_add_test(tc, test_enumerate_stub);
 	tcase_add_test(tc, test_open_no_device);
 	tcase_add_test(tc, test_open_missing_library);
 	tcase_add_test(tc, test_open_stub);

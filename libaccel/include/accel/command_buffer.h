@@ -32,8 +32,12 @@
  * a call in the wrong state (recording outside begin/end, begin twice,
  * submitting before end, a ONE_SHOT submitted twice); -ERANGE for a range
  * outside a buffer, an offset or length that overflows, or a slot not below
- * the capacity; -EINVAL for misalignment, a missing usage bit, mismatched
- * lengths, or binding/constant counts that differ from the entry point's;
+ * the capacity; -EINVAL for misalignment (a dispatch binding's offset
+ * included: it must be a multiple of the device's
+ * ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT, checked when recorded for a
+ * direct ref and when submitted for a binding table slot), a missing usage
+ * bit, mismatched lengths, or binding/constant counts that differ from the
+ * entry point's;
  * -EXDEV for a buffer or executable of another device; -ENOMEM.
  *
  * **Ordering.** Commands between two barriers may run in any order or

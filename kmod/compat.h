@@ -18,6 +18,7 @@
 #include <linux/io_uring.h>
 #include <linux/io_uring_types.h>
 #include <linux/percpu-refcount.h>
+#include <linux/sched/signal.h>
 #ifdef ACCEL_HAVE_IO_URING_CMD_H
 #include <linux/io_uring/cmd.h>
 #endif
@@ -115,6 +116,33 @@ static inline bool accel_uring_cmd_ring_dying(struct io_uring_cmd *cmd)
 #else
 	return false;
 #endif
+}
+
+/**
+ * accel_uring_cmd_abandoned() - the pending command @cmd, issued by @t, has
+ * no one left to reap it: @t's process is going (a fatal signal, a group
+ * exit, its last thread exiting), @t is exec'ing, or the ring is being torn
+ * down. Only needed where io_uring cannot cancel uring_cmds itself
+ * (!ACCEL_URING_CANCELABLE), and the kernels that can cancel them do it on
+ * just these events: an exec (io_uring_task_cancel() cancels all of the
+ * task's requests) and the ring's exit. One thread exiting is none of
+ * them: io_uring leaves that thread's uring_cmds pending (it waits only for
+ * its tracked requests, which uring_cmds are not) and the ring's other
+ * users reap their completions. So PF_EXITING alone means nothing here;
+ * taken for the owner's death, it failed every pending job a thread had
+ * submitted before it exited while its process went on.
+ *
+ * @t is held by the caller, so t->signal is valid.
+ */
+static inline bool accel_uring_cmd_abandoned(struct task_struct *t,
+					     struct io_uring_cmd *cmd)
+{
+	if (fatal_signal_pending(t) ||
+	    (READ_ONCE(t->signal->flags) & SIGNAL_GROUP_EXIT) ||
+	    ((t->flags & PF_EXITING) && !atomic_read(&t->signal->live)) ||
+	    t->in_execve)
+		return true;
+	return accel_uring_cmd_ring_dying(cmd);
 }
 
 /* eventfd_signal() lost its count argument in 6.8. */

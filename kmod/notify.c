@@ -16,13 +16,14 @@
  * a callback running concurrently (both hold the fence's lock).
  *
  * A pending uring_cmd holds its file, so a file is never released with a
- * WAIT pending; but a task's exit, or its ring's, waits for every uring_cmd
- * it has in flight. On kernels with cancelable uring_cmds (6.7+) io_uring
+ * WAIT pending; but an exec, or a ring's exit, waits for every uring_cmd
+ * in flight there. On kernels with cancelable uring_cmds (6.7+) io_uring
  * asks us to cancel them (IO_URING_F_CANCEL). Older kernels (Debian's 6.1)
  * have no such hook, so a per-file monitor re-checks every pending WAIT
- * every ACCEL_MONITOR_MS: a WAIT whose submitting task is exiting, or whose
- * ring is being torn down, is completed with -ECANCELED, which bounds how
- * long such an exit can wait.
+ * every ACCEL_MONITOR_MS: a WAIT whose submitter's process is going (not
+ * just its thread: see accel_uring_cmd_abandoned()), or whose ring is being
+ * torn down, is completed with -ECANCELED, which bounds how long such an
+ * exit can wait.
  */
 #include <linux/eventfd.h>
 #include <linux/file.h>
@@ -367,18 +368,13 @@ void accel_notify_release(struct accel_file *afile)
 }
 
 /*
- * Whether a pending WAIT's issuer can no longer reap it: its task is
- * exiting, or its ring is being torn down. Only used where io_uring cannot
- * cancel uring_cmds itself.
+ * Whether a pending WAIT's issuer can no longer reap it (its process is
+ * going, or its ring): accel_uring_cmd_abandoned(). Only used where
+ * io_uring cannot cancel uring_cmds itself.
  */
 static bool accel_notify_abandoned(struct accel_notify *n)
 {
-	struct task_struct *t = n->task;
-
-	if ((t->flags & PF_EXITING) || fatal_signal_pending(t) ||
-	    (READ_ONCE(t->signal->flags) & SIGNAL_GROUP_EXIT))
-		return true;
-	return accel_uring_cmd_ring_dying(n->cmd);
+	return accel_uring_cmd_abandoned(n->task, n->cmd);
 }
 
 static void accel_notify_monitor(struct work_struct *work)

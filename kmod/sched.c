@@ -595,7 +595,7 @@ int accel_uring_job_complete(struct accel_file *afile, struct io_uring_cmd *cmd)
 	return accel_job_do_complete(afile, &args);
 }
 
-/* io_uring cancels a pending SUBMIT (ring or task exit). */
+/* io_uring cancels a pending SUBMIT (its task execs, or its ring goes). */
 void accel_uring_job_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct accel_sched_job *job =
@@ -625,8 +625,10 @@ void accel_uring_job_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 }
 
 /*
- * Without cancelable uring_cmds: cancel the pending SUBMITs whose task is
- * exiting (see notify.c's monitor, which calls this).
+ * Without cancelable uring_cmds: cancel the pending SUBMITs whose
+ * submitter's process is going or exec'ing (accel_uring_cmd_abandoned();
+ * notify.c's monitor calls this). A thread that exits leaves its SUBMITs
+ * to its process, as io_uring does.
  */
 void accel_sched_monitor(struct accel_file *afile, bool *again)
 {
@@ -645,9 +647,7 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 			accel_job_put(job);
 			continue;
 		}
-		if ((t->flags & PF_EXITING) || fatal_signal_pending(t) ||
-		    (READ_ONCE(t->signal->flags) & SIGNAL_GROUP_EXIT) ||
-		    accel_uring_cmd_ring_dying(job->cmd)) {
+		if (accel_uring_cmd_abandoned(t, job->cmd)) {
 			accel_job_cancel(job, -EOWNERDEAD); /* answers the cmd */
 		} else {
 			*again = true;

@@ -1155,6 +1155,137 @@ TEST_F(sched, uring_submit_pending_at_sigkill)
 	ASSERT_EQ(-EOWNERDEAD, err);
 }
 
+struct thread_submitter {
+	struct io_uring *ring;
+	int fd;
+	struct pts none, waits, signals;
+	struct accel_job j[2];
+	int ret;
+};
+
+static void *submit_two_then_exit(void *arg)
+{
+	struct thread_submitter *t = arg;
+
+	uring_submit_prep(t->ring, t->fd, &t->j[0], 1);
+	uring_submit_prep(t->ring, t->fd, &t->j[1], 2);
+	t->ret = io_uring_submit(t->ring);
+	return NULL;
+}
+
+/*
+ * A thread that submits and exits leaves its SUBMITs to its process, as
+ * io_uring does (it waits at a thread's exit only for tracked requests,
+ * which uring_cmds are not): the job still pending when the thread went
+ * is released once its wait is reached, with nothing failed meanwhile. A
+ * module that took the thread's exit for its owner's death failed that
+ * job with -EOWNERDEAD (6.1's monitor did, after one round).
+ */
+TEST_F(sched, uring_submit_pending_outlives_its_thread)
+{
+	int fd = accel_test_open(), res, err;
+	struct thread_submitter t = { .fd = fd };
+	struct io_uring ring;
+	uint64_t ud = 0, v;
+	uint32_t q, x, y;
+	pthread_t th;
+
+	ASSERT_GE(fd, 0);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	q = queue_new(_metadata, fd, engine_name("thx"), 1, 1, 1);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	t.ring = &ring;
+	t.none = NOPTS;
+	t.waits = PTS(P(x, 1));
+	t.signals = PTS(P(y, 1));
+	job_fill(&t.j[0], q, &t.none, &t.none, 0);        /* takes the credit */
+	job_fill(&t.j[1], q, &t.waits, &t.signals, 0);   /* stays pending */
+	ASSERT_EQ(0, pthread_create(&th, NULL, submit_two_then_exit, &t));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(2, t.ret);
+	res = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(1, ud);
+	ASSERT_GT(res, 0);
+	/* Several of 6.1's monitor rounds (ACCEL_MONITOR_MS = 50). */
+	usleep(300000);
+	ASSERT_EQ(0, so_query(fd, y, &v, NULL, &err));
+	if (err)
+		TH_LOG("the pending job's signal failed with %d after its thread exited", err);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, v);
+	ASSERT_EQ(0, complete(fd, res & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(0, so_signal(fd, x, 1));
+	res = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(2, ud);
+	ASSERT_GT(res, 0);
+	ASSERT_EQ(0, complete(fd, res & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(1, so_value(_metadata, fd, y));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/*
+ * A process that execs with a SUBMIT pending goes on into the new program
+ * (an exec cancels the task's io_uring requests; where io_uring cannot
+ * cancel a uring_cmd, the module's monitor sees the exec), and the points
+ * the job promised fail with -EOWNERDEAD.
+ */
+TEST_F(sched, uring_submit_pending_at_exec)
+{
+	int fd = accel_test_open(), pipefd[2], status = 0, sfd, err;
+	uint32_t x;
+	pid_t pid;
+	char c;
+
+	ASSERT_GE(fd, 0);
+	x = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, so_export(fd, x, &sfd));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int cfd = open(ACCEL_DEV_PATH, O_RDWR | O_CLOEXEC);
+		struct accel_job j1, j2;
+		struct io_uring ring;
+		uint32_t q, cx;
+
+		if (cfd < 0 || so_import(cfd, sfd, &cx) ||
+		    io_uring_queue_init(8, &ring, 0) ||
+		    queue_create(cfd, engine_name("exk"), 1, 1, 1, &q))
+			_exit(10);
+		job_fill(&j1, q, &NOPTS, &NOPTS, 0);
+		job_fill(&j2, q, &NOPTS, &PTS(P(cx, 1)), 0);
+		uring_submit_prep(&ring, cfd, &j1, 1); /* takes the credit */
+		uring_submit_prep(&ring, cfd, &j2, 2); /* stays pending */
+		if (io_uring_submit(&ring) != 2)
+			_exit(11);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(12);
+		execl("/bin/sh", "sh", "-c", "exit 7", (char *)NULL);
+		_exit(13);
+	}
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	for (int i = 0; i < 500; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(10000);
+		if (i == 499) {
+			TH_LOG("the exec did not finish within 5 s");
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			ASSERT_TRUE(0);
+		}
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(7, WEXITSTATUS(status));
+	ASSERT_NE(0, so_wait1(fd, x, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-EOWNERDEAD, err);
+	close(sfd);
+	close(fd);
+}
+
 /*
  * Pipelining: a job whose waits are promised by a job of the same file
  * already released to the same engine is released at once, flagged; its

@@ -653,6 +653,51 @@ TEST_F(syncobj, uring_wait_pending_at_sigkill)
 	exit_with_pending_wait(_metadata, 1);
 }
 
+struct thread_waiter {
+	struct io_uring *ring;
+	int fd;
+	uint32_t h;
+	int ret;
+};
+
+static void *wait_then_exit(void *arg)
+{
+	struct thread_waiter *t = arg;
+
+	uring_wait_prep(t->ring, t->fd, t->h, 1, 0, 1);
+	t->ret = io_uring_submit(t->ring);
+	return NULL;
+}
+
+/*
+ * A WAIT whose thread exited is still its process's: it completes with 0
+ * when the point is reached, not -ECANCELED when the thread goes (6.1's
+ * monitor took one thread's exit for its process's).
+ */
+TEST_F(syncobj, uring_wait_outlives_its_thread)
+{
+	int fd = accel_test_open(), res;
+	struct thread_waiter t = { .fd = fd };
+	struct io_uring ring;
+	uint64_t ud = 0;
+	pthread_t th;
+
+	ASSERT_GE(fd, 0);
+	t.h = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	t.ring = &ring;
+	ASSERT_EQ(0, pthread_create(&th, NULL, wait_then_exit, &t));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(1, t.ret);
+	usleep(300000); /* several of 6.1's monitor rounds */
+	ASSERT_EQ(0, so_signal(fd, t.h, 1));
+	res = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(1, ud);
+	ASSERT_EQ(0, res);
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
 /* Ring closed (not the process) with a WAIT pending. */
 TEST_F(syncobj, uring_wait_pending_at_ring_close)
 {

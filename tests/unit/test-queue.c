@@ -7,6 +7,7 @@
  * the failing command's index, wait-before-signal without head-of-line
  * blocking, and submissions from several threads at once.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -1041,7 +1042,9 @@ struct flooder {
 	accel_queue_t *q;
 	accel_command_buffer_t *cb;
 	accel_buffer_t *counter;
+	accel_semaphore_t *done;        /* submission i signals i + 1 */
 	int failed;
+	char why[256];                  /* the first refusal's message */
 };
 
 static void *flood_main(void *arg)
@@ -1050,9 +1053,13 @@ static void *flood_main(void *arg)
 	accel_binding_t bc[1] = { { f->counter, 0, 4 } };
 	accel_binding_table_t t = { 1, bc };
 
-	for (int i = 0; i < 200; i++)
-		if (accel_queue_execute(f->q, NULL, NULL, f->cb, &t, 0))
-			f->failed++;
+	for (uint64_t i = 0; i < 200; i++) {
+		POINT(sig, f->done, i + 1);
+
+		if (accel_queue_execute(f->q, NULL, &sig, f->cb, &t, 0) &&
+		    !f->failed++)
+			snprintf(f->why, sizeof(f->why), "%s", accel_error_message());
+	}
 	return NULL;
 }
 
@@ -1087,7 +1094,7 @@ START_TEST(test_batch_under_flood)
 		tables[i] = (accel_binding_table_t){ 1, bc };
 	}
 	for (int i = 0; i < FLOODERS; i++) {
-		f[i] = (struct flooder){ .cb = inc, .counter = buffer_new(4) };
+		f[i] = (struct flooder){ .cb = inc, .counter = buffer_new(4), .done = sem_new(0) };
 		*(uint32_t *)map(f[i].counter) = 0;
 		ASSERT_OK(accel_queue_create(dev, 0, &f[i].q));
 		ck_assert_int_eq(pthread_create(&th[i], NULL, flood_main, &f[i]), 0);
@@ -1098,11 +1105,20 @@ START_TEST(test_batch_under_flood)
 	ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
 	ck_assert_uint_eq(*pc, N);
 	for (int i = 0; i < FLOODERS; i++) {
+		uint64_t v;
+		int e;
+
 		ASSERT_OK(accel_queue_wait_idle(f[i].q, WAIT_LONG));
-		ck_assert_int_eq(f[i].failed, 0);
+		ck_assert_msg(f[i].failed == 0, "flooder %d: %d submissions refused, the first: %s",
+			      i, f[i].failed, f[i].why);
+		/* Idle means every submission ended: each says how. */
+		ASSERT_OK(accel_semaphore_query(f[i].done, &v, &e));
+		ck_assert_msg(e == 0 && v == 200, "flooder %d: its semaphore is at %" PRIu64 " (error %d): %s",
+			      i, v, e, accel_semaphore_failure_message(f[i].done));
 		ck_assert_uint_eq(*(uint32_t *)map(f[i].counter), 200);
 		accel_queue_release(f[i].q);
 		accel_buffer_release(f[i].counter);
+		accel_semaphore_release(f[i].done);
 	}
 	accel_semaphore_release(s);
 	accel_command_buffer_release(inc);

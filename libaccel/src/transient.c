@@ -377,6 +377,101 @@ static int take_locked(struct accel_transient_pool *p, struct block *b,
 }
 
 /*
+ * The shortest run of adjacent blocks, none LIVE, of @memory_type holding
+ * @size bytes: its first block, its last in *@last. Locked.
+ */
+static struct block *best_run_locked(struct accel_transient_pool *p,
+				     uint32_t memory_type, uint64_t size,
+				     struct block **last)
+{
+	struct block *best = NULL;
+	uint64_t best_total = UINT64_MAX;
+
+	for (struct chunk *c = p->chunks; c; c = c->next) {
+		if (c->memory_type != memory_type)
+			continue;
+		for (struct block *first = c->blocks; first; first = first->next) {
+			struct block *b = first;
+			uint64_t total = 0;
+
+			for (; b && b->state != BLOCK_LIVE; b = b->next) {
+				total += b->size;
+				if (total >= size)
+					break;
+			}
+			if (b && b->state != BLOCK_LIVE && total < best_total) {
+				best = first;
+				best_total = total;
+				*last = b;
+			}
+		}
+	}
+	return best;
+}
+
+/* Adds @pt to @tag (one point per semaphore: the highest value). */
+static void tag_add(struct accel_sched_point *tag, uint32_t *count,
+		    struct accel_sched_point pt)
+{
+	for (uint32_t i = 0; i < *count; i++)
+		if (tag[i].sem == pt.sem) {
+			if (pt.value > tag[i].value)
+				tag[i].value = pt.value;
+			accel_semaphore_release(pt.sem);
+			return;
+		}
+	tag[(*count)++] = pt;
+}
+
+/*
+ * The run @first..@last becomes one PENDING block whose tag is all of
+ * theirs (FREE ones count as reserved from now on). 0, or -ENOMEM with
+ * nothing changed. Locked.
+ */
+static int merge_run_locked(struct accel_transient_pool *p, struct block *first,
+			    struct block *last)
+{
+	struct accel_sched_point *tag;
+	uint32_t n = 0, count = 0;
+	uint64_t add = 0;
+
+	for (struct block *b = first; b != last->next; b = b->next)
+		n += b->tag_count;
+	tag = malloc((n ? n : 1) * sizeof(*tag));
+	if (!tag)
+		return -ENOMEM;
+	for (struct block *b = first, *next; b != last->next; b = next) {
+		next = b->next;
+		for (uint32_t i = 0; i < b->tag_count; i++)
+			tag_add(tag, &count, b->tag[i]);
+		free(b->tag);
+		b->tag = NULL;
+		b->tag_count = 0;
+		if (b->state == BLOCK_PENDING)
+			p->pending--;
+		else
+			add += b->size;
+		if (b != first) {
+			first->size += b->size;
+			if (b == last) {
+				block_unlink(p, b);
+				break;
+			}
+			block_unlink(p, b);
+		}
+	}
+	first->chunk->busy += add;
+	p->stats.reserved += add;
+	if (p->stats.reserved > p->stats.reserved_peak)
+		p->stats.reserved_peak = p->stats.reserved;
+	first->state = BLOCK_PENDING;
+	first->tag = tag;
+	first->tag_count = count;
+	p->pending++;
+	return 0;
+}
+
+/*
  * A LIVE block of @size bytes (aligned) of @memory_type into *@out; when
  * it was PENDING, its tag moves to *@tag and *@tag_count (the caller's to
  * wait for, and free). 0 or -errno with the message set.
@@ -404,13 +499,25 @@ static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
 		if (!err)
 			b = best_fit_locked(p, memory_type, size, BLOCK_FREE);
 	}
-	if (!b && err == -EAGAIN)
-		b = best_fit_locked(p, memory_type, size, BLOCK_PENDING);
+	if (!b && err == -EAGAIN && p->pending) {
+		struct block *last = NULL;
+
+		/* Memory that is free once earlier work ended: wait for it. */
+		b = best_run_locked(p, memory_type, size, &last);
+		if (b)
+			err = b == last ? 0 : merge_run_locked(p, b, last);
+		if (err == -ENOMEM) {
+			accel_fail(ENOMEM, "%s: out of memory", fn);
+			b = NULL;
+		}
+	}
 	if (b) {
 		*tag = b->state == BLOCK_PENDING ? b->tag : NULL;
 		*tag_count = b->state == BLOCK_PENDING ? b->tag_count : 0;
 		err = take_locked(p, b, size);
-		if (!err) {
+		if (err) {
+			accel_fail(ENOMEM, "%s: out of memory", fn);
+		} else {
 			b->tag = NULL;
 			b->tag_count = 0;
 		}
@@ -420,8 +527,6 @@ static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
 			"%s: the transient pool of %s has no free range of %" PRIu64 " bytes now: %" PRIu64 " of its %" PRIu64 " bytes are in buffers not deallocated yet (or split into smaller ranges); dealloca some and try again, or raise ACCEL_TRANSIENT_POOL_BYTES",
 			fn, p->device->uri, size, p->stats.reserved,
 			p->stats.capacity);
-	else if (err == -ENOMEM)
-		accel_fail(ENOMEM, "%s: out of memory", fn);
 	pthread_mutex_unlock(&p->lock);
 	*out = err ? NULL : b;
 	return err;

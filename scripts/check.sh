@@ -115,8 +115,8 @@ san_leg() {
 # the stress suite. The others are single-threaded and run under ASan+UBSan; under TSan
 # they would only add minutes (the whole unit suite takes about twice as
 # long there).
-TSAN_TESTS="internal scheduler semaphore queue cpu stress vulkan-queue vulkan-cpu
-	vulkan-stress vulkan exit-after-release-cpu exit-after-release-vulkan"
+TSAN_TESTS="internal scheduler semaphore queue cpu stress alloca vulkan-queue vulkan-cpu
+	vulkan-stress vulkan-alloca vulkan exit-after-release-cpu exit-after-release-vulkan"
 
 if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
 	# Stop at the first report; UBSan's reports are recoverable otherwise.

@@ -53,15 +53,23 @@
 
 enum block_state { BLOCK_FREE, BLOCK_LIVE, BLOCK_PENDING };
 
+/* Size classes of FREE blocks: [256 << k, 256 << (k + 1)), k < 41 (2^48). */
+#define CLASSES 41
+
 struct chunk;
 
 /*
  * struct block - a range of a chunk.
- * @tag: while PENDING, the dealloca's waits not reached at its call (the
- *       semaphores referenced), @tag_count of them.
+ * @prev, @next:   the chunk's blocks, by offset.
+ * @lprev, @lnext: while FREE, its chunk's list of its size class; while
+ *                 PENDING, the pool's list of PENDING blocks, in dealloca
+ *                 order.
+ * @tag:           while PENDING, the dealloca's waits not reached at its
+ *                 call (the semaphores referenced), @tag_count of them.
  */
 struct block {
-	struct block *prev, *next; /* in the chunk, by offset */
+	struct block *prev, *next;
+	struct block *lprev, *lnext;
 	struct chunk *chunk;
 	uint64_t offset;
 	uint64_t size;
@@ -70,13 +78,20 @@ struct block {
 	struct accel_sched_point *tag;
 };
 
+/*
+ * struct chunk - a root buffer of the driver's, suballocated.
+ * @free:    its FREE blocks by size class; @classes: which are not empty.
+ * @busy:    bytes of its LIVE and PENDING blocks.
+ */
 struct chunk {
 	struct chunk *next;
-	accel_buffer_t *buffer; /* the driver's root; no device reference */
+	accel_buffer_t *buffer; /* no device reference: see above */
 	uint32_t memory_type;
 	uint64_t size;
-	uint64_t busy;          /* bytes of its LIVE and PENDING blocks */
+	uint64_t busy;
 	struct block *blocks;
+	struct block *free[CLASSES];
+	uint64_t classes;
 };
 
 struct accel_transient_pool {
@@ -84,15 +99,29 @@ struct accel_transient_pool {
 	accel_device_t *device;
 	struct chunk *chunks;
 	accel_transient_pool_stats_t stats;
-	uint32_t pending;       /* PENDING blocks */
-	struct block *spare;    /* unused block nodes, by ->next */
+	uint32_t pending;          /* PENDING blocks */
+	struct block *pending_head, *pending_tail;
+	struct block *spare;       /* unused block nodes, by ->next */
+	/*
+	 * Headers of released alloca buffers, by ->next_free: pushed
+	 * without the lock (a release), popped under it (one at a time:
+	 * no ABA).
+	 */
+	_Atomic(struct transient_buffer *) headers;
 };
+
+/*
+ * Looked at when more are PENDING: the oldest first, since queues
+ * mostly finish in order; all of them only when nothing FREE fits.
+ */
+#define PENDING_REAP 8
 
 /* An alloca buffer: a view of its block's chunk. */
 struct transient_buffer {
 	accel_buffer_t base;
 	struct accel_transient_pool *pool;
 	struct block *block;    /* NULL once deallocated */
+	struct transient_buffer *next_free;
 };
 
 /* ACCEL_TRANSIENT_POOL_BYTES, or the default; 0 or -EINVAL. */
@@ -169,6 +198,74 @@ static bool point_reached(const struct accel_sched_point *pt)
 	return error || value >= pt->value;
 }
 
+static bool tag_reached(const struct block *b)
+{
+	for (uint32_t i = 0; i < b->tag_count; i++)
+		if (!point_reached(&b->tag[i]))
+			return false;
+	return true;
+}
+
+static unsigned int size_class(uint64_t size)
+{
+	unsigned int k = 63 - (unsigned int)__builtin_clzll(size / POOL_ALIGN);
+
+	return k < CLASSES ? k : CLASSES - 1;
+}
+
+static void free_insert(struct chunk *c, struct block *b)
+{
+	unsigned int k = size_class(b->size);
+
+	b->state = BLOCK_FREE;
+	b->lprev = NULL;
+	b->lnext = c->free[k];
+	if (b->lnext)
+		b->lnext->lprev = b;
+	c->free[k] = b;
+	c->classes |= UINT64_C(1) << k;
+}
+
+static void free_remove(struct chunk *c, struct block *b)
+{
+	unsigned int k = size_class(b->size);
+
+	if (b->lprev)
+		b->lprev->lnext = b->lnext;
+	else
+		c->free[k] = b->lnext;
+	if (b->lnext)
+		b->lnext->lprev = b->lprev;
+	if (!c->free[k])
+		c->classes &= ~(UINT64_C(1) << k);
+}
+
+static void pending_insert(struct accel_transient_pool *p, struct block *b)
+{
+	b->state = BLOCK_PENDING;
+	b->lnext = NULL;
+	b->lprev = p->pending_tail;
+	if (p->pending_tail)
+		p->pending_tail->lnext = b;
+	else
+		p->pending_head = b;
+	p->pending_tail = b;
+	p->pending++;
+}
+
+static void pending_remove(struct accel_transient_pool *p, struct block *b)
+{
+	if (b->lprev)
+		b->lprev->lnext = b->lnext;
+	else
+		p->pending_head = b->lnext;
+	if (b->lnext)
+		b->lnext->lprev = b->lprev;
+	else
+		p->pending_tail = b->lprev;
+	p->pending--;
+}
+
 static struct block *block_new(struct accel_transient_pool *p)
 {
 	struct block *b = p->spare;
@@ -180,6 +277,7 @@ static struct block *block_new(struct accel_transient_pool *p)
 	return b;
 }
 
+/* Takes @b out of its chunk's blocks (no list of state) into the spares. */
 static void block_unlink(struct accel_transient_pool *p, struct block *b)
 {
 	if (b->prev)
@@ -193,69 +291,82 @@ static void block_unlink(struct accel_transient_pool *p, struct block *b)
 }
 
 /*
- * @b becomes FREE and merges with its FREE neighbours. Locked. Returns the
- * FREE block it is now part of (@b, or the one before it).
+ * @b (LIVE or PENDING) becomes FREE and merges with its FREE neighbours.
+ * Locked. Returns the FREE block it is now part of.
  */
 static struct block *block_free_locked(struct accel_transient_pool *p,
 				       struct block *b)
 {
+	struct chunk *c = b->chunk;
+
 	if (b->state == BLOCK_PENDING) {
+		pending_remove(p, b);
 		tag_free(b->tag, b->tag_count);
 		b->tag = NULL;
 		b->tag_count = 0;
-		p->pending--;
 	}
-	if (b->state != BLOCK_FREE) {
-		b->chunk->busy -= b->size;
-		p->stats.reserved -= b->size;
-	}
-	b->state = BLOCK_FREE;
+	c->busy -= b->size;
+	p->stats.reserved -= b->size;
 	if (b->next && b->next->state == BLOCK_FREE) {
+		free_remove(c, b->next);
 		b->size += b->next->size;
 		block_unlink(p, b->next);
 	}
 	if (b->prev && b->prev->state == BLOCK_FREE) {
 		struct block *prev = b->prev;
 
+		free_remove(c, prev);
 		prev->size += b->size;
 		block_unlink(p, b);
-		return prev;
+		b = prev;
 	}
+	free_insert(c, b);
 	return b;
 }
 
-/* PENDING blocks whose tags are reached become FREE. Locked. */
-static void reap_locked(struct accel_transient_pool *p)
+/*
+ * PENDING blocks whose tags are reached become FREE: from the oldest on,
+ * up to the first not reached (@all: every one). Locked.
+ */
+static void reap_locked(struct accel_transient_pool *p, bool all)
 {
-	for (struct chunk *c = p->chunks; c && p->pending; c = c->next) {
-		struct block *b = c->blocks, *next;
+	struct block *b = p->pending_head, *next;
 
-		for (; b; b = next) {
-			bool reached = b->state == BLOCK_PENDING;
-
-			for (uint32_t i = 0; i < b->tag_count && reached; i++)
-				reached = point_reached(&b->tag[i]);
-			/* Merging absorbs a FREE next block: go on after it. */
-			next = reached ? block_free_locked(p, b)->next : b->next;
-		}
+	for (; b; b = next) {
+		next = b->lnext;
+		if (tag_reached(b))
+			block_free_locked(p, b);
+		else if (!all)
+			return;
 	}
 }
 
-/* The smallest block in @state of @memory_type with @size bytes. Locked. */
+/*
+ * The smallest FREE block of @memory_type with @size bytes, looking in
+ * @size's class, else taking the first of the next class not empty (any
+ * of it is larger). Locked.
+ */
 static struct block *best_fit_locked(struct accel_transient_pool *p,
-				     uint32_t memory_type, uint64_t size,
-				     enum block_state state)
+				     uint32_t memory_type, uint64_t size)
 {
+	unsigned int k = size_class(size);
 	struct block *best = NULL;
 
 	for (struct chunk *c = p->chunks; c; c = c->next) {
-		if (c->memory_type != memory_type ||
-		    (state == BLOCK_FREE && c->size - c->busy < size))
+		uint64_t above;
+
+		if (c->memory_type != memory_type || c->size - c->busy < size)
 			continue;
-		for (struct block *b = c->blocks; b; b = b->next)
-			if (b->state == state && b->size >= size &&
-			    (!best || b->size < best->size))
+		for (struct block *b = c->free[k]; b; b = b->lnext)
+			if (b->size >= size && (!best || b->size < best->size))
 				best = b;
+		above = k + 1 < CLASSES ? c->classes >> (k + 1) : 0;
+		if (above) {
+			struct block *b = c->free[k + 1 + __builtin_ctzll(above)];
+
+			if (!best || b->size < best->size)
+				best = b;
+		}
 	}
 	return best;
 }
@@ -292,7 +403,10 @@ static void trim_locked(struct accel_transient_pool *p)
 	}
 }
 
-/* A new chunk of @memory_type holding at least @size bytes; 0 or -errno. */
+/*
+ * A new chunk of @memory_type holding at least @size bytes: 0, -EAGAIN
+ * (over the capacity; no message) or -errno with the message set.
+ */
 static int chunk_add_locked(struct accel_transient_pool *p, uint32_t memory_type,
 			    uint64_t size, const char *fn)
 {
@@ -334,8 +448,8 @@ static int chunk_add_locked(struct accel_transient_pool *p, uint32_t memory_type
 	c->size = want;
 	b->chunk = c;
 	b->size = want;
-	b->state = BLOCK_FREE;
 	c->blocks = b;
+	free_insert(c, b);
 	c->next = p->chunks;
 	p->chunks = c;
 	p->stats.committed += want;
@@ -344,35 +458,44 @@ static int chunk_add_locked(struct accel_transient_pool *p, uint32_t memory_type
 	return 0;
 }
 
-/* @b, FREE, becomes LIVE with @size bytes; the rest stays FREE. Locked. */
+/*
+ * @b, FREE or PENDING, becomes LIVE; a FREE one keeps @size bytes and
+ * leaves the rest FREE. 0 or -ENOMEM (nothing changed). Locked.
+ */
 static int take_locked(struct accel_transient_pool *p, struct block *b,
 		       uint64_t size)
 {
-	if (b->state == BLOCK_FREE && b->size > size) {
+	struct chunk *c = b->chunk;
+
+	if (b->state == BLOCK_PENDING) {
+		pending_remove(p, b); /* its tag goes to the caller */
+		b->state = BLOCK_LIVE;
+		return 0;
+	}
+	if (b->size > size) {
 		struct block *rest = block_new(p);
 
 		if (!rest)
 			return -ENOMEM;
-		rest->chunk = b->chunk;
+		free_remove(c, b);
+		rest->chunk = c;
 		rest->offset = b->offset + size;
 		rest->size = b->size - size;
-		rest->state = BLOCK_FREE;
 		rest->prev = b;
 		rest->next = b->next;
 		if (b->next)
 			b->next->prev = rest;
 		b->next = rest;
 		b->size = size;
-	}
-	if (b->state == BLOCK_PENDING) {
-		p->pending--; /* its tag goes to the caller */
+		free_insert(c, rest);
 	} else {
-		b->chunk->busy += b->size;
-		p->stats.reserved += b->size;
-		if (p->stats.reserved > p->stats.reserved_peak)
-			p->stats.reserved_peak = p->stats.reserved;
+		free_remove(c, b);
 	}
 	b->state = BLOCK_LIVE;
+	c->busy += b->size;
+	p->stats.reserved += b->size;
+	if (p->stats.reserved > p->stats.reserved_peak)
+		p->stats.reserved_peak = p->stats.reserved;
 	return 0;
 }
 
@@ -425,70 +548,100 @@ static void tag_add(struct accel_sched_point *tag, uint32_t *count,
 
 /*
  * The run @first..@last becomes one PENDING block whose tag is all of
- * theirs (FREE ones count as reserved from now on). 0, or -ENOMEM with
- * nothing changed. Locked.
+ * theirs (its FREE blocks count as reserved from now on). 0, or -ENOMEM
+ * with nothing changed. Locked.
  */
 static int merge_run_locked(struct accel_transient_pool *p, struct block *first,
 			    struct block *last)
 {
+	struct chunk *c = first->chunk;
 	struct accel_sched_point *tag;
 	uint32_t n = 0, count = 0;
 	uint64_t add = 0;
+	struct block *b, *next, *end = last->next;
 
-	for (struct block *b = first; b != last->next; b = b->next)
+	for (b = first; b != end; b = b->next)
 		n += b->tag_count;
 	tag = malloc((n ? n : 1) * sizeof(*tag));
 	if (!tag)
 		return -ENOMEM;
-	for (struct block *b = first, *next; b != last->next; b = next) {
+	for (b = first; b != end; b = next) {
 		next = b->next;
 		for (uint32_t i = 0; i < b->tag_count; i++)
 			tag_add(tag, &count, b->tag[i]);
 		free(b->tag);
 		b->tag = NULL;
 		b->tag_count = 0;
-		if (b->state == BLOCK_PENDING)
-			p->pending--;
-		else
+		if (b->state == BLOCK_PENDING) {
+			pending_remove(p, b);
+		} else {
+			free_remove(c, b);
 			add += b->size;
+		}
 		if (b != first) {
 			first->size += b->size;
-			if (b == last) {
-				block_unlink(p, b);
-				break;
-			}
 			block_unlink(p, b);
 		}
 	}
-	first->chunk->busy += add;
+	c->busy += add;
 	p->stats.reserved += add;
 	if (p->stats.reserved > p->stats.reserved_peak)
 		p->stats.reserved_peak = p->stats.reserved;
-	first->state = BLOCK_PENDING;
 	first->tag = tag;
 	first->tag_count = count;
-	p->pending++;
+	pending_insert(p, first);
 	return 0;
+}
+
+static void header_push(struct accel_transient_pool *p,
+			struct transient_buffer *t)
+{
+	struct transient_buffer *head = atomic_load_explicit(&p->headers,
+							     memory_order_relaxed);
+
+	do {
+		t->next_free = head;
+	} while (!atomic_compare_exchange_weak_explicit(&p->headers, &head, t,
+							memory_order_release,
+							memory_order_relaxed));
+}
+
+/* A cached header, or NULL. Locked: the only popper. */
+static struct transient_buffer *header_pop_locked(struct accel_transient_pool *p)
+{
+	struct transient_buffer *head = atomic_load_explicit(&p->headers,
+							     memory_order_acquire);
+
+	while (head && !atomic_compare_exchange_weak_explicit(&p->headers, &head,
+							      head->next_free,
+							      memory_order_acquire,
+							      memory_order_acquire))
+		;
+	return head;
 }
 
 /*
  * A LIVE block of @size bytes (aligned) of @memory_type into *@out; when
  * it was PENDING, its tag moves to *@tag and *@tag_count (the caller's to
- * wait for, and free). 0 or -errno with the message set.
+ * wait for, and free); a cached header of a released buffer into
+ * *@header, or NULL. 0 or -errno with the message set.
  */
 static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
 		   uint64_t size, struct block **out,
 		   struct accel_sched_point **tag, uint32_t *tag_count,
-		   const char *fn)
+		   struct transient_buffer **header, const char *fn)
 {
 	struct block *b;
 	int err = 0;
 
 	pthread_mutex_lock(&p->lock);
-	b = best_fit_locked(p, memory_type, size, BLOCK_FREE);
+	*header = header_pop_locked(p);
+	if (p->pending > PENDING_REAP)
+		reap_locked(p, false);
+	b = best_fit_locked(p, memory_type, size);
 	if (!b && p->pending) {
-		reap_locked(p);
-		b = best_fit_locked(p, memory_type, size, BLOCK_FREE);
+		reap_locked(p, true);
+		b = best_fit_locked(p, memory_type, size);
 	}
 	if (!b) {
 		err = chunk_add_locked(p, memory_type, size, fn);
@@ -497,7 +650,7 @@ static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
 			err = chunk_add_locked(p, memory_type, size, fn);
 		}
 		if (!err)
-			b = best_fit_locked(p, memory_type, size, BLOCK_FREE);
+			b = best_fit_locked(p, memory_type, size);
 	}
 	if (!b && err == -EAGAIN && p->pending) {
 		struct block *last = NULL;
@@ -506,27 +659,25 @@ static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
 		b = best_run_locked(p, memory_type, size, &last);
 		if (b)
 			err = b == last ? 0 : merge_run_locked(p, b, last);
-		if (err == -ENOMEM) {
-			accel_fail(ENOMEM, "%s: out of memory", fn);
-			b = NULL;
-		}
 	}
-	if (b) {
-		*tag = b->state == BLOCK_PENDING ? b->tag : NULL;
-		*tag_count = b->state == BLOCK_PENDING ? b->tag_count : 0;
-		err = take_locked(p, b, size);
-		if (err) {
-			accel_fail(ENOMEM, "%s: out of memory", fn);
-		} else {
+	*tag = NULL;
+	*tag_count = 0;
+	if (b && !err) {
+		if (b->state == BLOCK_PENDING) {
+			*tag = b->tag;
+			*tag_count = b->tag_count;
 			b->tag = NULL;
 			b->tag_count = 0;
 		}
+		err = take_locked(p, b, size); /* a PENDING one: never fails */
 	}
 	if (err == -EAGAIN)
 		accel_fail(EAGAIN,
 			"%s: the transient pool of %s has no free range of %" PRIu64 " bytes now: %" PRIu64 " of its %" PRIu64 " bytes are in buffers not deallocated yet (or split into smaller ranges); dealloca some and try again, or raise ACCEL_TRANSIENT_POOL_BYTES",
 			fn, p->device->uri, size, p->stats.reserved,
 			p->stats.capacity);
+	else if (err == -ENOMEM && b)
+		accel_fail(ENOMEM, "%s: out of memory", fn);
 	pthread_mutex_unlock(&p->lock);
 	*out = err ? NULL : b;
 	return err;
@@ -541,24 +692,29 @@ static void give_back_locked(struct accel_transient_pool *p, struct block *b,
 		block_free_locked(p, b);
 		return;
 	}
-	b->state = BLOCK_PENDING;
 	b->tag = tag;
 	b->tag_count = tag_count;
-	p->pending++;
+	pending_insert(p, b);
 }
 
 static void transient_buffer_destroy(accel_buffer_t *buf)
 {
 	struct transient_buffer *t = (struct transient_buffer *)buf;
 	struct accel_transient_pool *p = t->pool;
+	accel_device_t *d = buf->device;
 
 	if (t->block) { /* never deallocated: nothing uses it any more */
 		pthread_mutex_lock(&p->lock);
 		block_free_locked(p, t->block);
 		pthread_mutex_unlock(&p->lock);
 	}
-	accel_buffer_fini(buf);
-	free(t);
+	/*
+	 * The header goes to the pool for the next alloca, then the device
+	 * reference (accel_buffer_fini()): the last one frees the pool, and
+	 * the header with it.
+	 */
+	header_push(p, t);
+	accel_device_release(d);
 }
 
 static const struct accel_buffer_ops transient_buffer_ops = {
@@ -586,9 +742,51 @@ static accel_semaphore_list_t join_waits(const accel_semaphore_list_t *waits,
 					 .values = values };
 }
 
+/* Every point of @waits is reached now, none failed. */
+static bool waits_reached(const accel_semaphore_list_t *waits)
+{
+	for (uint32_t i = 0; waits && i < waits->count; i++) {
+		accel_semaphore_t *sem = waits->semaphores[i];
+		uint64_t value = 0;
+		int error = 0;
+
+		sem->scheduler->ops->sem_query(sem, &value, &error);
+		if (error || value < waits->values[i])
+			return false;
+	}
+	return true;
+}
+
 /*
- * The barrier that signals @signals after @waits and @tag; nothing when
- * there are no signals. 0 or -errno with the message set.
+ * Signals @signals from the host, as a barrier would once run: a point not
+ * above its semaphore's value fails it with -EINVAL (the message says so),
+ * a failed semaphore stays as it is.
+ */
+static void signal_now(const accel_semaphore_list_t *signals, const char *fn)
+{
+	for (uint32_t i = 0; i < signals->count; i++) {
+		accel_semaphore_t *sem = signals->semaphores[i];
+		const struct accel_scheduler_ops *ops = sem->scheduler->ops;
+		char msg[ACCEL_FAILURE_MAX];
+		uint64_t value = 0;
+		int error = 0;
+
+		if (ops->sem_signal(sem, signals->values[i], fn) == 0)
+			continue;
+		ops->sem_query(sem, &value, &error);
+		if (error)
+			continue;
+		accel_strfmt(msg, sizeof(msg),
+			     "%s could not signal %" PRIu64 ": the semaphore is already at %" PRIu64 " (a timeline never moves back)",
+			     fn, signals->values[i], value);
+		ops->sem_fail(sem, -EINVAL, msg);
+	}
+}
+
+/*
+ * @signals after @waits and @tag: at once from the host when they are all
+ * reached, else by a barrier on @q; nothing without signals. 0 or -errno
+ * with the message set (a barrier not submitted).
  */
 static int order(accel_queue_t *q, const accel_semaphore_list_t *waits,
 		 const accel_semaphore_list_t *signals,
@@ -603,6 +801,10 @@ static int order(accel_queue_t *q, const accel_semaphore_list_t *waits,
 
 	if (!signals || !signals->count)
 		return 0;
+	if (!tag_count && waits_reached(waits)) {
+		signal_now(signals, fn);
+		return 0;
+	}
 	if (!tag_count)
 		return accel_queue_submit_barrier(q, waits, signals, fn);
 	if (n > ACCEL_ARRAY_SIZE(sem_buf)) {
@@ -689,25 +891,27 @@ ACCEL_EXPORT int accel_queue_alloca(accel_queue_t *queue,
 	err = check_params(params, size, p, fn);
 	if (err)
 		return err;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return accel_fail(ENOMEM, "%s: out of memory", fn);
 	need = size ? (size + POOL_ALIGN - 1) & ~(POOL_ALIGN - 1) : POOL_ALIGN;
 	memory_type = params->memory_type | ACCEL_MEMORY_TYPE_DEVICE_VISIBLE;
-	err = reserve(p, memory_type, need, &b, &tag, &tag_count, fn);
-	if (err) {
-		free(t);
-		return err;
+	err = reserve(p, memory_type, need, &b, &tag, &tag_count, &t, fn);
+	if (!err && !t) {
+		t = malloc(sizeof(*t));
+		err = t ? 0 : accel_fail(ENOMEM, "%s: out of memory", fn);
 	}
-	err = order(queue, waits, signals, tag, tag_count, fn);
+	if (!err)
+		err = order(queue, waits, signals, tag, tag_count, fn);
 	if (err) {
-		pthread_mutex_lock(&p->lock);
-		give_back_locked(p, b, tag, tag_count);
-		pthread_mutex_unlock(&p->lock);
-		free(t);
+		if (b) {
+			pthread_mutex_lock(&p->lock);
+			give_back_locked(p, b, tag, tag_count);
+			pthread_mutex_unlock(&p->lock);
+		}
+		if (t)
+			header_push(p, t);
 		return err;
 	}
 	tag_free(tag, tag_count);
+	memset(t, 0, sizeof(*t));
 	accel_buffer_init(&t->base, &transient_buffer_ops, queue->device,
 			  params, size);
 	t->pool = p;
@@ -844,6 +1048,10 @@ void accel_transient_pool_destroy(accel_device_t *d)
 
 		p->spare = b->next;
 		free(b);
+	}
+	for (struct transient_buffer *t = atomic_load(&p->headers), *next; t; t = next) {
+		next = t->next_free;
+		free(t);
 	}
 	pthread_mutex_destroy(&p->lock);
 	free(p);

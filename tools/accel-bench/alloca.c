@@ -114,11 +114,10 @@ static double alloca_round(struct alloca_bench *a, int signalled)
 	return dt;
 }
 
-static void measure(const struct opts *o, struct alloca_bench *a,
-		    const char *suffix, int *first)
+/* Medians into @m: alloca + dealloca, allocate + release, signalled. */
+static void measure(const struct opts *o, struct alloca_bench *a, double m[3])
 {
-	double *v = calloc(3 * (size_t)o->rounds, sizeof(double)), m[3];
-	char name[64];
+	double *v = calloc(3 * (size_t)o->rounds, sizeof(double));
 
 	if (!v)
 		fail("out of memory");
@@ -132,53 +131,54 @@ static void measure(const struct opts *o, struct alloca_bench *a,
 	}
 	for (int i = 0; i < 3; i++)
 		m[i] = median(v + i * o->rounds, o->rounds);
-	if (o->json)
-		printf("%s\"%s\": {\"alloca_dealloca_ns\": %.0f, "
-		       "\"allocate_release_ns\": %.0f, "
-		       "\"alloca_dealloca_signalled_ns\": %.0f}, ",
-		       *first ? "" : ", ", accel_device_uri(a->dev), m[0], m[1], m[2]);
-	else
-		fprintf(notes, "# alloca on %s: alloca+dealloca %.0f ns, signalled %.0f ns; allocate+release %.0f ns (sizes 256 B .. 1 MiB)\n",
-			accel_device_uri(a->dev), m[0], m[2], m[1]);
-	if (o->json)
-		printf("\"metrics%s\": {", suffix);
-	snprintf(name, sizeof(name), "alloca.vs_allocate%s", suffix);
-	{
-		int f = 1;
-
-		metric(o, name, m[0] / m[1], &f);
-		snprintf(name, sizeof(name), "alloca.vs_allocate.signalled%s", suffix);
-		metric(o, name, m[2] / m[1], &f);
-	}
-	if (o->json)
-		printf("}");
-	*first = 0;
 	free(v);
 }
 
 int bench_alloca(const struct opts *o)
 {
 	static const char *const uris[] = { "cpu://", "vulkan://0" };
-	int first = 1;
+	static const char *const suffix[] = { "", ".vulkan" };
+	double m[2][3];
+	int ran[2] = { 0, 0 }, first = 1;
+	char name[64];
 
-	if (o->json)
-		printf("{\"bench\": \"alloca\", ");
-	for (size_t i = 0; i < sizeof(uris) / sizeof(uris[0]); i++) {
+	for (size_t i = 0; i < 2; i++) {
 		struct alloca_bench a = { .ops = o->ops / 10 < SIZES ? SIZES : o->ops / 10 };
 		int err = ab_open(&a, uris[i]);
 
-		if (err && i > 0) {
+		if (err && i == 0)
+			fail(uris[i]);
+		if (err)
 			fprintf(notes, "# alloca on %s: skipped: %s\n", uris[i],
 				accel_error_message());
-			ab_close(&a);
-			continue;
-		}
-		if (err)
-			fail(uris[i]);
-		measure(o, &a, i ? ".vulkan" : "", &first);
+		else
+			measure(o, &a, m[i]);
+		ran[i] = !err;
 		ab_close(&a);
+		if (!ran[i] || o->json)
+			continue;
+		fprintf(notes, "# alloca on %s: alloca+dealloca %.0f ns, signalled %.0f ns; allocate+release %.0f ns (sizes 256 B .. 1 MiB)\n",
+			uris[i], m[i][0], m[i][2], m[i][1]);
+	}
+	if (o->json) {
+		printf("{\"bench\": \"alloca\"");
+		for (size_t i = 0; i < 2; i++)
+			if (ran[i])
+				printf(", \"%s\": {\"alloca_dealloca_ns\": %.0f, "
+				       "\"allocate_release_ns\": %.0f, "
+				       "\"alloca_dealloca_signalled_ns\": %.0f}",
+				       i ? "vulkan" : "cpu", m[i][0], m[i][1], m[i][2]);
+		printf(", \"metrics\": {");
+	}
+	for (size_t i = 0; i < 2; i++) {
+		if (!ran[i])
+			continue;
+		snprintf(name, sizeof(name), "alloca.vs_allocate%s", suffix[i]);
+		metric(o, name, m[i][0] / m[i][1], &first);
+		snprintf(name, sizeof(name), "alloca.vs_allocate.signalled%s", suffix[i]);
+		metric(o, name, m[i][2] / m[i][1], &first);
 	}
 	if (o->json)
-		printf("}\n");
+		printf("}}\n");
 	return 0;
 }

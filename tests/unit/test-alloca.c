@@ -260,6 +260,58 @@ START_TEST(test_failed_wait_propagates)
 }
 END_TEST
 
+/*
+ * A dealloca whose waits fail: its signals fail with them, and its range
+ * is free (the work it guarded will not run): the next alloca of it
+ * signals without waiting.
+ */
+START_TEST(test_dealloca_failed_wait)
+{
+	accel_semaphore_t *h = sem_new(0), *u = sem_new(0), *t = sem_new(0);
+	POINT(gate, h, 1);
+	POINT(freed, u, 1);
+	POINT(sig, t, 1);
+	accel_buffer_t *a = alloca_now(POOL), *b;
+	int err = 0;
+
+	ASSERT_OK(accel_queue_dealloca(queue, &gate, &freed, a, 0));
+	ASSERT_OK(accel_semaphore_fail(h, -ENOLINK));
+	ASSERT_ERRNO(accel_semaphore_wait(u, 1, 0, WAIT_LONG), ENOLINK);
+	b = alloca_on(queue, NULL, &sig, HOST_TYPE, POOL);
+	ASSERT_OK(accel_semaphore_wait(t, 1, 0, WAIT_LONG));
+	ck_assert_uint_eq(sem_value(t, &err), 1);
+	ck_assert_int_eq(err, 0);
+	ASSERT_OK(accel_queue_dealloca(queue, NULL, NULL, b, 0));
+	accel_buffer_release(a);
+	accel_buffer_release(b);
+	accel_semaphore_release(h);
+	accel_semaphore_release(u);
+	accel_semaphore_release(t);
+}
+END_TEST
+
+/*
+ * Signals of an alloca whose waits are reached go from the host, as a
+ * barrier's would: a point not above the semaphore's value fails it with
+ * -EINVAL, saying so; the alloca itself succeeds (the buffer is valid).
+ */
+START_TEST(test_signal_not_above)
+{
+	accel_semaphore_t *t = sem_new(5);
+	POINT(sig, t, 3);
+	accel_buffer_t *b = alloca_on(queue, NULL, &sig, HOST_TYPE, 256);
+	int err = 0;
+
+	ck_assert_uint_eq(sem_value(t, &err), 5);
+	ck_assert_int_eq(err, -EINVAL);
+	ASSERT_CONTAINS("failure message", accel_semaphore_failure_message(t),
+			"accel_queue_alloca could not signal 3: the semaphore is already at 5");
+	ASSERT_OK(accel_queue_dealloca(queue, NULL, NULL, b, 0));
+	accel_buffer_release(b);
+	accel_semaphore_release(t);
+}
+END_TEST
+
 /* Size 0, and releasing without a dealloca returns the memory. */
 START_TEST(test_zero_and_release)
 {
@@ -284,7 +336,8 @@ END_TEST
 START_TEST(test_alloca_too_large_and_full)
 {
 	accel_buffer_params_t p = { HOST_TYPE, ALL_USAGE };
-	const uint64_t sizes[] = { POOL + 1, UINT64_C(1) << 48, UINT64_MAX };
+	const uint64_t sizes[] = { POOL + 1, UINT64_C(1) << 32, UINT64_C(1) << 48,
+				   (UINT64_C(1) << 48) + 1, UINT64_MAX };
 	accel_transient_pool_stats_t before = stats(), after;
 	accel_buffer_t *b = TEST_NOT_NULL, *full;
 
@@ -562,6 +615,8 @@ static Suite *alloca_suite(void)
 	tcase_add_test(tc, test_reuse_waits_for_dealloca);
 	tcase_add_test(tc, test_reuse_adjacent_pending);
 	tcase_add_test(tc, test_failed_wait_propagates);
+	tcase_add_test(tc, test_dealloca_failed_wait);
+	tcase_add_test(tc, test_signal_not_above);
 	tcase_add_test(tc, test_zero_and_release);
 	tcase_add_test(tc, test_alloca_too_large_and_full);
 	tcase_add_test(tc, test_use_after_dealloca);

@@ -341,6 +341,12 @@ static void reap_locked(struct accel_transient_pool *p, bool all)
 	}
 }
 
+/* A chunk has every property asked for (its own may be more). */
+static bool chunk_serves(const struct chunk *c, uint32_t memory_type)
+{
+	return (c->memory_type & memory_type) == memory_type;
+}
+
 /*
  * The smallest FREE block of @memory_type with @size bytes, looking in
  * @size's class, else taking the first of the next class not empty (any
@@ -355,7 +361,7 @@ static struct block *best_fit_locked(struct accel_transient_pool *p,
 	for (struct chunk *c = p->chunks; c; c = c->next) {
 		uint64_t above;
 
-		if (c->memory_type != memory_type || c->size - c->busy < size)
+		if (!chunk_serves(c, memory_type) || c->size - c->busy < size)
 			continue;
 		for (struct block *b = c->free[k]; b; b = b->lnext)
 			if (b->size >= size && (!best || b->size < best->size))
@@ -511,7 +517,7 @@ static struct block *best_run_locked(struct accel_transient_pool *p,
 	uint64_t best_total = UINT64_MAX;
 
 	for (struct chunk *c = p->chunks; c; c = c->next) {
-		if (c->memory_type != memory_type)
+		if (!chunk_serves(c, memory_type))
 			continue;
 		for (struct block *first = c->blocks; first; first = first->next) {
 			struct block *b = first;

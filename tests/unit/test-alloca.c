@@ -529,6 +529,166 @@ START_TEST(test_pool_bytes_env)
 }
 END_TEST
 
+/* ---- uploader ------------------------------------------------------------- */
+
+/*
+ * 1000 submissions, each reading its own parameters (4 .. 1000 bytes)
+ * from a ring of 4 KiB through a table slot: each write's space is
+ * recycled once its submission ended; every submission read its own.
+ */
+START_TEST(test_uploader_ring)
+{
+	enum { N = 1000 };
+	accel_uploader_t *up = NULL;
+	accel_semaphore_t *done = sem_new(0);
+	accel_buffer_t *out = buffer_new(N * 4);
+	uint32_t *res = map(out), params[256];
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 2);
+	uint32_t full = 0;
+
+	memset(res, 0, N * 4);
+	ASSERT_OK(accel_command_buffer_copy(cb, accel_buffer_ref_indirect(0, 0, 4),
+					    accel_buffer_ref_indirect(1, 0, 4)));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(accel_uploader_create(queue, 4096, 0, &up));
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t size = 4 + (i * 7919) % 997, offset = UINT64_MAX, v = i + 1;
+		accel_buffer_t *ring = NULL;
+		accel_binding_t bind[2];
+		accel_binding_table_t table = { 2, bind };
+		accel_semaphore_list_t sig = { 1, &done, &v };
+		int err;
+
+		for (uint32_t k = 0; k < 256; k++)
+			params[k] = 0xc0de0000u + i + k;
+		while ((err = accel_uploader_write(up, params, size, &ring, &offset)) == -EAGAIN) {
+			full++;
+			ASSERT_OK(accel_semaphore_wait(done, i, 0, WAIT_LONG));
+		}
+		ASSERT_OK(err);
+		ck_assert_uint_eq(offset % ACCEL_UPLOADER_ALIGN, 0);
+		ck_assert_uint_le(offset + size, 4096);
+		bind[0] = (accel_binding_t){ ring, offset, 4 };
+		bind[1] = (accel_binding_t){ out, i * 4, 4 };
+		ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, &table, 0));
+		ASSERT_OK(accel_uploader_fence(up, done, v));
+	}
+	ASSERT_OK(accel_semaphore_wait(done, N, 0, WAIT_LONG));
+	for (uint32_t i = 0; i < N; i++)
+		ck_assert_msg(res[i] == 0xc0de0000u + i, "submission %u read 0x%x", i, res[i]);
+	printf("uploader: the ring was full %u times in %u writes\n", full, N);
+	accel_uploader_release(up);
+	ck_assert_uint_eq(stats().reserved, 0);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(out);
+	accel_semaphore_release(done);
+}
+END_TEST
+
+/* A write that does not fit before the end starts the next lap at 0. */
+START_TEST(test_uploader_wraps_contiguous)
+{
+	accel_uploader_t *up = NULL;
+	accel_semaphore_t *h = sem_new(0);
+	accel_buffer_t *ring = NULL;
+	uint8_t data[512] = { 1 };
+	uint64_t off[4];
+
+	ASSERT_OK(accel_uploader_create(queue, 1024, 0, &up));
+	for (int i = 0; i < 3; i++)
+		ASSERT_OK(accel_uploader_write(up, data, 200, &ring, &off[i]));
+	ck_assert_uint_eq(off[0], 0);
+	ck_assert_uint_eq(off[1], 256);
+	ck_assert_uint_eq(off[2], 512);
+	ASSERT_OK(accel_uploader_fence(up, h, 1));
+	/* 512 bytes: not before the end (768 + 512 > 1024), nor at 0 yet. */
+	ASSERT_ERRNO(accel_uploader_write(up, data, 512, &ring, &off[3]), EAGAIN);
+	ASSERT_MESSAGE_CONTAINS("the oldest are free once their semaphore reaches 1");
+	ASSERT_OK(accel_semaphore_signal(h, 1));
+	ASSERT_OK(accel_uploader_write(up, data, 512, &ring, &off[3]));
+	ck_assert_uint_eq(off[3], 0);
+	accel_uploader_release(up);
+	accel_semaphore_release(h);
+}
+END_TEST
+
+START_TEST(test_uploader_errors)
+{
+	accel_uploader_t *up = TEST_NOT_NULL, *small = NULL;
+	accel_buffer_t *ring = NULL;
+	accel_scheduler_t *other = NULL;
+	accel_semaphore_t *foreign = NULL;
+	uint64_t off = 0;
+	uint8_t data[600] = { 0 };
+
+	ASSERT_ERRNO(accel_uploader_create(NULL, 4096, 0, &up), EINVAL);
+	ck_assert_ptr_null(up);
+	ASSERT_ERRNO(accel_uploader_create(queue, 4096, 0, NULL), EINVAL);
+	ASSERT_ERRNO(accel_uploader_create(queue, 4096, 1, &up), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("flags 0x1");
+	ASSERT_ERRNO(accel_uploader_create(queue, 0, 0, &up), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("ring_size 0");
+	ASSERT_ERRNO(accel_uploader_create(queue, UINT64_MAX, 0, &up), EINVAL);
+	ASSERT_ERRNO(accel_uploader_create(queue, POOL + 1, 0, &up), ENOSPC);
+	ASSERT_MESSAGE_CONTAINS("could never fit");
+	ck_assert_ptr_null(up);
+	ck_assert_uint_eq(stats().reserved, 0);
+
+	ASSERT_OK(accel_uploader_create(queue, 512, 0, &small));
+	ASSERT_ERRNO(accel_uploader_write(NULL, data, 4, &ring, &off), EINVAL);
+	ASSERT_ERRNO(accel_uploader_write(small, NULL, 4, &ring, &off), EINVAL);
+	ASSERT_ERRNO(accel_uploader_write(small, data, 4, NULL, &off), EINVAL);
+	ASSERT_ERRNO(accel_uploader_write(small, data, 4, &ring, NULL), EINVAL);
+	ASSERT_ERRNO(accel_uploader_write(small, data, 0, &ring, &off), EINVAL);
+	ASSERT_ERRNO(accel_uploader_write(small, data, 513, &ring, &off), ENOSPC);
+	ASSERT_MESSAGE_CONTAINS("above the ring's 512 bytes");
+	ASSERT_OK(accel_uploader_write(small, data, 512, &ring, &off));
+	ASSERT_ERRNO(accel_uploader_write(small, data, 1, &ring, &off), EAGAIN);
+	ASSERT_MESSAGE_CONTAINS("not fenced yet");
+	ASSERT_OK(accel_scheduler_open(NULL, &other));
+	ASSERT_OK(accel_semaphore_create(other, 0, &foreign));
+	ASSERT_ERRNO(accel_uploader_fence(NULL, foreign, 1), EINVAL);
+	ASSERT_ERRNO(accel_uploader_fence(small, NULL, 1), EINVAL);
+	ASSERT_ERRNO(accel_uploader_fence(small, foreign, 1), EXDEV);
+	accel_uploader_release(small);
+	accel_uploader_release(NULL);
+	accel_semaphore_release(foreign);
+	accel_scheduler_release(other);
+}
+END_TEST
+
+/*
+ * Released with fences not reached: its ring goes back to the pool
+ * pending, and the next alloca of that memory waits for the last one.
+ */
+START_TEST(test_uploader_release_pending)
+{
+	accel_uploader_t *up = NULL;
+	accel_semaphore_t *h = sem_new(0), *t = sem_new(0);
+	POINT(sig, t, 1);
+	accel_buffer_t *ring = NULL, *b;
+	uint64_t off;
+	uint32_t word = 1;
+
+	ASSERT_OK(accel_uploader_create(queue, POOL, 0, &up));
+	ASSERT_OK(accel_uploader_write(up, &word, 4, &ring, &off));
+	ASSERT_OK(accel_uploader_fence(up, h, 1));
+	ASSERT_OK(accel_uploader_fence(up, h, 2));
+	accel_uploader_release(up);
+	ck_assert_uint_eq(stats().reserved, POOL);
+	/* The ring's memory type, or fewer properties: its chunk serves it. */
+	b = alloca_on(queue, NULL, &sig, ACCEL_MEMORY_TYPE_HOST_VISIBLE, POOL);
+	ASSERT_OK(accel_semaphore_signal(h, 1));
+	ASSERT_ERRNO(accel_semaphore_wait(t, 1, 0, accel_deadline_after(SECOND / 20)), ETIME);
+	ASSERT_OK(accel_semaphore_signal(h, 2));
+	ASSERT_OK(accel_semaphore_wait(t, 1, 0, WAIT_LONG));
+	ASSERT_OK(accel_queue_dealloca(queue, NULL, NULL, b, 0));
+	accel_buffer_release(b);
+	accel_semaphore_release(h);
+	accel_semaphore_release(t);
+}
+END_TEST
+
 /* ---- threads --------------------------------------------------------------- */
 
 struct worker {
@@ -622,6 +782,10 @@ static Suite *alloca_suite(void)
 	tcase_add_test(tc, test_use_after_dealloca);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_pool_bytes_env);
+	tcase_add_test(tc, test_uploader_ring);
+	tcase_add_test(tc, test_uploader_wraps_contiguous);
+	tcase_add_test(tc, test_uploader_errors);
+	tcase_add_test(tc, test_uploader_release_pending);
 	tcase_add_test(tc, test_threads_three_queues);
 	suite_add_tcase(suite, tc);
 	return suite;

@@ -371,6 +371,79 @@ typedef struct accel_transient_pool_stats {
 int accel_device_transient_pool_stats(accel_device_t *device,
 				      accel_transient_pool_stats_t *out);
 
+/** typedef accel_uploader_t - a ring of parameter memory (opaque). */
+typedef struct accel_uploader accel_uploader_t;
+
+/* The alignment of every accel_uploader_write() (any binding's offset). */
+#define ACCEL_UPLOADER_ALIGN 256u
+
+/**
+ * accel_uploader_create() - a ring buffer of @ring_size bytes of
+ * host-visible memory on @queue's device, for the small data each
+ * submission reads (parameters, constants, indirect counts): written by
+ * the host, recycled once the submissions that read it ended.
+ * @ring_size: bytes, 1 .. the transient pool's capacity (rounded up to
+ *             ACCEL_UPLOADER_ALIGN).
+ * @flags:     must be 0.
+ * @out:       receives it; NULL first and on failure.
+ *
+ * The ring is one buffer of accel_queue_alloca() (usage: dispatch
+ * storage, transfer source, indirect params, mapping): if the pool hands
+ * it memory still in use, create waits for that work to end. A write
+ * takes the next @size bytes (a bip buffer: a write that does not fit
+ * before the end starts again at 0, skipping the tail); accel_uploader_fence()
+ * says which point ends the use of the writes since the previous fence,
+ * and a write reclaims the space of the fences reached.
+ *
+ * IREE's counterpart: the per-queue staging buffers its drivers keep for
+ * parameter uploads (iree_hal_metal_staging_buffer_t, a ring of one
+ * buffer, reserved per command buffer and recycled as they complete).
+ *
+ * Return: 0, or with nothing made: -EINVAL (NULL, flags, @ring_size 0),
+ * accel_queue_alloca()'s errors (-ENOSPC: larger than the pool), -ENOMEM.
+ *
+ * Thread-safety: an uploader is not thread-safe: use one per thread (or
+ * lock around it); several may share a queue.
+ */
+int accel_uploader_create(accel_queue_t *queue, uint64_t ring_size,
+			  uint32_t flags, accel_uploader_t **out);
+
+/**
+ * accel_uploader_write() - copy @size bytes of @data into the ring.
+ * @size:   1 .. the ring's size.
+ * @buffer: receives the ring's buffer (borrowed: valid while the uploader
+ *          lives; bind it, submissions hold their own references).
+ * @offset: receives where the bytes are, a multiple of
+ *          ACCEL_UPLOADER_ALIGN.
+ *
+ * Return: 0, or with nothing written: -EINVAL (NULL argument, @size 0),
+ * -ENOSPC (@size is above the ring's size: it could never fit), -EAGAIN
+ * (the ring is full of writes whose fences are not reached: the message
+ * names the oldest point; wait for it and write again). Never blocks.
+ */
+int accel_uploader_write(accel_uploader_t *uploader, const void *data,
+			 uint64_t size, accel_buffer_t **buffer,
+			 uint64_t *offset);
+
+/**
+ * accel_uploader_fence() - the writes since the previous fence are read
+ * until @semaphore reaches @value (the signal of the submission that reads
+ * them); a point that fails counts as reached (that work will not run).
+ *
+ * Return: 0, -EINVAL (NULL), -EXDEV (a semaphore of another scheduler),
+ * -ENOMEM (nothing recorded).
+ */
+int accel_uploader_fence(accel_uploader_t *uploader,
+			 accel_semaphore_t *semaphore, uint64_t value);
+
+/**
+ * accel_uploader_release() - free @uploader (NULL: no-op); its ring goes
+ * back to the transient pool once every fence is reached
+ * (accel_queue_dealloca() waiting for them). Writes after the last fence
+ * are taken as unused.
+ */
+void accel_uploader_release(accel_uploader_t *uploader);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,23 +5,33 @@
  * Each device has one transient pool, made at its first alloca. The pool
  * holds *chunks*, root buffers of the driver's (cpu: host memory; vulkan:
  * one VkDeviceMemory with its VkBuffer; cuda/hip: one device allocation),
- * one memory type each, and suballocates them: a chunk is a list of
- * *blocks* in address order, each FREE, LIVE (an alloca buffer's) or
- * PENDING (deallocated, its dealloca's waits not known to be reached: the
- * *tag*). Alignment is POOL_ALIGN, enough for every backend's storage
- * offsets, so a buffer of the pool is a view of its chunk at an offset, as
- * a subspan is, and every driver replays it unchanged.
+ * one memory type each (a chunk serves any request whose type bits it
+ * has), and suballocates them: a chunk is a list of *blocks* in address
+ * order, each FREE, LIVE (an alloca buffer's) or PENDING (deallocated, its
+ * dealloca's waits not known to be reached: the *tag*). Alignment is
+ * POOL_ALIGN, enough for every backend's storage offsets, so a buffer of
+ * the pool is a view of its chunk at an offset, as a subspan is, and every
+ * driver replays it unchanged.
+ *
+ * FREE blocks are in per-chunk lists by size class (a power of two), with
+ * a bitmap of the classes not empty: an alloca looks at its own class
+ * (best fit there) and takes the first block of the next class not empty,
+ * O(1) but for its class's list. PENDING blocks are in one list in
+ * dealloca order; the oldest are looked at first (queues mostly finish in
+ * order), all of them only when nothing FREE fits.
  *
  * Queue order without a job of its own: a dealloca puts the block back at
- * once, tagged with its waits; an alloca takes a FREE block (best fit),
- * or, when none fits, first turns the PENDING blocks whose tags are
- * reached into FREE ones (merging neighbours), then grows the pool by a
- * chunk if the capacity allows (after freeing empty chunks), and last
- * takes a PENDING block as it is, adding its tag to its own waits: the
- * memory is then the alloca's once the work of the buffer before it
- * ended. An alloca or dealloca with signals submits a barrier (waits ->
- * signals) on its queue; without, no job at all. So alloca + dealloca
- * without semaphores costs a lock and a best-fit search.
+ * once, tagged with its waits; an alloca takes a FREE block, or, when
+ * none fits, first turns the PENDING blocks whose tags are reached into
+ * FREE ones (merging neighbours), then grows the pool by a chunk if the
+ * capacity allows (after freeing empty chunks), and last takes the
+ * shortest run of adjacent PENDING (and FREE) blocks that fits, adding
+ * their tags to its own waits: the memory is then the alloca's once the
+ * work of the buffers before it ended. An alloca or dealloca with signals
+ * signals them from the host when its waits are reached already, else
+ * submits a barrier (waits -> signals) on its queue; without signals, no
+ * job at all. So alloca + dealloca costs two locks and no allocation once
+ * warm (released buffers' headers are kept for the next alloca).
  *
  * Peak memory: chunks are only made while committed + chunk <= capacity,
  * so the memory the pool holds never exceeds it (committed_peak).

@@ -9,10 +9,15 @@
  * binding-table slots (@0 input, @1 blurred, @2 gradient, @3 output), then
  * submitted for each of 64 input images with a new binding table each
  * time, on cpu:// through the default scheduler (the embedded one when the
- * module is not loaded). Submissions cycle through RING sets of scratch
- * buffers; submission i waits, on one timeline semaphore, for the
- * submission that last used its set (i - RING), and signals i + 1. Every
- * output is checked against a plain C implementation of the same chain.
+ * module is not loaded). Each submission's scratch (the blurred and the
+ * gradient images) is queue-ordered memory: accel_queue_alloca() before
+ * it, accel_queue_dealloca() after it, from a transient pool of RING
+ * images' worth, so that at most RING submissions' scratch exists at once
+ * and an alloca reuses the memory of the submission RING before as soon
+ * as it ended, without the host waiting. The allocas form a chain on one
+ * timeline (alloca i waits for i - 1's point and signals i + 1), the
+ * submissions signal another (i + 1). Every output is checked against a
+ * plain C implementation of the same chain.
  *
  *	pipeline [KERNELS.so] [IMAGES]
  *
@@ -35,7 +40,8 @@
 #define W 256
 #define H 256
 #define THRESHOLD 90
-#define RING 4
+#define RING 4 /* images' scratch in the transient pool */
+#define RING_BYTES "2M" /* RING * 2 images of W * H * 4 bytes */
 #define SLOTS 4
 #define TILE_W 64
 #define TILE_H 4
@@ -45,8 +51,8 @@ struct pipeline {
 	accel_queue_t *queue;
 	accel_executable_t *exe;
 	accel_command_buffer_t *cb;
-	accel_semaphore_t *done;
-	accel_buffer_t **in, **out, *scratch[RING][2];
+	accel_semaphore_t *done, *mem;
+	accel_buffer_t **in, **out;
 	uint32_t images;
 };
 
@@ -176,6 +182,9 @@ static int setup(struct pipeline *p, const char *kernels)
 	if (!err)
 		err = check(accel_semaphore_create(accel_device_scheduler(p->dev), 0, &p->done),
 			    "creating the semaphore");
+	if (!err)
+		err = check(accel_semaphore_create(accel_device_scheduler(p->dev), 0, &p->mem),
+			    "creating the semaphore");
 	p->in = calloc(p->images, sizeof(*p->in));
 	p->out = calloc(p->images, sizeof(*p->out));
 	if (!err && (!p->in || !p->out))
@@ -192,9 +201,6 @@ static int setup(struct pipeline *p, const char *kernels)
 			accel_buffer_unmap(p->in[i]);
 		}
 	}
-	for (uint32_t r = 0; r < RING && !err; r++)
-		for (int j = 0; j < 2 && !err; j++)
-			err = check(buffer(p, &p->scratch[r][j]), "allocating scratch");
 	return err ? err : check(record(p), "recording the command buffer");
 }
 
@@ -204,34 +210,50 @@ static void teardown(struct pipeline *p)
 		accel_buffer_release(p->in ? p->in[i] : NULL);
 		accel_buffer_release(p->out ? p->out[i] : NULL);
 	}
-	for (uint32_t r = 0; r < RING; r++)
-		for (int j = 0; j < 2; j++)
-			accel_buffer_release(p->scratch[r][j]);
 	free(p->in);
 	free(p->out);
 	accel_command_buffer_release(p->cb);
 	accel_semaphore_release(p->done);
+	accel_semaphore_release(p->mem);
 	accel_executable_release(p->exe);
 	accel_queue_release(p->queue);
 	accel_device_release(p->dev);
 }
 
-/* Submits image @i with its own table; its host time goes to *@ns. */
+/*
+ * Submits image @i with its own table, its scratch (two images, one
+ * buffer) from the transient pool; the submit's host time goes to *@ns.
+ */
 static int submit(struct pipeline *p, uint32_t i, double *ns)
 {
-	accel_buffer_t *const *s = p->scratch[i % RING];
-	accel_binding_t b[SLOTS] = {
-		{ p->in[i], 0, ACCEL_WHOLE_BUFFER }, { s[0], 0, ACCEL_WHOLE_BUFFER },
-		{ s[1], 0, ACCEL_WHOLE_BUFFER }, { p->out[i], 0, ACCEL_WHOLE_BUFFER },
+	const accel_buffer_params_t params = {
+		ACCEL_MEMORY_TYPE_DEVICE_LOCAL, ACCEL_BUFFER_USAGE_DISPATCH_STORAGE,
 	};
-	accel_binding_table_t table = { SLOTS, b };
-	uint64_t wv = i >= RING ? i + 1 - RING : 0, sv = i + 1;
-	accel_semaphore_list_t waits = { i >= RING, &p->done, &wv };
-	accel_semaphore_list_t signals = { 1, &p->done, &sv };
-	double t0 = now_ns();
-	int err = accel_queue_execute(p->queue, &waits, &signals, p->cb, &table, 0);
+	uint64_t prev = i, got = i + 1, done = i + 1;
+	accel_semaphore_list_t after_prev = { i > 0, &p->mem, &prev };
+	accel_semaphore_list_t mem = { 1, &p->mem, &got };
+	accel_semaphore_list_t signals = { 1, &p->done, &done };
+	accel_binding_table_t table = { SLOTS, NULL };
+	accel_binding_t b[SLOTS];
+	accel_buffer_t *s = NULL;
+	double t0;
+	int err;
 
+	err = accel_queue_alloca(p->queue, &after_prev, &mem, &params, 2 * W * H * 4, 0, &s);
+	if (check(err, "allocating scratch"))
+		return err;
+	b[0] = (accel_binding_t){ p->in[i], 0, ACCEL_WHOLE_BUFFER };
+	b[1] = (accel_binding_t){ s, 0, W * H * 4 };
+	b[2] = (accel_binding_t){ s, W * H * 4, W * H * 4 };
+	b[3] = (accel_binding_t){ p->out[i], 0, ACCEL_WHOLE_BUFFER };
+	table.bindings = b;
+	t0 = now_ns();
+	err = accel_queue_execute(p->queue, &mem, &signals, p->cb, &table, 0);
 	*ns = now_ns() - t0;
+	/* Back to the pool once this image's submission ended. */
+	if (!err)
+		err = accel_queue_dealloca(p->queue, &signals, NULL, s, 0);
+	accel_buffer_release(s);
 	return check(err, "submitting");
 }
 
@@ -290,6 +312,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	host = calloc(p.images, sizeof(*host));
+	/* The scratch of RING images in flight at most (unless set). */
+	setenv("ACCEL_TRANSIENT_POOL_BYTES", RING_BYTES, 0);
 	err = !host || setup(&p, kernels);
 	printf("pipeline: blur -> gradient -> threshold, %u images of %dx%d u32 pixels, on %s (%s scheduler)\n",
 	       p.images, W, H, p.dev ? accel_device_uri(p.dev) : "?",

@@ -115,8 +115,8 @@ san_leg() {
 # the stress suite. The others are single-threaded and run under ASan+UBSan; under TSan
 # they would only add minutes (the whole unit suite takes about twice as
 # long there).
-TSAN_TESTS="internal scheduler semaphore queue cpu stress transfer vulkan-queue vulkan-cpu
-	vulkan-stress vulkan-transfer vulkan exit-after-release-cpu exit-after-release-vulkan
+TSAN_TESTS="internal scheduler semaphore queue cpu stress transfer alloca vulkan-queue vulkan-cpu
+	vulkan-stress vulkan-transfer vulkan-alloca vulkan exit-after-release-cpu exit-after-release-vulkan
 	device-waits vulkan-device-waits exec-cache enum vulkan-enum"
 
 if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -26,11 +26,20 @@ void accel_buffer_init(accel_buffer_t *b, const struct accel_buffer_ops *ops,
 	b->memory_type = params->memory_type | ACCEL_MEMORY_TYPE_DEVICE_VISIBLE;
 	b->usage = params->usage;
 	atomic_init(&b->map_count, 0);
+	atomic_init(&b->returned, false);
 }
 
 void accel_buffer_fini(accel_buffer_t *b)
 {
-	accel_device_release(b->device);
+	if (!b->weak_device)
+		accel_device_release(b->device);
+}
+
+int accel_buffer_fail_returned(const char *fn, const char *where)
+{
+	return accel_fail(EBADFD,
+		"%s: %s: the buffer was returned by accel_queue_dealloca(); its memory belongs to the pool again (alloca a new one)",
+		fn, where);
 }
 
 ACCEL_EXPORT int accel_allocator_allocate_buffer(accel_allocator_t *allocator,
@@ -91,6 +100,8 @@ ACCEL_EXPORT int accel_buffer_subspan(accel_buffer_t *buffer, uint64_t offset,
 		return accel_fail(ERANGE,
 			"accel_buffer_subspan: offset %" PRIu64 " + length %" PRIu64 " is outside the buffer (%" PRIu64 " bytes)",
 			offset, length, buffer->size);
+	if (accel_buffer_returned(buffer))
+		return accel_buffer_fail_returned("accel_buffer_subspan", "buffer");
 	if (length == ACCEL_WHOLE_BUFFER)
 		length = buffer->size - offset;
 	b = calloc(1, sizeof(*b));
@@ -104,6 +115,7 @@ ACCEL_EXPORT int accel_buffer_subspan(accel_buffer_t *buffer, uint64_t offset,
 	b->root_offset = buffer->root_offset + offset;
 	b->address = buffer->address + offset;
 	b->host = buffer->host ? (uint8_t *)buffer->host + offset : NULL;
+	b->transient = buffer->transient;
 	*out = b;
 	return 0;
 }
@@ -149,6 +161,8 @@ ACCEL_EXPORT int accel_buffer_map(accel_buffer_t *buffer, uint32_t flags,
 	if (!flags || (flags & ~(ACCEL_MAP_READ | ACCEL_MAP_WRITE)))
 		return accel_fail(EINVAL,
 			"%s: flags 0x%x: use ACCEL_MAP_READ and/or ACCEL_MAP_WRITE", fn, flags);
+	if (accel_buffer_returned(buffer))
+		return accel_buffer_fail_returned(fn, "buffer");
 	if (!(buffer->memory_type & ACCEL_MEMORY_TYPE_HOST_VISIBLE) || !buffer->host)
 		return accel_fail(EINVAL,
 			"%s: the buffer is not ACCEL_MEMORY_TYPE_HOST_VISIBLE, so the host cannot map it", fn);

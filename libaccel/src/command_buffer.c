@@ -52,6 +52,12 @@ static int check_direct(const accel_command_buffer_t *cb, const char *fn,
 		return accel_fail(EXDEV,
 			"%s: command %u: %s: the buffer belongs to device %s, but the command buffer to %s",
 			fn, index, rule->what, b->device->uri, cb->device->uri);
+	if (accel_buffer_returned(b)) {
+		char where[64];
+
+		accel_strfmt(where, sizeof(where), "command %u: %s", index, rule->what);
+		return accel_buffer_fail_returned(fn, where);
+	}
 	if ((b->usage & rule->usage) != rule->usage)
 		return accel_fail(EINVAL,
 			"%s: command %u: %s: the buffer lacks %s; allocate it with that usage bit",
@@ -280,6 +286,8 @@ static int commit(accel_command_buffer_t *cb, struct rec *r, const char *fn)
 			refs[i].length = rr->length;
 			refs[i].slot = ACCEL_PLAN_DIRECT;
 			retain_buffer(cb, rr->buffer);
+			if (rr->buffer->transient)
+				cb->transient_buffers = true;
 			continue;
 		}
 		refs[i].address = rr->offset;

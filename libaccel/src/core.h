@@ -136,6 +136,7 @@ struct accel_allocator {
 
 struct accel_drain;
 struct accel_exec_cache;
+struct accel_transient_pool;
 
 /*
  * struct accel_device - the header of every driver's device.
@@ -158,6 +159,8 @@ struct accel_device {
 	 */
 	bool device_waits;
 	struct accel_exec_cache *cache;
+	/* Its transient pool (transient.c); made at the first alloca. */
+	_Atomic(struct accel_transient_pool *) transient;
 	char uri[64];
 	/*
 	 * Enumeration and queries: the alignment of a dispatch binding's
@@ -186,6 +189,13 @@ struct accel_buffer_ops {
  * @address:     the device address of byte 0; for cpu, the host pointer.
  * @host:        the host pointer of byte 0, or NULL if never mappable.
  * @map_count:   accel_buffer_map() calls not yet unmapped.
+ * @transient:   for a buffer of accel_queue_alloca() (itself) and its
+ *               subspans (that buffer), else NULL.
+ * @returned:    of an accel_queue_alloca() buffer: accel_queue_dealloca()
+ *               took it; its memory is the pool's again, so no use of it
+ *               (record, submit, map, subspan) is accepted any more.
+ * @weak_device: the buffer holds no reference to @device: a transient
+ *               pool's chunk, which the device frees before it goes.
  */
 struct accel_buffer {
 	struct accel_ref ref;
@@ -199,7 +209,29 @@ struct accel_buffer {
 	uint64_t address;
 	void *host;
 	atomic_uint map_count;
+	accel_buffer_t *transient;
+	atomic_bool returned;
+	bool weak_device;
 };
+
+/*
+ * accel_buffer_returned() - whether @b (or the alloca buffer it views) was
+ * returned by accel_queue_dealloca(); accel_buffer_fail_returned() says so
+ * for @fn and @where ("command 3: fill target", "binding table slot 2"):
+ * -EBADFD.
+ */
+static inline bool accel_buffer_returned(const accel_buffer_t *b)
+{
+	return b->transient &&
+	       atomic_load_explicit(&b->transient->returned, memory_order_acquire);
+}
+int accel_buffer_fail_returned(const char *fn, const char *where);
+
+/*
+ * transient.c: the device's pool of queue-ordered memory; freed when the
+ * device's last reference goes, before the driver's destroy.
+ */
+void accel_transient_pool_destroy(accel_device_t *d);
 
 /* The header of a new root buffer (one reference, a device reference). */
 void accel_buffer_init(accel_buffer_t *b, const struct accel_buffer_ops *ops,
@@ -253,6 +285,8 @@ enum accel_cb_state {
  * @plan:      the recorded commands and the binding plan (plan.h).
  * @retained:  direct buffers and executables it uses (references).
  * @submitted: set by the first submission (ONE_SHOT check).
+ * @transient_buffers: a direct buffer is from accel_queue_alloca(): each
+ *             submission checks that none was returned since.
  * @driver:    the driver's translation (device ops command_buffer_end).
  */
 struct accel_command_buffer {
@@ -265,6 +299,7 @@ struct accel_command_buffer {
 	struct accel_vec retained_buffers;   /* accel_buffer_t * */
 	struct accel_vec retained_executables; /* accel_executable_t * */
 	atomic_bool submitted;
+	bool transient_buffers;
 	void *driver;
 };
 
@@ -319,6 +354,16 @@ struct accel_queue {
 	atomic_uint_fast64_t next_submission;
 	_Atomic(struct accel_drain *) drain; /* drain.c */
 };
+
+/*
+ * accel_queue_submit_barrier() - accel_queue_barrier() of lists already
+ * validated, as @fn: 0, or -errno with the message set and nothing
+ * submitted.
+ */
+int accel_queue_submit_barrier(accel_queue_t *q,
+			       const accel_semaphore_list_t *waits,
+			       const accel_semaphore_list_t *signals,
+			       const char *fn);
 
 /*
  * drain.c: a submission counts in its queue's and its device's drains

@@ -169,8 +169,10 @@ ACCEL_EXPORT void accel_device_retain(accel_device_t *device)
 
 ACCEL_EXPORT void accel_device_release(accel_device_t *device)
 {
-	if (device && accel_ref_put(&device->ref))
+	if (device && accel_ref_put(&device->ref)) {
+		accel_transient_pool_destroy(device);
 		device->ops->destroy(device);
+	}
 }
 
 ACCEL_EXPORT const char *accel_device_uri(const accel_device_t *device)

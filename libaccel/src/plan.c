@@ -189,6 +189,12 @@ static int validate_slot(const struct accel_slot_req *req, uint32_t slot,
 		return accel_fail(EXDEV,
 			"%s: binding table slot %u holds a buffer of device %s, but the command buffer is for device %s",
 			caller, slot, b->buffer->device->uri, device->uri);
+	if (accel_buffer_returned(b->buffer)) {
+		char where[48];
+
+		accel_strfmt(where, sizeof(where), "binding table slot %u", slot);
+		return accel_buffer_fail_returned(caller, where);
+	}
 	if (binding_length(b, &len))
 		return accel_fail(ERANGE,
 			"%s: binding table slot %u: offset %" PRIu64 " + length %" PRIu64 " is outside its buffer of %" PRIu64 " bytes",

@@ -374,6 +374,18 @@ static struct submission *submission_alloc(uint32_t points, uint32_t count,
 	return sub;
 }
 
+/* A direct buffer of @cb that accel_queue_dealloca() took since it was recorded. */
+static int check_returned(const accel_command_buffer_t *cb, const char *fn)
+{
+	const struct accel_vec *v = &cb->retained_buffers;
+
+	for (size_t i = 0; i < ACCEL_VEC_COUNT(v, accel_buffer_t *); i++)
+		if (accel_buffer_returned(ACCEL_VEC_AT(v, accel_buffer_t *, i)))
+			return accel_buffer_fail_returned(fn,
+				"a buffer the command buffer recorded");
+	return 0;
+}
+
 static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
 		    const accel_binding_table_t *table, const char *fn)
 {
@@ -392,6 +404,8 @@ static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
 	if (table && table->count && !table->bindings)
 		return accel_fail(EINVAL, "%s: table->bindings is NULL but table->count is %u",
 				  fn, table->count);
+	if (cb->transient_buffers && check_returned(cb, fn))
+		return -EBADFD;
 	return accel_plan_validate(&cb->plan, q->device, table, fn);
 }
 
@@ -574,4 +588,13 @@ ACCEL_EXPORT int accel_queue_barrier(accel_queue_t *queue,
 			     false, fn);
 
 	return err ? err : submit(queue, waits, signals, 0, NULL, NULL, fn);
+}
+
+/* For transient.c: a barrier of validated lists, as @fn. */
+int accel_queue_submit_barrier(accel_queue_t *q,
+			       const accel_semaphore_list_t *waits,
+			       const accel_semaphore_list_t *signals,
+			       const char *fn)
+{
+	return submit(q, waits, signals, 0, NULL, NULL, fn);
 }

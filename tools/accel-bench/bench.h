@@ -50,6 +50,8 @@ int bench_cmdbuf(const struct opts *o);
 /* cmdbuf.c: the same submission on the module's scheduler and the embedded. */
 int bench_ksubmit(const struct opts *o);
 int bench_sem(const struct opts *o);
+/* alloca.c: queue-ordered memory against the allocator (cpu, vulkan). */
+int bench_alloca(const struct opts *o);
 
 /*
  * tenant.c: tenants sharing the cpu engine through libaccel: the embedded

@@ -22,6 +22,8 @@
  *	wake  a host signal -> wake round trip between two threads through
  *	      syncobjs (waiting with the WAIT ioctl, and with an io_uring
  *	      WAIT), against the same ping-pong over two eventfds.
+ *	alloca accel_queue_alloca + dealloca against allocate + release of
+ *	      the same sizes, on cpu:// and vulkan://0.
  *	tenant, ktenant  tenants sharing the cpu engine through libaccel, on
  *	      the embedded scheduler and on the module (in the VM): a HIGH
  *	      tenant's p99 under a flood, weighted shares, 8 queues vs 1.
@@ -52,6 +54,7 @@ static const struct bench benches[] = {
 	{ "ksubmit", "libaccel's REUSABLE submit: kernel scheduler vs embedded", 1, bench_ksubmit },
 	{ "cpu", "cpu:// fill/copy/saxpy vs memset/memcpy/C loop, same threads", 0, bench_cpu },
 	{ "cmdbuf", "reusable command buffers: submit cost vs re-recording, vs size", 0, bench_cmdbuf },
+	{ "alloca", "queue alloca+dealloca vs allocate+release, 256 B .. 1 MiB", 0, bench_alloca },
 	{ "sem", "embedded semaphore signal -> wake round trip vs raw futex", 0, bench_sem },
 	{ "tenant", "embedded scheduler: HIGH p99 under a flood, 1:3 shares", 0, bench_tenant },
 	{ "vulkan", "vulkan:// reusable submit with a new table vs raw Vulkan resubmit", 0, bench_vulkan },

@@ -252,6 +252,198 @@ int accel_queue_barrier(accel_queue_t *queue,
  */
 int accel_queue_wait_idle(accel_queue_t *queue, int64_t deadline_ns);
 
+/**
+ * accel_queue_alloca() - a buffer whose memory comes from the device's
+ * transient pool, usable once @signals are reached: queue-ordered
+ * (stream-ordered) allocation.
+ * @waits:   points after which the memory is needed; NULL means none.
+ * @signals: signalled once @waits are reached and the memory is free for
+ *           the buffer (see below); NULL means none. Work that uses the
+ *           buffer waits for them.
+ * @params:  memory type and usage, as accel_allocator_allocate_buffer().
+ * @size:    bytes, 0 .. the pool's capacity.
+ * @flags:   must be 0.
+ * @out:     receives the buffer (one reference, the caller's); NULL first
+ *           and on failure.
+ *
+ * The buffer is returned at once, with its address: it may be recorded in
+ * command buffers and put in binding tables right away; its contents are
+ * undefined. Its memory is a range of a block the pool holds (one
+ * allocation of the driver's, suballocated), so no driver call is made
+ * once the pool is warm.
+ *
+ * The memory comes back with accel_queue_dealloca(), in queue order: a
+ * range whose dealloca's waits are not reached yet may be handed to a
+ * later alloca, which then also waits for them before its @signals (so the
+ * memory is reused once the work of the buffer before it ended, without
+ * the host waiting; if those waits fail, this alloca's signals fail with
+ * them). The pool never holds more than its capacity: the environment
+ * variable ACCEL_TRANSIENT_POOL_BYTES, read at the device's first alloca
+ * (bytes, with an optional K, M or G suffix; default 256M).
+ *
+ * Releasing the buffer's last reference without a dealloca returns its
+ * memory too (nothing can be using it then: submissions hold references).
+ *
+ * IREE's counterpart: iree_hal_device_queue_alloca() on a transient pool
+ * (CUDA: cuMemAllocAsync() on a memory pool).
+ *
+ * Return: 0, or with nothing allocated, signalled or submitted:
+ *
+ * - -EINVAL: NULL @queue, @params or @out, flags, bad @params (as
+ *   accel_allocator_allocate_buffer()), a bad list, or a bad
+ *   ACCEL_TRANSIENT_POOL_BYTES (the message says which);
+ * - -ENOSPC: @size is above the pool's capacity: it could never fit (the
+ *   message gives both; raise ACCEL_TRANSIENT_POOL_BYTES or allocate it);
+ * - -EAGAIN: the pool has no free range that large now: its memory is in
+ *   buffers not deallocated yet (or split in smaller free ranges). The
+ *   call does not block: dealloca some, then try again;
+ * - -EXDEV: a semaphore of another scheduler; -ENOMEM; the driver's
+ *   errors when the pool grows.
+ *
+ * Thread-safety: thread-safe; the pool is shared by the device's queues.
+ */
+int accel_queue_alloca(accel_queue_t *queue,
+		       const accel_semaphore_list_t *waits,
+		       const accel_semaphore_list_t *signals,
+		       const accel_buffer_params_t *params, uint64_t size,
+		       uint32_t flags, accel_buffer_t **out);
+
+/**
+ * accel_queue_dealloca() - return the memory of @buffer, a buffer of
+ * accel_queue_alloca(), to the device's pool once @waits are reached.
+ * @waits:   the points after which nothing uses the memory any more (the
+ *           signals of the last work that uses it); NULL means none: the
+ *           memory is free now.
+ * @signals: signalled once @waits are reached; NULL means none.
+ * @buffer:  an accel_queue_alloca() buffer of the queue's device.
+ * @flags:   must be 0.
+ *
+ * The host is never blocked: the range goes back to the pool at once,
+ * marked with @waits, and the next alloca that takes it waits for them
+ * (accel_queue_alloca()). From this call on, the buffer is dead: recording
+ * it (or a subspan of it), submitting a binding table or a command buffer
+ * that names it, mapping it, taking a subspan and a second dealloca are
+ * refused with -EBADFD and a message saying it "was returned by
+ * accel_queue_dealloca()". The object lives until its last reference is
+ * released; work submitted before the call still runs (it holds its own
+ * references, and @waits order the reuse after it).
+ *
+ * IREE's counterpart: iree_hal_device_queue_dealloca().
+ *
+ * Return: 0, or with nothing changed: -EINVAL (NULL @queue or @buffer,
+ * flags, a bad list, a buffer not from accel_queue_alloca(), a subspan of
+ * one); -EXDEV (the buffer is of another device, a semaphore of another
+ * scheduler); -EBADFD (deallocated already); -ENOMEM.
+ *
+ * Thread-safety: thread-safe; of two racing deallocas of one buffer, one
+ * gets 0, the other -EBADFD.
+ */
+int accel_queue_dealloca(accel_queue_t *queue,
+			 const accel_semaphore_list_t *waits,
+			 const accel_semaphore_list_t *signals,
+			 accel_buffer_t *buffer, uint32_t flags);
+
+/**
+ * struct accel_transient_pool_stats - what a device's transient pool holds.
+ * @capacity:       the most device memory the pool may hold.
+ * @committed:      device memory it holds now (its blocks).
+ * @committed_peak: the most it ever held; never above @capacity.
+ * @reserved:       bytes of ranges handed out and not back yet (buffers
+ *                  not deallocated, or whose dealloca's waits are not
+ *                  known to be reached), alignment included.
+ * @reserved_peak:  the most @reserved ever was.
+ */
+typedef struct accel_transient_pool_stats {
+	uint64_t capacity;
+	uint64_t committed;
+	uint64_t committed_peak;
+	uint64_t reserved;
+	uint64_t reserved_peak;
+} accel_transient_pool_stats_t;
+
+/**
+ * accel_device_transient_pool_stats() - @device's transient pool, now.
+ * @out: receives it; all 0 but @capacity before the first alloca.
+ *
+ * Return: 0, -EINVAL (NULL argument, a bad ACCEL_TRANSIENT_POOL_BYTES).
+ * Thread-safety: thread-safe.
+ */
+int accel_device_transient_pool_stats(accel_device_t *device,
+				      accel_transient_pool_stats_t *out);
+
+/** typedef accel_uploader_t - a ring of parameter memory (opaque). */
+typedef struct accel_uploader accel_uploader_t;
+
+/* The alignment of every accel_uploader_write() (any binding's offset). */
+#define ACCEL_UPLOADER_ALIGN 256u
+
+/**
+ * accel_uploader_create() - a ring buffer of @ring_size bytes of
+ * host-visible memory on @queue's device, for the small data each
+ * submission reads (parameters, constants, indirect counts): written by
+ * the host, recycled once the submissions that read it ended.
+ * @ring_size: bytes, 1 .. the transient pool's capacity (rounded up to
+ *             ACCEL_UPLOADER_ALIGN).
+ * @flags:     must be 0.
+ * @out:       receives it; NULL first and on failure.
+ *
+ * The ring is one buffer of accel_queue_alloca() (usage: dispatch
+ * storage, transfer source, indirect params, mapping): if the pool hands
+ * it memory still in use, create waits for that work to end. A write
+ * takes the next @size bytes (a bip buffer: a write that does not fit
+ * before the end starts again at 0, skipping the tail); accel_uploader_fence()
+ * says which point ends the use of the writes since the previous fence,
+ * and a write reclaims the space of the fences reached.
+ *
+ * IREE's counterpart: the per-queue staging buffers its drivers keep for
+ * parameter uploads (iree_hal_metal_staging_buffer_t, a ring of one
+ * buffer, reserved per command buffer and recycled as they complete).
+ *
+ * Return: 0, or with nothing made: -EINVAL (NULL, flags, @ring_size 0),
+ * accel_queue_alloca()'s errors (-ENOSPC: larger than the pool), -ENOMEM.
+ *
+ * Thread-safety: an uploader is not thread-safe: use one per thread (or
+ * lock around it); several may share a queue.
+ */
+int accel_uploader_create(accel_queue_t *queue, uint64_t ring_size,
+			  uint32_t flags, accel_uploader_t **out);
+
+/**
+ * accel_uploader_write() - copy @size bytes of @data into the ring.
+ * @size:   1 .. the ring's size.
+ * @buffer: receives the ring's buffer (borrowed: valid while the uploader
+ *          lives; bind it, submissions hold their own references).
+ * @offset: receives where the bytes are, a multiple of
+ *          ACCEL_UPLOADER_ALIGN.
+ *
+ * Return: 0, or with nothing written: -EINVAL (NULL argument, @size 0),
+ * -ENOSPC (@size is above the ring's size: it could never fit), -EAGAIN
+ * (the ring is full of writes whose fences are not reached: the message
+ * names the oldest point; wait for it and write again). Never blocks.
+ */
+int accel_uploader_write(accel_uploader_t *uploader, const void *data,
+			 uint64_t size, accel_buffer_t **buffer,
+			 uint64_t *offset);
+
+/**
+ * accel_uploader_fence() - the writes since the previous fence are read
+ * until @semaphore reaches @value (the signal of the submission that reads
+ * them); a point that fails counts as reached (that work will not run).
+ *
+ * Return: 0, -EINVAL (NULL), -EXDEV (a semaphore of another scheduler),
+ * -ENOMEM (nothing recorded).
+ */
+int accel_uploader_fence(accel_uploader_t *uploader,
+			 accel_semaphore_t *semaphore, uint64_t value);
+
+/**
+ * accel_uploader_release() - free @uploader (NULL: no-op); its ring goes
+ * back to the transient pool once every fence is reached
+ * (accel_queue_dealloca() waiting for them). Writes after the last fence
+ * are taken as unused.
+ */
+void accel_uploader_release(accel_uploader_t *uploader);
+
 #ifdef __cplusplus
 }
 #endif

@@ -376,9 +376,10 @@ static int64_t query_default(const accel_device_t *d, accel_device_query_t key)
 	case ACCEL_DEVICE_QUERY_EXTERNAL_SEMAPHORE_SYNC_FILE:
 		accel_scheduler_query(d->scheduler, &si);
 		return si.kind == ACCEL_SCHEDULER_KERNEL;
+	case ACCEL_DEVICE_QUERY_TRANSIENT_POOL:
+		return 1; /* every device: transient.c, on the device's allocator */
 	case ACCEL_DEVICE_QUERY_TIMESTAMPS:
 	case ACCEL_DEVICE_QUERY_TIMESTAMP_PERIOD_PS:
-	case ACCEL_DEVICE_QUERY_TRANSIENT_POOL:
 	case ACCEL_DEVICE_QUERY_MEMORY_DEVICE_LOCAL_BYTES:
 	case ACCEL_DEVICE_QUERY_MEMORY_HOST_VISIBLE_BYTES:
 	case ACCEL_DEVICE_QUERY_COUNT:

@@ -353,8 +353,8 @@ int accel_driver_device_info(const char *driver, uint32_t index,
  *	can be exported as a sync_file (accel_semaphore_export_sync_file()):
  *	likewise.
  * @ACCEL_DEVICE_QUERY_TRANSIENT_POOL: 1 if the device has a pool for
- *	transient, queue-ordered allocations (IREE's queue_alloca); 0 on
- *	every driver of this libaccel.
+ *	transient, queue-ordered allocations (accel_queue_alloca(), IREE's
+ *	queue_alloca); 1 on every driver of this libaccel.
  * @ACCEL_DEVICE_QUERY_MEMORY_DEVICE_LOCAL_BYTES: as
  *	accel_device_info_t.device_local_bytes.
  * @ACCEL_DEVICE_QUERY_MEMORY_HOST_VISIBLE_BYTES: as

@@ -12,7 +12,8 @@
  *	        (one barrier job on the queue per alloca: the queue-ordered
  *	        path), over the same baseline. The .vulkan figures: the same
  *	        on vulkan://0 (vkAllocateMemory + vkCreateBuffer per buffer),
- *	        where a Vulkan device opens (the dynamic build).
+ *	        where a Vulkan device opens (the dynamic build); the .cuda
+ *	        ones on cuda://0 (cuMemAlloc per buffer), where a GPU is.
  *
  * Rounds of the two interleave; each is OPS operations (-n / 10) and the
  * median round is kept.
@@ -136,13 +137,15 @@ static void measure(const struct opts *o, struct alloca_bench *a, double m[3])
 
 int bench_alloca(const struct opts *o)
 {
-	static const char *const uris[] = { "cpu://", "vulkan://0" };
-	static const char *const suffix[] = { "", ".vulkan" };
-	double m[2][3];
-	int ran[2] = { 0, 0 }, first = 1;
+	static const char *const uris[] = { "cpu://", "vulkan://0", "cuda://0" };
+	static const char *const suffix[] = { "", ".vulkan", ".cuda" };
+	static const char *const key[] = { "cpu", "vulkan", "cuda" };
+	enum { N = sizeof(uris) / sizeof(uris[0]) };
+	double m[N][3];
+	int ran[N] = { 0 }, first = 1;
 	char name[64];
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < N; i++) {
 		struct alloca_bench a = { .ops = o->ops / 10 < SIZES ? SIZES : o->ops / 10 };
 		int err = ab_open(&a, uris[i]);
 
@@ -162,15 +165,15 @@ int bench_alloca(const struct opts *o)
 	}
 	if (o->json) {
 		printf("{\"bench\": \"alloca\"");
-		for (size_t i = 0; i < 2; i++)
+		for (size_t i = 0; i < N; i++)
 			if (ran[i])
 				printf(", \"%s\": {\"alloca_dealloca_ns\": %.0f, "
 				       "\"allocate_release_ns\": %.0f, "
 				       "\"alloca_dealloca_signalled_ns\": %.0f}",
-				       i ? "vulkan" : "cpu", m[i][0], m[i][1], m[i][2]);
+				       key[i], m[i][0], m[i][1], m[i][2]);
 		printf(", \"metrics\": {");
 	}
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < N; i++) {
 		if (!ran[i])
 			continue;
 		snprintf(name, sizeof(name), "alloca.vs_allocate%s", suffix[i]);

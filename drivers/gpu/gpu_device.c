@@ -30,6 +30,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,33 @@ static void gpu_describe(const struct gpu_backend *be, const struct gpu_api *api
 	}
 }
 
+/*
+ * The process in which a driver last started (its init succeeded). Neither
+ * CUDA nor HIP is fork-safe: in a child forked after its parent started
+ * the driver, cuInit() answers CUDA_ERROR_NOT_INITIALIZED, and the error
+ * then says so rather than asking for the driver to be installed.
+ */
+static _Atomic pid_t gpu_started_in;
+
+static int gpu_init(const struct gpu_api *api)
+{
+	int r = api->init(0);
+
+	if (!r)
+		atomic_store(&gpu_started_in, getpid());
+	return r;
+}
+
+/* What would fix a failed init. */
+static const char *init_hint(const struct gpu_backend *be)
+{
+	pid_t p = atomic_load(&gpu_started_in);
+
+	if (p && p != getpid())
+		return "this process was forked from one that had started the GPU driver, and neither CUDA nor HIP can be used in such a child (they are not fork-safe); start the driver only after the fork, or exec() a new program";
+	return be->install;
+}
+
 int gpu_enumerate(const struct gpu_backend *be, accel_device_info_t *infos,
 		  uint32_t cap, uint32_t *count)
 {
@@ -297,7 +325,7 @@ int gpu_enumerate(const struct gpu_backend *be, accel_device_info_t *infos,
 	if (!api)
 		return accel_fail(ENODEV, "%s: \"%s\": driver not available: %s",
 				  fn, be->name, why);
-	r = api->init(0);
+	r = gpu_init(api);
 	if (!r)
 		r = api->device_count(&n);
 	if (r == be->error_no_device || r == be->error_invalid_device) {
@@ -308,7 +336,7 @@ int gpu_enumerate(const struct gpu_backend *be, accel_device_info_t *infos,
 		return accel_fail(ENODEV,
 			"%s: \"%s\": the %s driver cannot start: %s (%d); %s",
 			fn, be->name, be->title, gpu_result_name(be, api, r), r,
-			be->install);
+			init_hint(be));
 	*count = n > 0 ? (uint32_t)n : 0;
 	for (int k = 0; k < n && (uint32_t)k < cap; k++) {
 		if (api->device_get(&device, k) != 0)
@@ -406,7 +434,7 @@ int gpu_device_check(const struct gpu_backend *be, const struct gpu_api *api,
 		     long ordinal, const char *uri)
 {
 	const char *init = be->symbols[GPU_API_INDEX(init)];
-	int count = 0, r = api->init(0);
+	int count = 0, r = gpu_init(api);
 
 	if (r == be->error_stub)
 		return accel_fail(ENODEV,
@@ -423,7 +451,7 @@ int gpu_device_check(const struct gpu_backend *be, const struct gpu_api *api,
 	if (r)
 		return accel_fail(ENODEV,
 			"accel_device_open: \"%s\": the %s driver cannot start: %s returned %s (%d); %s",
-			uri, be->title, init, gpu_result_name(be, api, r), r, be->install);
+			uri, be->title, init, gpu_result_name(be, api, r), r, init_hint(be));
 	if (ordinal >= count)
 		return accel_fail(ENODEV,
 			"accel_device_open: \"%s\": there is no %s device %ld; this machine has %d (%s://0 to %s://%d)",

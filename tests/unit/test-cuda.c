@@ -13,6 +13,9 @@
  * loads the library afresh: ACCEL_CUDA_LIBRARY set by one test does not
  * leak into the next.
  */
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "../../drivers/gpu/gpu.h"
 #include "test-accel.h"
 
@@ -161,6 +164,45 @@ START_TEST(test_open_no_device)
 }
 END_TEST
 
+/*
+ * A child forked after its parent started CUDA cannot use it (CUDA is not
+ * fork-safe: cuInit() answers CUDA_ERROR_NOT_INITIALIZED there): the open
+ * fails with ENODEV and says so, rather than asking for the NVIDIA driver
+ * to be installed. Needs a GPU.
+ */
+START_TEST(test_open_after_fork_names_fork)
+{
+	accel_device_t *d = NULL;
+	int status = 0;
+	pid_t pid;
+
+	if (accel_device_open("cuda://0", NULL, &d) != 0)
+		TEST_SKIP("cuda://0 does not open here: %s", accel_error_message());
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		accel_device_t *c = NULL;
+		int err = accel_device_open("cuda://0", NULL, &c);
+
+		if (err == 0)
+			_exit(3); /* a CUDA that is fork-safe after all */
+		if (err != -ENODEV)
+			_exit(4);
+		if (!strstr(accel_error_message(), "forked") ||
+		    strstr(accel_error_message(), "install the NVIDIA driver"))
+			_exit(5);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	accel_device_release(d);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		TEST_SKIP("the forked child could open cuda://0: this CUDA is fork-safe");
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the child's open: status %d (4: not ENODEV, 5: the message does not name the fork)",
+		      status);
+}
+END_TEST
+
 START_TEST(test_open_missing_library)
 {
 	accel_device_t *d = TEST_NOT_NULL;
@@ -229,6 +271,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_enumerate_installed);
 	tcase_add_test(tc, test_enumerate_stub);
 	tcase_add_test(tc, test_open_no_device);
+	tcase_add_test(tc, test_open_after_fork_names_fork);
 	tcase_add_test(tc, test_open_missing_library);
 	tcase_add_test(tc, test_open_stub);
 	tcase_add_test(tc, test_builtins_embedded);

@@ -22,6 +22,13 @@
 #   --kmod NAME       load this module of the kernel's own first, with its
 #                     dependencies (repeatable; e.g. vgem); one built into
 #                     the kernel (modules.builtin) is left out, saying so
+#   --host-root       share this machine's root file system with the VM,
+#                     read-only, over virtio-9p (loading the kernel's 9p
+#                     modules): /host in the VM, with the VM's /dev, /proc,
+#                     /sys and a fresh /tmp laid over it; 'in-host CMD'
+#                     runs CMD chrooted there, so dynamically linked
+#                     programs (libaccel's suites on vulkan://0 through
+#                     lavapipe) run on the VM's kernel and module
 #   --append ARGS     extra kernel command line
 #   --timeout SEC     kill the VM after SEC seconds (default 600; on a debug
 #                     kernel, one with KASAN, lockdep or kmemleak, 1200)
@@ -41,10 +48,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 kernel= module= tests= runs= files= kmods= append= timeout= out= counts=
-test_args=
+test_args= host_root=0
 nl='
 '
-usage() { sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 die() { echo "run-vm.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -57,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--file) files="$files$2$nl"; shift 2 ;;
 	--kmod) kmods="$kmods $2"; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--host-root) host_root=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--counts) counts=$2; shift 2 ;;
@@ -109,6 +117,9 @@ root=$out/initramfs
 mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp" \
 	"$root/lib/kmods" "$root/tests" "$root/etc"
 cp "$busybox" "$root/bin/busybox"
+
+# The host's root over virtio-9p needs the kernel's 9p modules.
+[ "$host_root" = 1 ] && kmods="$kmods 9pnet_virtio 9p"
 
 # Kernel modules of the image, with their dependencies, in load order.
 moddir=$kroot/lib/modules/$kver
@@ -167,6 +178,11 @@ done
 IFS=$oldifs
 printf '%s' "$runs" >"$root/etc/runs"
 printf '%s' "$test_args" >"$root/etc/test-args"
+set --
+if [ "$host_root" = 1 ]; then
+	: >"$root/etc/host-root"
+	set -- -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on
+fi
 cp "$here/vm-init.sh" "$root/init"
 # A directory laid over the VM's root, for tools the tests do not need
 # (perf and its libraries, to profile the module under TCG).
@@ -191,7 +207,7 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
 	-serial "file:$out/console.log" -serial "file:$out/ktap.log" \
 	-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0,115200 panic=-1 oops=panic loglevel=7 printk.devkmsg=on sysctl.kernel.hung_task_timeout_secs=20 accel_timeout_scale=$scale $append" \
-	>"$out/qemu.log" 2>&1
+	"$@" >"$out/qemu.log" 2>&1
 qrc=$?
 set -e
 [ -f "$out/ktap.log" ] || : >"$out/ktap.log"

@@ -39,10 +39,12 @@ nruns=$(grep -c . /etc/runs)
 nkmods=$(ls /lib/kmods | grep -c .)
 nmod=0
 [ -f /lib/accelsched.ko ] && nmod=3
+nhost=0
+[ -f /etc/host-root ] && nhost=1
 [ "$nleak" = 1 ] && [ "$nmod" = 3 ] && nleak=2
 # The steps: modules, insmod + refcount + rmmod, tests, commands, kmemleak
 # scans, and the kernel log scan at the end.
-plan=$((nkmods + nmod + ntests + nruns + nleak + 1))
+plan=$((nkmods + nhost + nmod + ntests + nruns + nleak + 1))
 n=0
 
 echo "KTAP version 1"
@@ -76,6 +78,27 @@ step() {
 for ko in $(ls /lib/kmods); do
 	step "modprobe-${ko#??-}" insmod "/lib/kmods/$ko"
 done
+
+# run-vm.sh --host-root: the host's root, read-only, at /host, with this
+# VM's /dev, /proc, /sys and a fresh /tmp over it; 'in-host CMD' runs CMD
+# chrooted there (its libraries, Vulkan loader and drivers are the
+# host's; the kernel and /dev/accelsched are this VM's).
+mount_host_root() {
+	mkdir -p /host
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /host ||
+		return 1
+	mount -o rbind /dev /host/dev && mount -o rbind /proc /host/proc &&
+		mount -o rbind /sys /host/sys && mount -t tmpfs tmpfs /host/tmp ||
+		return 1
+	cat >/bin/in-host <<-'EOF'
+	#!/bin/busybox sh
+	exec chroot /host /usr/bin/env HOME=/tmp XDG_CACHE_HOME=/tmp/cache \
+		PATH=/usr/local/bin:/usr/bin:/bin "$@"
+	EOF
+	chmod +x /bin/in-host
+	in-host /bin/true
+}
+[ "$nhost" = 1 ] && step mount-host-root mount_host_root
 
 insmod_accel() {
 	insmod /lib/accelsched.ko || return 1

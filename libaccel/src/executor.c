@@ -252,13 +252,24 @@ static int waits_reached(accel_scheduler_t *s, struct accel_sched_job *job)
  */
 static int pipelined_wait(accel_scheduler_t *s, struct accel_sched_job *job)
 {
+	uint64_t token = 0;
+	int how;
+
 	if (atomic_load(&job->device_wait)) {
 		atomic_fetch_add(&device_ordered_jobs, 1);
 		return 0;
 	}
 	if (!atomic_load(&job->pipelined) || !job->wait_count)
 		return 0;
-	atomic_fetch_add(&pipelined_host_waits, 1);
+	how = s->ops->job_device_wait && job->domain ?
+	      s->ops->job_device_wait(s, job, &token) : -1;
+	if (how > 0) { /* the kernel kind: promised on this device */
+		atomic_store(&job->device_wait, token);
+		atomic_fetch_add(&device_ordered_jobs, 1);
+		return 0;
+	}
+	if (how < 0)
+		atomic_fetch_add(&pipelined_host_waits, 1);
 	return waits_reached(s, job);
 }
 
@@ -267,7 +278,11 @@ static int pipelined_wait(accel_scheduler_t *s, struct accel_sched_job *job)
  * reached; its signals must not overtake them (and fail with their
  * failure if one failed). The driver completes work in device order, so
  * the predecessors have normally been completed already and this does not
- * block.
+ * block. On the kernel scheduler the module would hold the signals back as
+ * well (a pipelined job's FINISHING), but the message that says why they
+ * failed is this process's to write, so it waits here too: the
+ * predecessors' COMPLETEs went out before this job's, from the same
+ * completion thread of the device.
  */
 static bool device_ordered_complete(accel_scheduler_t *s,
 				    struct accel_sched_job *job,
@@ -275,8 +290,7 @@ static bool device_ordered_complete(accel_scheduler_t *s,
 {
 	int err;
 
-	if (!atomic_load(&job->device_wait) || s->ops->job_complete ||
-	    atomic_load(&job->wait_error))
+	if (!atomic_load(&job->device_wait) || atomic_load(&job->wait_error))
 		return false;
 	err = waits_reached(s, job);
 	if (!err)

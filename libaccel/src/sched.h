@@ -327,6 +327,19 @@ struct accel_scheduler_ops {
 	 */
 	void (*sem_device_promise)(accel_semaphore_t *sem, const void *domain,
 				   uint64_t value, uint64_t token);
+
+	/*
+	 * job_device_wait() - optional: how a pipelined @job (released before
+	 * its waits were reached) is ordered after its predecessors, called
+	 * on its executor thread before it runs. Returns 1 with *@token set
+	 * when each wait not reached is promised on @job's device
+	 * (sem_device_promise): the device waits for *@token; 0 when every
+	 * wait is reached already (nothing to order); -1 when the host must
+	 * wait (a wait failed, or was promised elsewhere). The kernel kind's
+	 * pipelined jobs; the embedded kind sets ->device_wait at release.
+	 */
+	int (*job_device_wait)(accel_scheduler_t *s, struct accel_sched_job *job,
+			       uint64_t *token);
 };
 
 struct accel_scheduler {

@@ -28,7 +28,8 @@
  *  - sched_kernel_sem.c: semaphores, the module's syncobjs, and sharing
  *    them (exported fds, sync_files);
  *  - sched_kernel_job.c: jobs (records, the jobs in flight, failure
- *    messages, submission, completion) and queues (executors);
+ *    messages, submission, completion, device-side waits of pipelined
+ *    jobs) and queues (executors);
  *  - sched_kernel_reaper.c: the reaper thread, which learns what the
  *    module decided and hands jobs to their executors.
  * Locking: jobs_lock, then sq_lock; the reaper alone reads the CQ.
@@ -275,11 +276,14 @@ static void kernel_destroy(accel_scheduler_t *s)
 	close(k->fd);
 	pthread_mutex_destroy(&k->sq_lock);
 	pthread_mutex_destroy(&k->jobs_lock);
+	pthread_cond_destroy(&k->dev_cond);
+	pthread_mutex_destroy(&k->dev_lock);
 	free(k);
 }
 
 static void kernel_jobs_init(struct accel_sched_kernel *k)
 {
+	pthread_condattr_t cattr;
 	pthread_mutexattr_t attr;
 
 	pthread_mutexattr_init(&attr);
@@ -288,6 +292,11 @@ static void kernel_jobs_init(struct accel_sched_kernel *k)
 	pthread_mutexattr_destroy(&attr);
 	k->jobs.next = k->jobs.prev = &k->jobs;
 	pthread_mutex_init(&k->sq_lock, NULL);
+	pthread_mutex_init(&k->dev_lock, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&k->dev_cond, &cattr);
+	pthread_condattr_destroy(&cattr);
 	k->efd = -1;
 	atomic_init(&k->stop, false);
 }
@@ -325,6 +334,8 @@ static const struct accel_scheduler_ops kernel_ops = {
 	.executor_destroy = kernel_executor_destroy,
 	.job_submit = kernel_job_submit,
 	.job_complete = kernel_job_complete,
+	.sem_device_promise = kernel_sem_device_promise,
+	.job_device_wait = kernel_job_device_wait,
 };
 
 static void kernel_describe(const struct accel_sched_config *cfg,

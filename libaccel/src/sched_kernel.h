@@ -48,6 +48,15 @@ struct accel_sched_kernel {
 	pthread_t reaper;
 	int efd;
 	atomic_bool stop;
+	/*
+	 * Device-side waits of pipelined jobs (kernel_job_device_wait()):
+	 * the semaphores' device promises, and a broadcast when one is made
+	 * or a job completes. dev_lock is a leaf.
+	 */
+	pthread_mutex_t dev_lock;
+	pthread_cond_t dev_cond;
+	uint64_t dev_gen;
+	atomic_uint dev_waiters;
 };
 
 /*
@@ -59,6 +68,9 @@ struct kernel_sem {
 	int fd;          /* the scheduler's device fd (the semaphore holds it) */
 	uint32_t handle;
 	atomic_bool shared;
+	/* The latest promise by a job on a device (dev_lock). */
+	const void *dev_domain;
+	uint64_t dev_value, dev_token;
 };
 
 static inline struct kernel_sem *to_ksem(accel_semaphore_t *sem)
@@ -163,6 +175,11 @@ int kernel_enter_submit(struct accel_sched_kernel *k, struct kernel_job *r);
 int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job);
 void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 			 int status, const char *msg);
+void kernel_dev_wake(struct accel_sched_kernel *k);
+void kernel_sem_device_promise(accel_semaphore_t *sem, const void *domain,
+			       uint64_t value, uint64_t token);
+int kernel_job_device_wait(accel_scheduler_t *s, struct accel_sched_job *job,
+			   uint64_t *token);
 int kernel_executor_create(accel_scheduler_t *s, const char *name,
 			   const struct accel_sched_queue_params *params,
 			   struct accel_sched_executor **out);

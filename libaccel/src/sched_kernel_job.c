@@ -84,6 +84,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <accelsched.h>
@@ -606,6 +607,139 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, &c); /* late: -ETIMEDOUT */
 	}
 	jobs_unlink(k, r);
+	kernel_dev_wake(k); /* its points may be reached: pipelined jobs look again */
+}
+
+/* ---- device-side waits of pipelined jobs ------------------------------ */
+
+/*
+ * The module releases a job early, flagged pipelined, when each of its
+ * waits not reached is promised by a job of this file already released to
+ * the same engine. Its executor used to wait for those waits on the host.
+ * Now, when each such wait is promised on the job's own device (the
+ * predecessor's work is on it: accel_sched_job_on_device() recorded the
+ * device timeline's token here), the device orders it instead: the driver
+ * makes it wait for the largest token, as on the embedded scheduler.
+ *
+ * A predecessor released but not yet on the device makes the executor wait
+ * for its promise, or for the wait to be reached (a predecessor that
+ * completes without reaching the device, a barrier): both are this
+ * process's doing, and each broadcasts dev_cond. A wait promised on
+ * another device (another accel_device_t of the same URI shares the
+ * engine), or failed, leaves the job to the host. Its signals stay the
+ * module's to hold back until its waits are reached (FINISHING), and the
+ * executor writes the message if one failed (device_ordered_complete()).
+ */
+void kernel_dev_wake(struct accel_sched_kernel *k)
+{
+	if (!atomic_load(&k->dev_waiters))
+		return;
+	pthread_mutex_lock(&k->dev_lock);
+	k->dev_gen++;
+	pthread_cond_broadcast(&k->dev_cond);
+	pthread_mutex_unlock(&k->dev_lock);
+}
+
+void kernel_sem_device_promise(accel_semaphore_t *sem, const void *domain,
+			       uint64_t value, uint64_t token)
+{
+	struct accel_sched_kernel *k = to_kernel(sem->scheduler);
+	struct kernel_sem *ks = to_ksem(sem);
+
+	pthread_mutex_lock(&k->dev_lock);
+	if (ks->dev_domain != domain || value >= ks->dev_value) {
+		ks->dev_domain = domain;
+		ks->dev_value = value;
+		ks->dev_token = token;
+	}
+	k->dev_gen++;
+	if (atomic_load(&k->dev_waiters))
+		pthread_cond_broadcast(&k->dev_cond);
+	pthread_mutex_unlock(&k->dev_lock);
+}
+
+/*
+ * The verdict on @job's waits now: 1 device (*token), 0 reached, -1 host,
+ * 2 not yet (a predecessor neither on the device nor done). dev_lock held;
+ * dropped around each query. A wait reached is never ordered on the
+ * device, even if a promise names it: that promise may be from a device
+ * gone since (its address reused by this one), whose timeline values mean
+ * nothing here.
+ */
+static int dev_verdict_locked(struct accel_sched_kernel *k,
+			      struct accel_sched_job *job, uint64_t *token,
+			      bool *host)
+{
+	int verdict = 0;
+
+	*token = 0;
+	*host = false;
+	for (uint32_t i = 0; i < job->wait_count; i++) {
+		const struct accel_sched_point *p = &job->waits[i];
+		struct kernel_sem *ks = to_ksem(p->sem);
+		uint64_t v;
+		int e;
+
+		pthread_mutex_unlock(&k->dev_lock);
+		kernel_sem_query(p->sem, &v, &e);
+		pthread_mutex_lock(&k->dev_lock);
+		if (e)
+			return -1; /* failed: the host path says so */
+		if (v >= p->value) { /* reached: nothing to order */
+			/* by a predecessor that never was on this device? */
+			if (ks->dev_domain != job->domain || ks->dev_value < p->value)
+				*host = true;
+			continue;
+		}
+		if (ks->dev_value < p->value || !ks->dev_domain) {
+			verdict = 2;
+			continue;
+		}
+		if (ks->dev_domain != job->domain)
+			return -1; /* on another device */
+		if (ks->dev_token > *token)
+			*token = ks->dev_token;
+		if (!verdict)
+			verdict = 1;
+	}
+	return verdict;
+}
+
+int kernel_job_device_wait(accel_scheduler_t *s, struct accel_sched_job *job,
+			   uint64_t *token)
+{
+	struct accel_sched_kernel *k = to_kernel(s);
+	bool waited = false, host = false;
+	int verdict;
+
+	pthread_mutex_lock(&k->dev_lock);
+	atomic_fetch_add(&k->dev_waiters, 1);
+	for (;;) {
+		uint64_t gen = k->dev_gen;
+		struct timespec ts;
+
+		verdict = dev_verdict_locked(k, job, token, &host);
+		if (verdict != 2)
+			break;
+		if (gen != k->dev_gen)
+			continue; /* something changed while we looked */
+		/* A bound, not a poll: every change broadcasts. */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&k->dev_cond, &k->dev_lock, &ts);
+		waited = true;
+	}
+	atomic_fetch_sub(&k->dev_waiters, 1);
+	pthread_mutex_unlock(&k->dev_lock);
+	/*
+	 * Reached only after waiting for a predecessor that never was on this
+	 * device (a barrier, another device's job): the host ordered it.
+	 */
+	return verdict == 0 && waited && host ? -1 : verdict;
 }
 
 /* ---- queues ----------------------------------------------------------- */

@@ -91,8 +91,10 @@ int kernel_sem_signal(accel_semaphore_t *sem, uint64_t value,
 	uint64_t cur;
 	int err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &args), error;
 
-	if (!err)
+	if (!err) { /* a pipelined job waiting on it looks again */
+		kernel_dev_wake((struct accel_sched_kernel *)sem->scheduler);
 		return 0;
+	}
 	kernel_sem_query(sem, &cur, &error);
 	if (error) {
 		note_foreign_failure(sem, error);

@@ -15,6 +15,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <accel/accel.h>
 
@@ -24,12 +26,24 @@
 
 static accel_executable_t *exe;
 static bool device_waits; /* the device under test orders on the device */
+/*
+ * On the kernel scheduler: the module releases a job early (pipelined)
+ * only when its predecessors are already released at its submission, not
+ * behind a gate that opens later, so the gated tests order every edge on
+ * the host there (without a host wait: the job is released once its waits
+ * are reached).
+ */
+static bool on_kernel;
 
 static void setup(void)
 {
+	accel_scheduler_info_t si;
+
 	device_setup();
 	exe = kernels();
 	device_waits = !test_device_is_cpu();
+	ASSERT_OK(accel_scheduler_query(sched, &si));
+	on_kernel = si.kind == ACCEL_SCHEDULER_KERNEL;
 }
 
 static void teardown(void)
@@ -118,7 +132,152 @@ static void chain(accel_device_t *d, accel_executable_t *e, bool expect_device)
 
 START_TEST(test_chain_across_queues)
 {
-	chain(dev, exe, device_waits);
+	chain(dev, exe, device_waits && !on_kernel);
+}
+END_TEST
+
+/*
+ * The same chain without a gate: each submission comes while its
+ * predecessor is released or done. On the kernel scheduler the module
+ * then releases it pipelined, and on a device with device-side waits its
+ * executor orders it there as soon as the predecessor is on the device:
+ * some edges at least (those whose predecessor had not completed by then),
+ * and none waits on the host. The results never depend on the path.
+ */
+START_TEST(test_chain_released_predecessors)
+{
+	enum { CHAIN = 100 };
+	accel_queue_t *q[2] = { NULL, NULL };
+	accel_buffer_t *counter = buffer_new(16);
+	uint32_t *pc = map(counter);
+	accel_command_buffer_t *cb = increment_cb(dev, exe, counter);
+	accel_semaphore_t *s[CHAIN];
+	struct accel_sched_device_stats before, after;
+
+	pc[0] = 0;
+	ASSERT_OK(accel_queue_create(dev, 0, &q[0]));
+	ASSERT_OK(accel_queue_create(dev, 0, &q[1]));
+	for (int i = 0; i < CHAIN; i++)
+		s[i] = sem_new(0);
+	before = stats();
+	for (int i = 0; i < CHAIN; i++) {
+		POINT(w, s[i ? i - 1 : 0], i ? 1 : 0);
+		POINT(sig, s[i], 1);
+
+		ASSERT_OK(accel_queue_execute(q[i & 1], i ? &w : NULL, &sig, cb, NULL, 0));
+	}
+	ASSERT_OK(accel_semaphore_wait(s[CHAIN - 1], 1, 0, WAIT_LONG));
+	after = stats();
+	ck_assert_uint_eq(pc[0], CHAIN);
+	ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
+	ck_assert_uint_le(after.device_ordered - before.device_ordered, CHAIN - 1);
+	if (device_waits && on_kernel)
+		ck_assert_uint_ge(after.device_ordered - before.device_ordered, 1);
+	if (!device_waits)
+		ck_assert_uint_eq(after.device_ordered - before.device_ordered, 0);
+	accel_command_buffer_release(cb);
+	accel_queue_release(q[0]);
+	accel_queue_release(q[1]);
+	accel_buffer_release(counter);
+	for (int i = 0; i < CHAIN; i++)
+		accel_semaphore_release(s[i]);
+}
+END_TEST
+
+static int64_t test_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct later {
+	accel_semaphore_t *sem;
+	const void *domain; /* NULL: a host signal instead of a promise */
+	uint64_t token;
+};
+
+static void *promise_later(void *arg)
+{
+	struct later *l = arg;
+
+	usleep(50000);
+	if (l->domain)
+		sched->ops->sem_device_promise(l->sem, l->domain, 1, l->token);
+	else
+		ASSERT_OK(accel_semaphore_signal(l->sem, 1));
+	return NULL;
+}
+
+/*
+ * White box, the kernel scheduler's: what its executor decides for a
+ * pipelined job (ops->job_device_wait) from its waits' device promises: on
+ * the device with the largest token; nothing to order once reached; the
+ * host for a failed wait or one promised on another device; and, for a
+ * predecessor not yet on the device, wait for its promise (then on the
+ * device) or for the point (then a host wait).
+ */
+START_TEST(test_kernel_device_wait_verdicts)
+{
+	static const int here = 0, other = 0;
+	accel_semaphore_t *a = sem_new(0), *b = sem_new(0), *c = sem_new(0),
+			  *d = sem_new(0), *e = sem_new(0);
+	struct accel_sched_point w[2];
+	struct accel_sched_job job;
+	struct later l;
+	pthread_t th;
+	uint64_t token = 0;
+	int64_t t0;
+
+	if (!on_kernel)
+		TEST_SKIP("the kernel scheduler's executor (ACCEL_SCHEDULER=kernel, in the VM)");
+	memset(&job, 0, sizeof(job));
+	job.waits = w;
+	job.domain = &here;
+	atomic_init(&job.pipelined, true);
+	/* Promised here: on the device, the largest token. */
+	sched->ops->sem_device_promise(a, &here, 1, 42);
+	sched->ops->sem_device_promise(b, &here, 2, 57);
+	w[0] = (struct accel_sched_point){ a, 1 };
+	w[1] = (struct accel_sched_point){ b, 2 };
+	job.wait_count = 2;
+	ck_assert_int_eq(sched->ops->job_device_wait(sched, &job, &token), 1);
+	ck_assert_uint_eq(token, 57);
+	/* A promise below the value waited for does not count... */
+	w[1].value = 3;
+	/* ...and one on another device sends the job to the host. */
+	sched->ops->sem_device_promise(b, &other, 3, 99);
+	ck_assert_int_eq(sched->ops->job_device_wait(sched, &job, &token), -1);
+	/* Reached: nothing to order, whatever was promised. */
+	ASSERT_OK(accel_semaphore_signal(a, 1));
+	job.wait_count = 1;
+	ck_assert_int_eq(sched->ops->job_device_wait(sched, &job, &token), 0);
+	/* Failed: the host path, which says why. */
+	sched->ops->sem_device_promise(c, &here, 1, 5);
+	ck_assert_int_eq(sched->ops->sem_fail(c, -EIO, "test: c failed"), 0);
+	w[0] = (struct accel_sched_point){ c, 1 };
+	ck_assert_int_eq(sched->ops->job_device_wait(sched, &job, &token), -1);
+	/* Not yet on the device: it waits for the promise... */
+	w[0] = (struct accel_sched_point){ d, 1 };
+	l = (struct later){ d, &here, 7 };
+	t0 = test_now_ns();
+	ck_assert_int_eq(pthread_create(&th, NULL, promise_later, &l), 0);
+	ck_assert_int_eq(sched->ops->job_device_wait(sched, &job, &token), 1);
+	pthread_join(th, NULL);
+	ck_assert_uint_eq(token, 7);
+	ck_assert_int_ge(test_now_ns() - t0, 40000000);
+	/* ...or for the point, reached without a promise: a host wait. */
+	w[0] = (struct accel_sched_point){ e, 1 };
+	l = (struct later){ e, NULL, 0 };
+	ck_assert_int_eq(pthread_create(&th, NULL, promise_later, &l), 0);
+	ck_assert_int_eq(sched->ops->job_device_wait(sched, &job, &token), -1);
+	pthread_join(th, NULL);
+	accel_semaphore_release(a);
+	accel_semaphore_release(b);
+	accel_semaphore_release(c);
+	accel_semaphore_release(d);
+	accel_semaphore_release(e);
 }
 END_TEST
 
@@ -209,7 +368,7 @@ START_TEST(test_failed_predecessor)
 	ck_assert_int_eq(error, -ERANGE);
 	m = accel_semaphore_failure_message(b);
 	ASSERT_CONTAINS("b's failure", m, "(1, 65536, 1)");
-	if (strncmp(test_device_uri(), "vulkan:", 7) == 0) {
+	if (strncmp(test_device_uri(), "vulkan:", 7) == 0 && !on_kernel) {
 		/* b and c were on the device before a failed. */
 		ck_assert_uint_eq(after.device_ordered - before.device_ordered, 2);
 		ASSERT_CONTAINS("b's failure", m, "ran on the device after its wait 0 (value 1) failed with ERANGE, so its results are void");
@@ -325,7 +484,8 @@ START_TEST(test_batch_then_successor)
 	after = stats();
 	ck_assert_uint_eq(px[0], 3);
 	ck_assert_uint_eq(px[2], 3);
-	ck_assert_uint_eq(after.device_ordered - before.device_ordered, device_waits ? 1 : 0);
+	ck_assert_uint_eq(after.device_ordered - before.device_ordered,
+			  device_waits && !on_kernel ? 1 : 0);
 	for (uint32_t i = 0; i < 3; i++)
 		accel_command_buffer_release(f[i]);
 	accel_command_buffer_release(copy);
@@ -412,6 +572,8 @@ static Suite *device_waits_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_chain_across_queues);
+	tcase_add_test(tc, test_chain_released_predecessors);
+	tcase_add_test(tc, test_kernel_device_wait_verdicts);
 	tcase_add_test(tc, test_chain_host_when_disabled);
 	tcase_add_test(tc, test_bad_env);
 	tcase_add_test(tc, test_failed_predecessor);

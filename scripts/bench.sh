@@ -6,7 +6,9 @@
 # The benchmarks that need no module (cpu, command buffers, semaphores,
 # vulkan on lavapipe) run here, through the dynamically linked
 # accel-bench-dynamic (a static program cannot load libvulkan); those that
-# need the module run in the VM on ACCEL_BENCH_KERNEL (default deb6.12).
+# need the module run in the VM on ACCEL_BENCH_KERNEL (default deb6.12),
+# accel-bench chain there too on vulkan://0 (the host's lavapipe, through
+# run-vm.sh --host-root) for vulkan.chain_edge_device_vs_host_kernel.
 # Every METRIC is a ratio measured side by side in one run, except one:
 # fuzz.calls_per_s, the uapi fuzzer's call rate over ACCEL_FUZZ_BENCH_S
 # seconds (default 20) in the VM on ACCEL_FUZZ_KERNEL (default debug6.12),
@@ -39,9 +41,18 @@ kdir=$(echo "$line" | awk '{ print $4 }')
 ko=$(tail -n1 "$out/kmod.out")
 
 echo "# benchmarks in the VM ($kernel)"
+# accel-bench chain on the kernel scheduler, vulkan://0 through the host's
+# lavapipe: on a Debian kernel (9p modules), the VM chrooted into the
+# host's root (run-vm.sh --host-root).
+set --
+if [ "$(awk -v k="$kernel" '$1 == k { print $2 }' tests/qemu/kernels.conf)" = debian ] &&
+	[ -x "$build/tools/accel-bench-dynamic" ]; then
+	abuild=$(cd "$build" && pwd)
+	set -- --host-root --run "in-host env ACCEL_SCHEDULER=kernel $abuild/tools/accel-bench-dynamic chain"
+fi
 rc=0
 "$top/tests/qemu/run-vm.sh" --kernel "$kernel" --module "$ko" \
-	--file "$build/tools/accel-bench" --run "accel-bench --module" \
+	--file "$build/tools/accel-bench" --run "accel-bench --module" "$@" \
 	--out "$build/vm/bench-$kernel" >"$out/vm.log" 2>&1 || rc=$?
 sed -n 's/^    \(# [a-z]*: .*\)$/\1/p' "$out/vm.log"
 sed -n 's/^ *\(METRIC .*\)$/\1/p' "$out/vm.log" | tee -a "$out/metrics.txt"

@@ -118,8 +118,9 @@ mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp" \
 	"$root/lib/kmods" "$root/tests" "$root/etc"
 cp "$busybox" "$root/bin/busybox"
 
-# The host's root over virtio-9p needs the kernel's 9p modules.
-[ "$host_root" = 1 ] && kmods="$kmods 9pnet_virtio 9p"
+# The host's root over virtio-9p needs the kernel's 9p modules, and its
+# virtio PCI transport (a module on 6.1, built in on 6.12).
+[ "$host_root" = 1 ] && kmods="$kmods virtio_pci 9pnet_virtio 9p"
 
 # Kernel modules of the image, with their dependencies, in load order.
 moddir=$kroot/lib/modules/$kver

@@ -233,6 +233,17 @@ else
 		# here, printed as "# TRACE" lines, checked on the host below.
 		set -- "$@" --file "$build/tests/trace/trace-workload" \
 			--run "accelctl-static trace --fences -o /tmp/trace.json -- trace-workload && sed 's/^/# TRACE /' /tmp/trace.json"
+		# libaccel on vulkan://0 (lavapipe, the host's) against the real
+		# module: the device-waits suite, whose pipelined jobs the
+		# executor orders on the device. The VM shares the host's root
+		# over virtio-9p and runs the suite chrooted there (run-vm.sh
+		# --host-root); Debian's kernels have the 9p modules, the debug
+		# kernel does not.
+		vkdw=$build/tests/unit/test-device-waits-vulkan
+		if [ "$how" = DKMS ] && [ -x "$vkdw" ]; then
+			abuild=$(cd "$build" && pwd)
+			set -- "$@" --host-root --run "in-host env $ck ACCEL_TEST_DEVICE=vulkan://0 ACCEL_TEST_KERNELS=$abuild/tests/unit/kernels/test-kernels.vkexe ACCEL_TEST_CPU_KERNELS=$abuild/tests/unit/kernels/test-cpu-kernels.vkexe $abuild/tests/unit/test-device-waits-vulkan"
+		fi
 		# run-vm.sh picks the timeout: longer on a debug kernel.
 		"$top/tests/qemu/run-vm.sh" --kernel "$k" --module "$ko" --kmod vgem \
 			--out "$build/vm/$k" --counts "$out/ktap-$k.counts" "$@"

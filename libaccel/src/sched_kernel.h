@@ -101,6 +101,10 @@ static inline int kioctl(int fd, unsigned long req, void *arg)
  * @timedout:    the module timed it out (jobs_lock).
  * @settled:     the ioctl reaper found a failed wait (jobs_lock).
  * @retried:     submitted again without signals already passed.
+ * @published:   set (release) before its SQE goes in, read (acquire) by
+ *               the reaper before it touches the record: the kernel orders
+ *               the SQE before its CQE, but a race detector cannot see
+ *               that edge through the ring's shared memory.
  * @why:         why the module refused it.
  * @pts:         the waits, then the signals, as the module reads them.
  */
@@ -117,6 +121,7 @@ struct kernel_job {
 	bool timedout;
 	bool settled;
 	bool retried;
+	atomic_bool published;
 	char why[ACCEL_FAILURE_MAX / 2];
 	struct accel_point pts[];
 };

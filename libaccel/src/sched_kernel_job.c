@@ -441,6 +441,8 @@ int kernel_enter_submit(struct accel_sched_kernel *k, struct kernel_job *r)
 	sqe = kernel_get_sqe_locked(k);
 	if (sqe) {
 		prep_submit(sqe, k->fd, r, k->ring.flags & IORING_SETUP_SQE128);
+		/* After the last read of @r here; the kernel sees the SQE later. */
+		atomic_store_explicit(&r->published, true, memory_order_release);
 		kernel_ring_flush_locked(k);
 	}
 	pthread_mutex_unlock(&k->sq_lock);

@@ -112,6 +112,8 @@ static void release_in_order(struct accel_sched_kernel *k, struct kernel_job *r,
 static void on_submit_cqe(struct accel_sched_kernel *k, struct kernel_job *r,
 			  int res, uint64_t x1)
 {
+	/* Pairs with kernel_enter_submit(): the record is the submitter's. */
+	(void)atomic_load_explicit(&r->published, memory_order_acquire);
 	if (res >= 0) {
 		release_in_order(k, r, (uint32_t)res, x1);
 		return;

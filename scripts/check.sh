@@ -239,10 +239,17 @@ else
 		# over virtio-9p and runs the suite chrooted there (run-vm.sh
 		# --host-root); Debian's kernels have the 9p modules, the debug
 		# kernel does not.
+		# The same suite's TSan build too (the tsan leg above made it):
+		# the kernel scheduler's threads (reaper, executors, the
+		# device's completion thread) race nowhere else under TSan.
 		vkdw=$build/tests/unit/test-device-waits-vulkan
 		if [ "$how" = DKMS ] && [ -x "$vkdw" ]; then
 			abuild=$(cd "$build" && pwd)
-			set -- "$@" --host-root --run "in-host env $ck ACCEL_TEST_DEVICE=vulkan://0 ACCEL_TEST_KERNELS=$abuild/tests/unit/kernels/test-kernels.vkexe ACCEL_TEST_CPU_KERNELS=$abuild/tests/unit/kernels/test-cpu-kernels.vkexe $abuild/tests/unit/test-device-waits-vulkan"
+			vkenv="ACCEL_TEST_DEVICE=vulkan://0 ACCEL_TEST_KERNELS=$abuild/tests/unit/kernels/test-kernels.vkexe ACCEL_TEST_CPU_KERNELS=$abuild/tests/unit/kernels/test-cpu-kernels.vkexe"
+			set -- "$@" --host-root --run "in-host env $ck $vkenv $abuild/tests/unit/test-device-waits-vulkan"
+			if [ -x "$abuild/tsan/tests/unit/test-device-waits-vulkan" ]; then
+				set -- "$@" --run "in-host env $ck $vkenv TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$top/tests/unit/tsan.supp $abuild/tsan/tests/unit/test-device-waits-vulkan"
+			fi
 		fi
 		# run-vm.sh picks the timeout: longer on a debug kernel.
 		"$top/tests/qemu/run-vm.sh" --kernel "$k" --module "$ko" --kmod vgem \

@@ -24,9 +24,10 @@
 #                     the kernel (modules.builtin) is left out, saying so
 #   --host-root       share this machine's root file system with the VM,
 #                     read-only, over virtio-9p (loading the kernel's 9p
-#                     modules): /host in the VM, with the VM's /dev, /proc,
-#                     /sys and a fresh /tmp laid over it; 'in-host CMD'
-#                     runs CMD chrooted there, so dynamically linked
+#                     modules): /host in the VM, with the VM's /dev, /proc
+#                     and /sys laid over it; 'in-host CMD' runs CMD
+#                     chrooted there (HOME, TMPDIR, TEMP: the VM's /dev/shm),
+#                     so dynamically linked
 #                     programs (libaccel's suites on vulkan://0 through
 #                     lavapipe) run on the VM's kernel and module
 #   --append ARGS     extra kernel command line

@@ -80,20 +80,21 @@ for ko in $(ls /lib/kmods); do
 done
 
 # run-vm.sh --host-root: the host's root, read-only, at /host, with this
-# VM's /dev, /proc, /sys and a fresh /tmp over it; 'in-host CMD' runs CMD
-# chrooted there (its libraries, Vulkan loader and drivers are the
-# host's; the kernel and /dev/accelsched are this VM's).
+# VM's /dev, /proc and /sys over it; 'in-host CMD' runs CMD chrooted there
+# (its libraries, Vulkan loader and drivers are the host's; the kernel and
+# /dev/accelsched are this VM's). The host's /tmp stays visible (a
+# checkout may live there); what the programs write goes to the VM's
+# /dev/shm, a tmpfs: HOME, TMPDIR and XDG_CACHE_HOME point there.
 mount_host_root() {
 	mkdir -p /host
 	mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /host ||
 		return 1
 	mount -o rbind /dev /host/dev && mount -o rbind /proc /host/proc &&
-		mount -o rbind /sys /host/sys && mount -t tmpfs tmpfs /host/tmp ||
-		return 1
+		mount -o rbind /sys /host/sys || return 1
 	cat >/bin/in-host <<-'EOF'
 	#!/bin/busybox sh
-	exec chroot /host /usr/bin/env HOME=/tmp XDG_CACHE_HOME=/tmp/cache \
-		PATH=/usr/local/bin:/usr/bin:/bin "$@"
+	exec chroot /host /usr/bin/env HOME=/dev/shm TMPDIR=/dev/shm TEMP=/dev/shm TMP=/dev/shm \
+		XDG_CACHE_HOME=/dev/shm/cache PATH=/usr/local/bin:/usr/bin:/bin "$@"
 	EOF
 	chmod +x /bin/in-host
 	in-host /bin/true

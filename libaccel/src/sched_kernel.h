@@ -71,11 +71,31 @@ struct kernel_sem {
 	/* The latest promise by a job on a device (dev_lock). */
 	const void *dev_domain;
 	uint64_t dev_value, dev_token;
+	atomic_uint_fast64_t hb; /* ksem_hb_release() / ksem_hb_acquire() */
 };
 
 static inline struct kernel_sem *to_ksem(accel_semaphore_t *sem)
 {
 	return (struct kernel_sem *)sem;
+}
+
+/*
+ * Race-detector edges for what the module orders: what a thread did before
+ * a semaphore is signalled or failed (a job's COMPLETE, a host signal)
+ * happens before what a thread does once its wait for it returned, or its
+ * query saw it. The kernel makes it so, but a race detector cannot see
+ * through the ioctls; so every signal releases the semaphore's hb and every
+ * wait and query acquires it. One atomic operation per point, next to an
+ * ioctl.
+ */
+static inline void ksem_hb_release(accel_semaphore_t *sem)
+{
+	atomic_fetch_add_explicit(&to_ksem(sem)->hb, 1, memory_order_release);
+}
+
+static inline void ksem_hb_acquire(accel_semaphore_t *sem)
+{
+	(void)atomic_load_explicit(&to_ksem(sem)->hb, memory_order_acquire);
 }
 
 static inline int kioctl(int fd, unsigned long req, void *arg)

@@ -207,6 +207,7 @@ static void fail_signal(accel_semaphore_t *sem, int error, const char *msg)
 					   .error = error };
 
 	note_failure(sem, error, msg);
+	ksem_hb_release(sem);
 	kioctl(to_ksem(sem)->fd, ACCEL_IOCTL_SYNCOBJ_FAIL, &args);
 }
 
@@ -606,6 +607,8 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 		struct accel_job_complete c = { .id = r->id, .status = status,
 						.device_ns = job->device_ns };
 
+		for (uint32_t i = 0; i < job->signal_count; i++)
+			ksem_hb_release(job->signals[i].sem);
 		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, &c); /* late: -ETIMEDOUT */
 	}
 	jobs_unlink(k, r);

@@ -43,6 +43,9 @@ static void release(struct accel_sched_kernel *k, struct kernel_job *r, uint32_t
 	pthread_mutex_unlock(&k->jobs_lock);
 	/* Pipelined: the executor orders it after its waits (executor.c). */
 	atomic_store(&r->job->pipelined, (id & ACCEL_JOB_RES_PIPELINED) != 0);
+	/* Released for its waits: what came before their signals, came first. */
+	for (uint32_t i = 0; i < r->job->wait_count; i++)
+		ksem_hb_acquire(r->job->waits[i].sem);
 	accel_executor_push(r->job->executor, r->job);
 }
 

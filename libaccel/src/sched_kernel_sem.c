@@ -77,6 +77,7 @@ void kernel_sem_query(accel_semaphore_t *sem, uint64_t *value, int *error)
 	struct accel_syncobj_query args = { .handle = ks->handle };
 	int err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &args);
 
+	ksem_hb_acquire(sem);
 	*value = err ? 0 : args.value;
 	*error = err ? err : args.error;
 }
@@ -89,8 +90,10 @@ int kernel_sem_signal(accel_semaphore_t *sem, uint64_t value,
 	struct kernel_sem *ks = to_ksem(sem);
 	struct accel_syncobj_signal args = { .handle = ks->handle, .value = value };
 	uint64_t cur;
-	int err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &args), error;
+	int err, error;
 
+	ksem_hb_release(sem);
+	err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &args);
 	if (!err) { /* a pipelined job waiting on it looks again */
 		kernel_dev_wake((struct accel_sched_kernel *)sem->scheduler);
 		return 0;
@@ -121,6 +124,7 @@ int kernel_sem_fail(accel_semaphore_t *sem, int error, const char *message)
 	kernel_sem_query(sem, &cur, &was);
 	if (!was)
 		accel_semaphore_set_failure(sem, message);
+	ksem_hb_release(sem);
 	err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_FAIL, &args);
 	if (err)
 		return accel_fail(-err, "accel_semaphore_fail: ACCEL_IOCTL_SYNCOBJ_FAIL failed with %s",
@@ -155,6 +159,8 @@ int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 	err = kioctl(k->fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &args);
 	free(handles);
 	free(points);
+	for (uint32_t i = 0; i < count; i++)
+		ksem_hb_acquire(p[i].sem);
 	if (!err || err == -ETIME) {
 		*index = err ? *index : args.index;
 		return err;

@@ -53,6 +53,8 @@ struct io_uring_cmd;
  * @nr_timedout: jobs failed by their timeout (not counted failed too).
  * @latency_ns: the sum of its released jobs' latencies, each the time from
  *            runnable to released (see accel_job_release_locked()).
+ * @followers: pending jobs to pipeline once their promisers are released
+ *            (@nr_followers of them; @follow_retry: the kick tries them).
  *
  * The counters run from the engine's creation; sysfs reads them without
  * the lock.
@@ -81,6 +83,9 @@ struct accel_engine {
 	u64 busy_ns;
 	u64 nr_released, nr_completed, nr_failed, nr_timedout;
 	u64 latency_ns;
+	struct list_head followers;
+	u32 nr_followers;
+	bool follow_retry;
 };
 
 /**

@@ -17,7 +17,8 @@
  * accel_engine_schedule_locked(), releases what the credits allow: the
  * class first, then its tenant, then the tenant's queue. The engine's kick
  * work makes the jobs of its ready list runnable (or fails them) and
- * releases. Also here: the engines' sysfs (credits, in_flight and the
+ * releases, then tries the followers a release freed (pipelining, in
+ * sched_job.c). Also here: the engines' sysfs (credits, in_flight and the
  * counters) and the debugfs engines listing.
  *
  * **Locking.** The engine's spinlock, taken with interrupts off, protects
@@ -93,6 +94,8 @@ static void accel_engine_free(struct kref *ref)
 
 	e->dying = true; /* listed, so its name stays taken until deleted */
 	mutex_unlock(&accel_engines_lock);
+	/* A follower holds the engine (its job does): none is left. */
+	WARN_ON_ONCE(!list_empty(&e->followers));
 	llist_for_each_entry_safe(job, tmp, llist_del_all(&e->pool), ready)
 		kmem_cache_free(accel_job_cache, job);
 	/*
@@ -200,6 +203,7 @@ retry:
 	spin_lock_init(&e->pool_lock);
 	INIT_WORK(&e->kick, accel_engine_kick);
 	INIT_LIST_HEAD(&e->released);
+	INIT_LIST_HEAD(&e->followers);
 	INIT_DELAYED_WORK(&e->timeout_work, accel_engine_timeout);
 	list_add_tail(&e->link, &accel_engines);
 	mutex_unlock(&accel_engines_lock);
@@ -356,6 +360,7 @@ static void accel_engine_kick(struct work_struct *work)
 	}
 	llist_for_each_entry_safe(job, tmp, list, ready)
 		accel_job_put(job);
+	accel_engine_follow(e);
 	accel_engine_put(e);
 }
 

@@ -88,6 +88,9 @@ struct accel_event_node {
  * @pipelined:  made runnable before its waits were reached, because each is
  *              promised by a job of the same file already released to the
  *              same engine (the executor orders it after them).
+ * @flink:      on its engine's follower list, while pending for promisers
+ *              not yet released (accel_job_try_pipeline()).
+ * @has_followers: a follower waits for this job's release.
  * @status:     a pipelined job's COMPLETE status, while it waits for its
  *              waits (FINISHING).
  * @deadline:   when a released job times out.
@@ -127,6 +130,8 @@ struct accel_sched_job {
 	bool released_inline;
 	u32 answer_seq;
 	bool pipelined;
+	bool has_followers;
+	struct list_head flink;
 	int status;
 	u64 runnable_ns;
 	u64 release_ns;
@@ -211,6 +216,7 @@ void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q);
 void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q);
 void accel_queue_charge_locked(struct accel_queue *q, s64 ns);
 bool accel_engine_idle_locked(struct accel_engine *e);
+void accel_engine_follow(struct accel_engine *e);
 void accel_engine_schedule_locked(struct accel_engine *e);
 void accel_engine_debugfs_init(struct dentry *dir);
 

@@ -72,6 +72,16 @@ void accel_job_put(struct accel_sched_job *job)
 	kref_put(&job->ref, accel_job_free);
 }
 
+/* Off its engine's follower list (see accel_job_try_pipeline()). */
+static void accel_job_unfollow_locked(struct accel_sched_job *job)
+{
+	lockdep_assert_held(&job->engine->lock);
+	if (!list_empty(&job->flink)) {
+		list_del_init(&job->flink);
+		job->engine->nr_followers--;
+	}
+}
+
 void accel_event_push_locked(struct accel_sched_job *job,
 			     struct accel_event_node *n, u32 type,
 			     int status)
@@ -183,6 +193,13 @@ void accel_job_release_locked(struct accel_sched_job *job, u64 now)
 	lockdep_assert_held(&e->lock);
 	job->state = ACCEL_JOB_RELEASED;
 	job->release_ns = now;
+	if (job->has_followers && !list_empty(&e->followers)) {
+		/* Its followers may be pipelined now: the kick tries them. */
+		e->follow_retry = true;
+		kref_get(&e->ref);
+		if (!queue_work(accel_wq, &e->kick))
+			refcount_dec(&e->ref.refcount); /* never the last: the job has one */
+	}
 	accel_queue_count_release_locked(q, job->release_ns - job->runnable_ns);
 	/* Charge the queue's average now, so credits spread fairly. */
 	job->charged = q->avg_ns;
@@ -226,6 +243,7 @@ bool accel_job_ready_locked(struct accel_sched_job *job)
 	}
 	if (job->state != ACCEL_JOB_PENDING)
 		return false;
+	accel_job_unfollow_locked(job);
 	if (error) {
 		job->state = ACCEL_JOB_DONE;
 		e->nr_failed++;
@@ -383,6 +401,8 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 	case ACCEL_JOB_TIMEDOUT:
 		break;
 	case ACCEL_JOB_PENDING:
+		accel_job_unfollow_locked(job);
+		break;
 	case ACCEL_JOB_FINISHING:
 		break;
 	case ACCEL_JOB_DONE:
@@ -492,6 +512,7 @@ struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	job->state = ACCEL_JOB_PENDING;
 	INIT_LIST_HEAD(&job->qlink);
 	INIT_LIST_HEAD(&job->tlink);
+	INIT_LIST_HEAD(&job->flink);
 	for (i = 0; i < ACCEL_JOB_INLINE; i++)
 		INIT_LIST_HEAD(&job->deps_inline[i].cb.node);
 	job->deps = job->deps_inline;
@@ -581,14 +602,35 @@ static void accel_job_drop_dep_syncobjs(struct accel_sched_job *job)
  * dependency edge. Its waits stay armed: if one fails, the job's points fail
  * with that error whatever its COMPLETE says; if it completes before them,
  * its points are reached only once its waits are (FINISHING).
+ *
+ * A job whose promisers are all of its file and engine, but some not yet
+ * released (pending behind a gate, or runnable behind the credits), is a
+ * *follower*: it waits on its engine's follower list, and the release of
+ * such a promiser (marked has_followers) makes the engine's kick try the
+ * list again (accel_engine_follow()). So a chain submitted ahead of its
+ * first wait is pipelined edge by edge as it is released, not only a chain
+ * submitted behind jobs already released. The list holds at most
+ * ACCEL_FOLLOWERS_MAX jobs (a job beyond it waits for its points, as
+ * before), each try is the bounded walk below (ACCEL_JOB_MAX_POINTS
+ * lookups), and a job leaves the list whenever it leaves PENDING
+ * (accel_job_unfollow_locked()), so the list never holds a job that could
+ * go away.
  */
-static void accel_job_try_pipeline(struct accel_sched_job *job)
+#define ACCEL_FOLLOWERS_MAX 64
+
+enum accel_pipe { ACCEL_PIPE_NO, ACCEL_PIPE_LATER, ACCEL_PIPE_DONE };
+
+static enum accel_pipe accel_job_try_pipeline(struct accel_sched_job *job)
 {
 	struct accel_sched_job *pred[ACCEL_JOB_MAX_POINTS];
 	struct accel_engine *e = job->engine;
+	enum accel_pipe verdict = ACCEL_PIPE_NO;
+	bool ok = true, later = false;
 	u32 i, n = 0;
-	bool ok = true;
 
+	/* A follower tried again may have gone meanwhile (its file too). */
+	if (READ_ONCE(job->state) != ACCEL_JOB_PENDING)
+		ok = false;
 	for (i = 0; i < job->nwaits && ok; i++) {
 		struct accel_job_dep *d = &job->deps[i];
 		u64 point;
@@ -607,23 +649,75 @@ static void accel_job_try_pipeline(struct accel_sched_job *job)
 		else
 			n++;
 	}
-	accel_job_drop_dep_syncobjs(job);
 	if (ok && n) {
 		spin_lock_irq(&e->lock);
-		for (i = 0; i < n; i++)
-			if (pred[i]->engine != e ||
-			    pred[i]->state != ACCEL_JOB_RELEASED)
+		for (i = 0; i < n; i++) {
+			if (pred[i]->engine != e)
 				ok = false;
+			else if (pred[i]->state == ACCEL_JOB_PENDING ||
+				 pred[i]->state == ACCEL_JOB_RUNNABLE)
+				later = true;
+			else if (pred[i]->state != ACCEL_JOB_RELEASED)
+				ok = false;
+		}
 		if (ok && job->state == ACCEL_JOB_PENDING &&
 		    !atomic_read(&job->error)) {
-			job->pipelined = true;
-			accel_job_runnable_locked(job);
-			accel_engine_schedule_locked(e);
+			if (!later) {
+				accel_job_unfollow_locked(job);
+				job->pipelined = true;
+				accel_job_runnable_locked(job);
+				accel_engine_schedule_locked(e);
+				verdict = ACCEL_PIPE_DONE;
+			} else if (!list_empty(&job->flink) ||
+				   e->nr_followers < ACCEL_FOLLOWERS_MAX) {
+				if (list_empty(&job->flink)) {
+					list_add_tail(&job->flink, &e->followers);
+					e->nr_followers++;
+				}
+				for (i = 0; i < n; i++)
+					if (pred[i]->state != ACCEL_JOB_RELEASED)
+						pred[i]->has_followers = true;
+				verdict = ACCEL_PIPE_LATER;
+			}
 		}
 		spin_unlock_irq(&e->lock);
 	}
 	for (i = 0; i < n; i++)
 		accel_job_put(pred[i]);
+	/* A follower keeps its waits' syncobjs, for the next try. */
+	if (verdict != ACCEL_PIPE_LATER)
+		accel_job_drop_dep_syncobjs(job);
+	return verdict;
+}
+
+/*
+ * The engine's kick, after a release of a job that followers wait on: try
+ * them again. Each is taken off the list with a reference; the file of
+ * one that is cancelled meanwhile waits for this work before it goes
+ * (accel_sched_file_release() flushes accel_wq), so its lookups stay valid.
+ */
+void accel_engine_follow(struct accel_engine *e)
+{
+	struct accel_sched_job *jobs[ACCEL_FOLLOWERS_MAX], *job;
+	u32 i, n = 0;
+
+	spin_lock_irq(&e->lock);
+	if (!e->follow_retry) {
+		spin_unlock_irq(&e->lock);
+		return;
+	}
+	e->follow_retry = false;
+	while (!list_empty(&e->followers) && n < ACCEL_FOLLOWERS_MAX) {
+		job = list_first_entry(&e->followers, struct accel_sched_job, flink);
+		accel_job_unfollow_locked(job);
+		kref_get(&job->ref);
+		jobs[n++] = job;
+	}
+	spin_unlock_irq(&e->lock);
+	for (i = 0; i < n; i++) {
+		accel_job_try_pipeline(jobs[i]);
+		accel_job_put(jobs[i]);
+	}
 }
 
 /*

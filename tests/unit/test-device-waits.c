@@ -27,11 +27,12 @@
 static accel_executable_t *exe;
 static bool device_waits; /* the device under test orders on the device */
 /*
- * On the kernel scheduler: the module releases a job early (pipelined)
- * only when its predecessors are already released at its submission, not
- * behind a gate that opens later, so the gated tests order every edge on
- * the host there (without a host wait: the job is released once its waits
- * are reached).
+ * On the kernel scheduler the module decides which jobs are released early
+ * (pipelined): those whose predecessors are released when they come, and
+ * followers, pipelined when their predecessors are released (at most 64
+ * waiting per engine). Whether a pipelined job then finds its predecessor
+ * still on the device, or done already, is a race between threads, so
+ * there the tests count some edges ordered on the device, not each one.
  */
 static bool on_kernel;
 
@@ -86,7 +87,9 @@ static accel_command_buffer_t *increment_cb(accel_device_t *d,
  * device with device-side waits every edge but the gate's is ordered
  * there, and none on the host.
  */
-static void chain(accel_device_t *d, accel_executable_t *e, bool expect_device)
+enum expect { NONE, SOME, EVERY };
+
+static void chain(accel_device_t *d, accel_executable_t *e, enum expect expect)
 {
 	enum { CHAIN = 100 };
 	accel_queue_t *q[2] = { NULL, NULL };
@@ -118,9 +121,16 @@ static void chain(accel_device_t *d, accel_executable_t *e, bool expect_device)
 	ASSERT_OK(accel_semaphore_wait(s[CHAIN - 1], 1, 0, WAIT_LONG));
 	after = stats();
 	ck_assert_uint_eq(pc[0], CHAIN);
-	ck_assert_uint_eq(after.device_ordered - before.device_ordered,
-			  expect_device ? CHAIN - 1 : 0);
-	ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
+	if (expect == SOME) { /* the kernel scheduler's followers */
+		ck_assert_uint_ge(after.device_ordered - before.device_ordered, 1);
+		ck_assert_uint_le(after.device_ordered - before.device_ordered, CHAIN - 1);
+	} else {
+		ck_assert_uint_eq(after.device_ordered - before.device_ordered,
+				  expect == EVERY ? CHAIN - 1 : 0);
+	}
+	/* The kernel's pipelined jobs wait on the host where nothing orders on the device. */
+	if (!on_kernel || expect != NONE)
+		ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
 	accel_command_buffer_release(cb);
 	accel_queue_release(q[0]);
 	accel_queue_release(q[1]);
@@ -132,7 +142,7 @@ static void chain(accel_device_t *d, accel_executable_t *e, bool expect_device)
 
 START_TEST(test_chain_across_queues)
 {
-	chain(dev, exe, device_waits && !on_kernel);
+	chain(dev, exe, !device_waits ? NONE : on_kernel ? SOME : EVERY);
 }
 END_TEST
 
@@ -169,7 +179,8 @@ START_TEST(test_chain_released_predecessors)
 	ASSERT_OK(accel_semaphore_wait(s[CHAIN - 1], 1, 0, WAIT_LONG));
 	after = stats();
 	ck_assert_uint_eq(pc[0], CHAIN);
-	ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
+	if (device_waits || !on_kernel)
+		ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
 	ck_assert_uint_le(after.device_ordered - before.device_ordered, CHAIN - 1);
 	if (device_waits && on_kernel)
 		ck_assert_uint_ge(after.device_ordered - before.device_ordered, 1);
@@ -290,7 +301,7 @@ START_TEST(test_chain_host_when_disabled)
 	setenv("ACCEL_DEVICE_WAITS", "0", 1);
 	ASSERT_OK(accel_device_open(test_device_uri(), sched, &d));
 	ASSERT_OK(accel_executable_load(d, getenv("ACCEL_TEST_KERNELS"), &e));
-	chain(d, e, false);
+	chain(d, e, NONE);
 	accel_executable_release(e);
 	accel_device_release(d);
 }
@@ -368,7 +379,17 @@ START_TEST(test_failed_predecessor)
 	ck_assert_int_eq(error, -ERANGE);
 	m = accel_semaphore_failure_message(b);
 	ASSERT_CONTAINS("b's failure", m, "(1, 65536, 1)");
-	if (strncmp(test_device_uri(), "vulkan:", 7) == 0 && !on_kernel) {
+	if (strncmp(test_device_uri(), "vulkan:", 7) == 0 && on_kernel) {
+		/*
+		 * Pipelined as followers: each of b and c ran on the device
+		 * after a, or (a already failed when its executor looked)
+		 * waited for a on the host and was not run.
+		 */
+		ck_assert_uint_eq(after.device_ordered - before.device_ordered +
+				  after.host_waits - before.host_waits, 2);
+		if (!strstr(m, "ran on the device after its wait 0 (value 1) failed with ERANGE, so its results are void"))
+			ASSERT_CONTAINS("b's failure", m, "was not run: its wait 0 (value 1) failed with ERANGE");
+	} else if (strncmp(test_device_uri(), "vulkan:", 7) == 0) {
 		/* b and c were on the device before a failed. */
 		ck_assert_uint_eq(after.device_ordered - before.device_ordered, 2);
 		ASSERT_CONTAINS("b's failure", m, "ran on the device after its wait 0 (value 1) failed with ERANGE, so its results are void");
@@ -378,7 +399,8 @@ START_TEST(test_failed_predecessor)
 		ASSERT_CONTAINS("b's failure", m, "was not run: its wait 0 (value 1) failed with ERANGE");
 		ck_assert_uint_eq(po[1], 0);
 	}
-	ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
+	if (!on_kernel)
+		ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
 	sem_value(c, &error);
 	ck_assert_int_eq(error, -ERANGE);
 	ASSERT_CONTAINS("c's failure", accel_semaphore_failure_message(c), "(1, 65536, 1)");
@@ -484,8 +506,14 @@ START_TEST(test_batch_then_successor)
 	after = stats();
 	ck_assert_uint_eq(px[0], 3);
 	ck_assert_uint_eq(px[2], 3);
-	ck_assert_uint_eq(after.device_ordered - before.device_ordered,
-			  device_waits && !on_kernel ? 1 : 0);
+	/* On the kernel scheduler: if the batch was still on the device. */
+	if (device_waits && on_kernel)
+		ck_assert_uint_le(after.device_ordered - before.device_ordered, 1);
+	else
+		ck_assert_uint_eq(after.device_ordered - before.device_ordered,
+				  device_waits ? 1 : 0);
+	if (device_waits || !on_kernel)
+		ck_assert_uint_eq(after.host_waits - before.host_waits, 0);
 	for (uint32_t i = 0; i < 3; i++)
 		accel_command_buffer_release(f[i]);
 	accel_command_buffer_release(copy);

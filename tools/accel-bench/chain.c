@@ -97,9 +97,10 @@ static void chain_teardown(struct chain *c)
  * One chain: ns per edge from the gate's opening to the last point, or -1.
  * @open: no gate (the kernel scheduler's form): the chain is submitted
  * with its first submission runnable, and the time runs from the first
- * submission. The module releases a submission early (pipelined) only
- * when its predecessor is already released as it comes, never behind a
- * gate that opens later.
+ * submission. Behind a gate the module pipelines a submission as a
+ * follower of its predecessor, but keeps at most 64 followers per engine:
+ * of a chain of 100 the last edges would be ordered by their points, not
+ * by the device. Without a gate every edge can be pipelined.
  */
 static double chain_round(struct chain *c, bool open)
 {

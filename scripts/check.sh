@@ -246,7 +246,12 @@ else
 		if [ "$how" = DKMS ] && [ -x "$vkdw" ]; then
 			abuild=$(cd "$build" && pwd)
 			vkenv="ACCEL_TEST_DEVICE=vulkan://0 ACCEL_TEST_KERNELS=$abuild/tests/unit/kernels/test-kernels.vkexe ACCEL_TEST_CPU_KERNELS=$abuild/tests/unit/kernels/test-cpu-kernels.vkexe"
-			set -- "$@" --host-root --run "in-host env $ck $vkenv $abuild/tests/unit/test-device-waits-vulkan"
+			# lavapipe compiles on the VM's emulated CPU: a first
+			# dispatch may take longer than the default job timeout
+			# (10 s) there, so these jobs get 120 s.
+			set -- "$@" --host-root \
+				--run "echo 120000 >/sys/module/accelsched/parameters/job_timeout_ms" \
+				--run "in-host env $ck $vkenv $abuild/tests/unit/test-device-waits-vulkan"
 			if [ -x "$abuild/tsan/tests/unit/test-device-waits-vulkan" ]; then
 				set -- "$@" --run "in-host env $ck $vkenv TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$top/tests/unit/tsan.supp $abuild/tsan/tests/unit/test-device-waits-vulkan"
 			fi

@@ -232,8 +232,7 @@ static void *promise_later(void *arg)
 START_TEST(test_kernel_device_wait_verdicts)
 {
 	static const int here = 0, other = 0;
-	accel_semaphore_t *a = sem_new(0), *b = sem_new(0), *c = sem_new(0),
-			  *d = sem_new(0), *e = sem_new(0);
+	accel_semaphore_t *a, *b, *c, *d, *e;
 	struct accel_sched_point w[2];
 	struct accel_sched_job job;
 	struct later l;
@@ -243,6 +242,11 @@ START_TEST(test_kernel_device_wait_verdicts)
 
 	if (!on_kernel)
 		TEST_SKIP("the kernel scheduler's executor (ACCEL_SCHEDULER=kernel, in the VM)");
+	a = sem_new(0);
+	b = sem_new(0);
+	c = sem_new(0);
+	d = sem_new(0);
+	e = sem_new(0);
 	memset(&job, 0, sizeof(job));
 	job.waits = w;
 	job.domain = &here;

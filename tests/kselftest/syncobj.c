@@ -698,6 +698,56 @@ TEST_F(syncobj, uring_wait_outlives_its_thread)
 	close(fd);
 }
 
+/*
+ * A process that execs with an io_uring WAIT pending goes on into the new
+ * program: an exec cancels the task's requests (where io_uring cannot
+ * cancel a uring_cmd, 6.1, the module's monitor sees the exec), and the
+ * syncobj stays usable.
+ */
+TEST_F(syncobj, uring_wait_pending_at_exec)
+{
+	int fd = accel_test_open(), pipefd[2], status = 0;
+	uint32_t h;
+	pid_t pid;
+	char c;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct io_uring ring;
+
+		if (io_uring_queue_init(8, &ring, 0))
+			_exit(10);
+		uring_wait_prep(&ring, fd, h, 1, 0, 1);
+		if (io_uring_submit(&ring) != 1)
+			_exit(11);
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(12);
+		execl("/bin/sh", "sh", "-c", "exit 7", (char *)NULL);
+		_exit(13);
+	}
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	for (int i = 0; i < 500; i++) { /* at most 5 s */
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(10000);
+		if (i == 499) {
+			TH_LOG("the exec did not finish within 5 s");
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			ASSERT_TRUE(0);
+		}
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(7, WEXITSTATUS(status));
+	ASSERT_EQ(0, so_signal(fd, h, 1));
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
 /* Ring closed (not the process) with a WAIT pending. */
 TEST_F(syncobj, uring_wait_pending_at_ring_close)
 {

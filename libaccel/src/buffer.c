@@ -42,6 +42,21 @@ int accel_buffer_fail_returned(const char *fn, const char *where)
 		fn, where);
 }
 
+int accel_buffer_params_check(const accel_buffer_params_t *params,
+			      const char *fn)
+{
+	if (params->memory_type & ~ACCEL_MEMORY_TYPE_ALL)
+		return accel_fail(EINVAL, "%s: params->memory_type 0x%x has unknown bits (known: 0x%x)",
+				  fn, params->memory_type, ACCEL_MEMORY_TYPE_ALL);
+	if (params->usage & ~ACCEL_BUFFER_USAGE_ALL)
+		return accel_fail(EINVAL, "%s: params->usage 0x%x has unknown bits (known: 0x%x)",
+				  fn, params->usage, ACCEL_BUFFER_USAGE_ALL);
+	if (!params->usage)
+		return accel_fail(EINVAL,
+			"%s: params->usage is 0; say what the buffer is for (ACCEL_BUFFER_USAGE_*)", fn);
+	return 0;
+}
+
 ACCEL_EXPORT int accel_allocator_allocate_buffer(accel_allocator_t *allocator,
 						 const accel_buffer_params_t *params,
 						 uint64_t size,
@@ -56,15 +71,8 @@ ACCEL_EXPORT int accel_allocator_allocate_buffer(accel_allocator_t *allocator,
 	if (!allocator || !params)
 		return accel_fail(EINVAL, "%s: %s is NULL", fn,
 				  allocator ? "params" : "allocator");
-	if (params->memory_type & ~ACCEL_MEMORY_TYPE_ALL)
-		return accel_fail(EINVAL, "%s: params->memory_type 0x%x has unknown bits (known: 0x%x)",
-				  fn, params->memory_type, ACCEL_MEMORY_TYPE_ALL);
-	if (params->usage & ~ACCEL_BUFFER_USAGE_ALL)
-		return accel_fail(EINVAL, "%s: params->usage 0x%x has unknown bits (known: 0x%x)",
-				  fn, params->usage, ACCEL_BUFFER_USAGE_ALL);
-	if (!params->usage)
-		return accel_fail(EINVAL,
-			"%s: params->usage is 0; say what the buffer is for (ACCEL_BUFFER_USAGE_*)", fn);
+	if (accel_buffer_params_check(params, fn))
+		return -EINVAL;
 	if (size > ACCEL_BUFFER_MAX_SIZE)
 		return accel_fail(ENOMEM,
 			"%s: size %" PRIu64 " is above ACCEL_BUFFER_MAX_SIZE (%" PRIu64 ")",

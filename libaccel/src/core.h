@@ -226,6 +226,12 @@ static inline bool accel_buffer_returned(const accel_buffer_t *b)
 	       atomic_load_explicit(&b->transient->returned, memory_order_acquire);
 }
 int accel_buffer_fail_returned(const char *fn, const char *where);
+/*
+ * Checks the memory type and usage bits of @params for @fn: 0, or -EINVAL
+ * with the message set (the allocator's and accel_queue_alloca()'s rule).
+ */
+int accel_buffer_params_check(const accel_buffer_params_t *params,
+			      const char *fn);
 
 /*
  * transient.c: the device's pool of queue-ordered memory; freed when the

@@ -860,15 +860,8 @@ static int check_lists(accel_queue_t *q, const accel_semaphore_list_t *waits,
 static int check_params(const accel_buffer_params_t *params, uint64_t size,
 			const struct accel_transient_pool *p, const char *fn)
 {
-	if (params->memory_type & ~ACCEL_MEMORY_TYPE_ALL)
-		return accel_fail(EINVAL, "%s: params->memory_type 0x%x has unknown bits (known: 0x%x)",
-				  fn, params->memory_type, ACCEL_MEMORY_TYPE_ALL);
-	if (params->usage & ~ACCEL_BUFFER_USAGE_ALL)
-		return accel_fail(EINVAL, "%s: params->usage 0x%x has unknown bits (known: 0x%x)",
-				  fn, params->usage, ACCEL_BUFFER_USAGE_ALL);
-	if (!params->usage)
-		return accel_fail(EINVAL,
-			"%s: params->usage is 0; say what the buffer is for (ACCEL_BUFFER_USAGE_*)", fn);
+	if (accel_buffer_params_check(params, fn))
+		return -EINVAL;
 	if (size > p->stats.capacity)
 		return accel_fail(ENOSPC,
 			"%s: size %" PRIu64 " is above the capacity of the transient pool of %s (%" PRIu64 " bytes), so it could never fit; raise ACCEL_TRANSIENT_POOL_BYTES or allocate it with accel_allocator_allocate_buffer()",

@@ -385,10 +385,9 @@ static void fill_info(PFN_vkGetInstanceProcAddr gipa, VkInstance inst,
 	}
 }
 
-int vk_enumerate(const struct accel_driver *drv, accel_device_info_t *infos,
-		 uint32_t cap, uint32_t *count)
+/* The instance libaccel makes, for enumeration and for each device. */
+static VkResult instance_new(const struct vk_loader *vk, VkInstance *out)
 {
-	static const char fn[] = "accel_driver_device_count";
 	VkApplicationInfo app = {
 		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
 		.pEngineName = "libaccel",
@@ -398,6 +397,14 @@ int vk_enumerate(const struct accel_driver *drv, accel_device_info_t *infos,
 		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
 		.pApplicationInfo = &app,
 	};
+
+	return vk->vkCreateInstance(&ici, NULL, out);
+}
+
+int vk_enumerate(const struct accel_driver *drv, accel_device_info_t *infos,
+		 uint32_t cap, uint32_t *count)
+{
+	static const char fn[] = "accel_driver_device_count";
 	const char *why;
 	const struct vk_loader *vk = vk_loader_get(&why);
 	PFN_vkEnumeratePhysicalDevices enumerate;
@@ -409,7 +416,7 @@ int vk_enumerate(const struct accel_driver *drv, accel_device_info_t *infos,
 
 	if (!vk)
 		return accel_fail(ENODEV, "%s: \"vulkan\": driver not available: %s", fn, why);
-	r = vk->vkCreateInstance(&ici, NULL, &inst);
+	r = instance_new(vk, &inst);
 	if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
 		*count = 0; /* a loader and no driver: no device */
 		return 0;
@@ -529,16 +536,7 @@ static bool name_matches(const char *name, const char *want)
 
 static int create_instance(struct vk_device *dev)
 {
-	VkApplicationInfo app = {
-		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-		.pEngineName = "libaccel",
-		.apiVersion = VK_API_VERSION_1_2,
-	};
-	VkInstanceCreateInfo ici = {
-		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-		.pApplicationInfo = &app,
-	};
-	VkResult r = dev->vk->vkCreateInstance(&ici, NULL, &dev->instance);
+	VkResult r = instance_new(dev->vk, &dev->instance);
 
 	if (r != VK_SUCCESS) {
 		dev->instance = VK_NULL_HANDLE;

@@ -29,14 +29,14 @@
 #include <stdlib.h>
 
 #include "src/error.h"
+#include "src/worker.h"
 #include "gpu.h"
 
 struct gpu_completer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;       /* a flight done, or stop */
 	struct gpu_flight *head, *tail;
-	bool started, stop, detached;
-	pthread_t thread;
+	struct accel_worker worker;
 	struct gpu_device *dev;
 };
 
@@ -82,7 +82,7 @@ static void *completer_main(void *arg)
 	for (;;) {
 		struct gpu_flight *f;
 
-		while (!(w->head && w->head->done) && !w->stop)
+		while (!(w->head && w->head->done) && !w->worker.stop)
 			pthread_cond_wait(&w->cond, &w->lock);
 		f = w->head;
 		if (!f || !f->done)
@@ -94,7 +94,7 @@ static void *completer_main(void *arg)
 		complete_one(w, f);
 		pthread_mutex_lock(&w->lock);
 	}
-	detached = w->detached;
+	detached = w->worker.detached;
 	pthread_mutex_unlock(&w->lock);
 	if (detached) {
 		pthread_cond_destroy(&w->cond);
@@ -120,23 +120,12 @@ int gpu_completer_init(struct gpu_device *dev)
 void gpu_completer_fini(struct gpu_device *dev)
 {
 	struct gpu_completer *w = dev->completer;
-	bool self;
 
 	if (!w)
 		return;
 	dev->completer = NULL;
-	pthread_mutex_lock(&w->lock);
-	self = w->started && pthread_equal(pthread_self(), w->thread);
-	w->stop = true;
-	w->detached = self;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	if (self) {
-		pthread_detach(w->thread);
+	if (!accel_worker_stop(&w->worker, &w->lock, &w->cond))
 		return;
-	}
-	if (w->started)
-		pthread_join(w->thread, NULL);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
@@ -148,11 +137,11 @@ static int completer_start(struct gpu_completer *w)
 	int err = 0;
 
 	pthread_mutex_lock(&w->lock);
-	if (!w->started) {
-		err = pthread_create(&w->thread, NULL, completer_main, w);
+	if (!w->worker.started) {
+		err = pthread_create(&w->worker.thread, NULL, completer_main, w);
 		if (!err) {
-			pthread_setname_np(w->thread, "accel-gpudone");
-			w->started = true;
+			pthread_setname_np(w->worker.thread, "accel-gpudone");
+			w->worker.started = true;
 		}
 	}
 	pthread_mutex_unlock(&w->lock);

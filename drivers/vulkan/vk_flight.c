@@ -41,6 +41,7 @@
 #include <stdlib.h>
 
 #include "src/error.h"
+#include "src/worker.h"
 #include "vk.h"
 
 #define VK_FLIGHTS_MAX 32u
@@ -53,8 +54,7 @@ struct vk_waiter {
 	uint32_t count;       /* in flight, or about to be (room taken) */
 	uint32_t room_waiters;
 	int64_t last_done_ns; /* when the last batch completed */
-	bool started, stop, detached;
-	pthread_t thread;
+	struct accel_worker worker;
 	struct vk_device *dev;
 };
 
@@ -145,13 +145,13 @@ static void *waiter_main(void *arg)
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->head && !w->stop)
+		while (!w->head && !w->worker.stop)
 			pthread_cond_wait(&w->work, &w->lock);
 		if (!w->head)
 			break;
 		wait_oldest(w);
 	}
-	detached = w->detached;
+	detached = w->worker.detached;
 	pthread_mutex_unlock(&w->lock);
 	if (detached) {
 		pthread_cond_destroy(&w->work);
@@ -179,23 +179,12 @@ int vk_flights_init(struct vk_device *dev)
 void vk_flights_fini(struct vk_device *dev)
 {
 	struct vk_waiter *w = dev->waiter;
-	bool self;
 
 	if (!w)
 		return;
 	dev->waiter = NULL;
-	pthread_mutex_lock(&w->lock);
-	self = w->started && pthread_equal(pthread_self(), w->thread);
-	w->stop = true;
-	w->detached = self;
-	pthread_cond_signal(&w->work);
-	pthread_mutex_unlock(&w->lock);
-	if (self) {
-		pthread_detach(w->thread);
+	if (!accel_worker_stop(&w->worker, &w->lock, &w->work))
 		return;
-	}
-	if (w->started)
-		pthread_join(w->thread, NULL);
 	pthread_cond_destroy(&w->work);
 	pthread_cond_destroy(&w->room);
 	pthread_mutex_destroy(&w->lock);
@@ -208,8 +197,8 @@ static int reserve(struct vk_waiter *w, char *msg, size_t len)
 	int err = 0;
 
 	pthread_mutex_lock(&w->lock);
-	if (!w->started) {
-		err = pthread_create(&w->thread, NULL, waiter_main, w);
+	if (!w->worker.started) {
+		err = pthread_create(&w->worker.thread, NULL, waiter_main, w);
 		if (err) {
 			pthread_mutex_unlock(&w->lock);
 			accel_strfmt(msg, len,
@@ -217,8 +206,8 @@ static int reserve(struct vk_waiter *w, char *msg, size_t len)
 				     accel_errno_name(err));
 			return -EAGAIN;
 		}
-		pthread_setname_np(w->thread, "accel-vkwait");
-		w->started = true;
+		pthread_setname_np(w->worker.thread, "accel-vkwait");
+		w->worker.started = true;
 	}
 	/*
 	 * The waiter itself submits the next command buffer of a batch, from
@@ -226,7 +215,7 @@ static int reserve(struct vk_waiter *w, char *msg, size_t len)
 	 * count may pass VK_FLIGHTS_MAX by one flight per batch it is
 	 * continuing).
 	 */
-	while (w->count >= VK_FLIGHTS_MAX && !pthread_equal(pthread_self(), w->thread)) {
+	while (w->count >= VK_FLIGHTS_MAX && !pthread_equal(pthread_self(), w->worker.thread)) {
 		w->room_waiters++;
 		pthread_cond_wait(&w->room, &w->lock);
 		w->room_waiters--;

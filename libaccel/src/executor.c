@@ -49,6 +49,7 @@
 #include <accel/semaphore.h>
 
 #include "sched.h"
+#include "worker.h"
 
 /* How long process exit waits for active jobs before it goes on anyway. */
 #define ACCEL_EXIT_WAIT_NS (30 * INT64_C(1000000000))
@@ -117,9 +118,7 @@ struct accel_sched_executor {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct accel_sched_job *head, *tail;
-	bool stop;
-	bool detached;
-	pthread_t thread;
+	struct accel_worker worker;
 	void *data;
 };
 
@@ -379,11 +378,11 @@ static void *executor_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&ex->lock);
-		while (!ex->head && !ex->stop)
+		while (!ex->head && !ex->worker.stop)
 			pthread_cond_wait(&ex->cond, &ex->lock);
 		job = ex->head;
 		if (!job) {
-			detached = ex->detached;
+			detached = ex->worker.detached;
 			pthread_mutex_unlock(&ex->lock);
 			break;
 		}
@@ -413,7 +412,8 @@ int accel_executor_thread_create(accel_scheduler_t *s, const char *name,
 	ex->scheduler = s;
 	pthread_mutex_init(&ex->lock, NULL);
 	pthread_cond_init(&ex->cond, NULL);
-	err = pthread_create(&ex->thread, NULL, executor_main, ex);
+	ex->worker.started = true; /* before the thread can run anything */
+	err = pthread_create(&ex->worker.thread, NULL, executor_main, ex);
 	if (err) {
 		pthread_cond_destroy(&ex->cond);
 		pthread_mutex_destroy(&ex->lock);
@@ -422,25 +422,15 @@ int accel_executor_thread_create(accel_scheduler_t *s, const char *name,
 			"accel_queue_create: cannot start the executor thread of %s: %s (check RLIMIT_NPROC and the memory limit)",
 			name, accel_errno_name(err));
 	}
-	pthread_setname_np(ex->thread, "accel-exec");
+	pthread_setname_np(ex->worker.thread, "accel-exec");
 	*out = ex;
 	return 0;
 }
 
 void accel_executor_thread_destroy(struct accel_sched_executor *ex)
 {
-	bool self = pthread_equal(pthread_self(), ex->thread);
-
-	pthread_mutex_lock(&ex->lock);
-	ex->stop = true;
-	ex->detached = self;
-	pthread_cond_signal(&ex->cond);
-	pthread_mutex_unlock(&ex->lock);
-	if (self) {
-		pthread_detach(ex->thread);
+	if (!accel_worker_stop(&ex->worker, &ex->lock, &ex->cond))
 		return;
-	}
-	pthread_join(ex->thread, NULL);
 	pthread_cond_destroy(&ex->cond);
 	pthread_mutex_destroy(&ex->lock);
 	free(ex);

@@ -1140,15 +1140,7 @@ TEST_F(sched, uring_submit_pending_at_sigkill)
 	ASSERT_EQ(1, read(pipefd[0], &c, 1));
 	usleep(20000);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	for (int i = 0; i < 500; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
-		usleep(10000);
-		if (i == 499) {
-			TH_LOG("the process did not exit within 5 s");
-			ASSERT_TRUE(0);
-		}
-	}
+	status = reap_within(_metadata, pid, 5000, "the killed process");
 	ASSERT_TRUE(WIFSIGNALED(status));
 	ASSERT_NE(0, so_wait1(fd, x, 1, 0, in_ms(5000)));
 	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
@@ -1266,17 +1258,7 @@ TEST_F(sched, uring_submit_pending_at_exec)
 		_exit(13);
 	}
 	ASSERT_EQ(1, read(pipefd[0], &c, 1));
-	for (int i = 0; i < 500; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
-		usleep(10000);
-		if (i == 499) {
-			TH_LOG("the exec did not finish within 5 s");
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			ASSERT_TRUE(0);
-		}
-	}
+	status = reap_within(_metadata, pid, 5000, "the exec");
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(7, WEXITSTATUS(status));
 	ASSERT_NE(0, so_wait1(fd, x, 1, 0, in_ms(5000)));

@@ -624,16 +624,7 @@ static void exit_with_pending_wait(struct __test_metadata *_metadata,
 	if (kill_it) {
 		ASSERT_EQ(0, kill(pid, SIGKILL));
 	}
-	for (int i = 0; i < 500; i++) { /* at most 5 s */
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
-		usleep(10000);
-		if (i == 499) {
-			TH_LOG("the process did not exit within 5 s");
-			kill(pid, SIGKILL);
-			ASSERT_TRUE(0);
-		}
-	}
+	status = reap_within(_metadata, pid, 5000, "the process's exit");
 	if (kill_it) {
 		ASSERT_TRUE(WIFSIGNALED(status));
 	} else {
@@ -730,17 +721,7 @@ TEST_F(syncobj, uring_wait_pending_at_exec)
 		_exit(13);
 	}
 	ASSERT_EQ(1, read(pipefd[0], &c, 1));
-	for (int i = 0; i < 500; i++) { /* at most 5 s */
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
-		usleep(10000);
-		if (i == 499) {
-			TH_LOG("the exec did not finish within 5 s");
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			ASSERT_TRUE(0);
-		}
-	}
+	status = reap_within(_metadata, pid, 5000, "the exec");
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(7, WEXITSTATUS(status));
 	ASSERT_EQ(0, so_signal(fd, h, 1));

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "accel_test.h"
 
@@ -37,6 +38,28 @@ static inline int so_create(int fd, uint64_t initial, uint32_t *handle)
 
 	*handle = a.handle;
 	return ret;
+}
+
+/*
+ * The wait status of child @pid once it exits, waiting at most @ms: the
+ * exits and execs the module must not hold up. A child still there then is
+ * killed and reaped, and the test fails saying that @what did not finish.
+ */
+static inline int reap_within(struct __test_metadata *_metadata, pid_t pid,
+			      int ms, const char *what)
+{
+	int status = 0;
+
+	for (int i = 0; i < ms / 10; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(10000);
+	}
+	TH_LOG("%s did not finish within %d ms", what, ms);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	ASSERT_TRUE(0);
+	return status;
 }
 
 /* Create or fail the test. */

@@ -136,6 +136,7 @@ if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
 	san_env="TSAN_OPTIONS=$TSAN_OPTIONS:suppressions=$top/tests/unit/tsan.supp"
 	# shellcheck disable=SC2086 # a list of test names
 	san_leg "tsan" "$build/tsan" thread $TSAN_TESTS
+	tsan_built=1
 elif [ "$user" = 1 ]; then
 	say "sanitizer suites: skipped (ACCEL_SKIP_SANITIZERS=1)"
 	add "asan+ubsan" 0 0 1
@@ -252,7 +253,10 @@ else
 			set -- "$@" --host-root \
 				--run "echo 120000 >/sys/module/accelsched/parameters/job_timeout_ms" \
 				--run "in-host env $ck $vkenv $abuild/tests/unit/test-device-waits-vulkan"
-			if [ -x "$abuild/tsan/tests/unit/test-device-waits-vulkan" ]; then
+			# Only a TSan build this run made: one left from an
+			# earlier checkout would test older sources.
+			if [ "${tsan_built:-0}" = 1 ] &&
+			   [ -x "$abuild/tsan/tests/unit/test-device-waits-vulkan" ]; then
 				set -- "$@" --run "in-host env $ck $vkenv TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$top/tests/unit/tsan.supp $abuild/tsan/tests/unit/test-device-waits-vulkan"
 			fi
 		fi

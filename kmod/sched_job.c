@@ -914,7 +914,14 @@ int accel_job_do_complete(struct accel_file *afile,
 		e->nr_failed++;
 	else
 		e->nr_completed++;
-	dt = args->device_ns ?: ktime_get_ns() - job->release_ns;
+	/*
+	 * Nothing runs longer than its timeout: more is charged as the
+	 * timeout. Unbounded, 2^63 ns and over would wrap the charge
+	 * negative and turn the queue's vruntime back, a way to take more
+	 * than its share.
+	 */
+	dt = min(args->device_ns ?: ktime_get_ns() - job->release_ns,
+		 job->timeout_ns);
 	q->avg_ns = q->avg_ns ? (q->avg_ns * 7 + dt) / 8 : dt;
 	q->busy_ns += dt;
 	q->fstat->busy_ns += dt;

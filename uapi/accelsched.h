@@ -573,7 +573,8 @@ struct accel_uring_job {
  * @status:    0, or a negative errno in [-4095, -1] that fails its points
  *             (not in [-530, -512]: see ACCEL_MAX_ERRNO).
  * @device_ns: the engine time it took (fair share is charged by it); 0
- *             charges the time from release to COMPLETE.
+ *             charges the time from release to COMPLETE. More than the
+ *             job's timeout is charged as the timeout.
  */
 struct accel_job_complete {
 	__u32 id;

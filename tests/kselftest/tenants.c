@@ -1206,6 +1206,63 @@ TEST_F(tenants, tenant_sysfs_counts_its_jobs_over_engines)
 }
 
 /*
+ * A COMPLETE's device_ns is charged only up to the job's timeout: no job
+ * runs longer, and 2^63 ns or more, taken as is, wrapped the charge
+ * negative and turned the queue's vruntime back, so that a queue could
+ * report its way ahead of the others.
+ */
+TEST_F(tenants, device_ns_is_charged_up_to_the_timeout)
+{
+	static const uint64_t reported[] = {
+		1000000001ULL, (1ULL << 63) - 1, 1ULL << 63, UINT64_MAX,
+	};
+	const uint64_t timeout = 1000000000ULL;
+	const char *e = engine_name("cap");
+	int fd = accel_test_open(), held, a2, b1, id;
+	char path[160], buf[8192];
+	struct qline l;
+	uint32_t qa, qb;
+
+	ASSERT_GE(fd, 0);
+	qa = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	qb = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	for (size_t i = 0; i < sizeof(reported) / sizeof(reported[0]); i++) {
+		struct accel_job j = { .queue = qa, .timeout_ns = timeout };
+
+		id = submit_job(fd, &j);
+		ASSERT_GT(id, 0);
+		ASSERT_EQ(id, (int)next_event(_metadata, fd, 2000).id);
+		ASSERT_EQ(0, complete(fd, id, reported[i]));
+	}
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_queue(buf, qa, &l));
+	ASSERT_EQ(4, l.released);
+	ASSERT_EQ(4 * timeout, l.busy_ns);
+
+	/* B consumed a little; A, whatever it reported, far more. */
+	id = submit(fd, qb, 0);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(id, (int)next_event(_metadata, fd, 2000).id);
+	ASSERT_EQ(0, complete(fd, id, 1000));
+	engine_path(path, sizeof(path), e, "credits");
+	ASSERT_EQ(0, write_file(path, "1"));
+	held = submit(fd, qa, 0);
+	ASSERT_GT(held, 0);
+	ASSERT_EQ(held, (int)next_event(_metadata, fd, 2000).id);
+	a2 = submit(fd, qa, 0);
+	b1 = submit(fd, qb, 0);
+	ASSERT_GT(a2, 0);
+	ASSERT_GT(b1, 0);
+	ASSERT_EQ(0, complete(fd, held, UINT64_MAX - 1));
+	/* The credit goes to B, the queue that consumed least. */
+	ASSERT_EQ(b1, (int)next_event(_metadata, fd, 2000).id);
+	ASSERT_EQ(0, complete(fd, b1, 1000));
+	ASSERT_EQ(a2, (int)next_event(_metadata, fd, 2000).id);
+	ASSERT_EQ(0, complete(fd, a2, 1000));
+	close(fd);
+}
+
+/*
  * fdinfo read in a loop while two threads create queues, submit to them
  * and destroy them with jobs waiting and in flight, and another completes
  * what is released: every read parses, and nothing is touched

@@ -63,24 +63,19 @@ accel_idtable_grow_locked(struct accel_idtable *t,
 	return old;
 }
 
-/**
- * accel_idtable_add() - give @ptr the next free id.
- * @t:   the table.
- * @ptr: the object (not NULL).
- * @id:  out: its id.
- *
- * Context: process context; may sleep (it may grow the array).
- * Return: 0, or -ENOMEM.
+/*
+ * accel_idtable_add() when the array must be made or grown first (the
+ * common case is inline in idtable.h).
  */
-int accel_idtable_add(struct accel_idtable *t, void *ptr, u32 *id)
+int accel_idtable_add_slow(struct accel_idtable *t, void *ptr, u32 *id)
 {
-	struct accel_idtable_slot *fresh = NULL, *old = NULL, *s;
+	struct accel_idtable_slot *fresh = NULL, *old = NULL;
 	u32 size = 0, want;
 
 	for (;;) {
 		spin_lock(&t->lock);
 		want = !t->slots ? ACCEL_IDTABLE_MIN :
-		       2 * (t->count + 1) > t->mask + 1 ? 2 * (t->mask + 1) : 0;
+		       !accel_idtable_room_locked(t) ? 2 * (t->mask + 1) : 0;
 		if (!want || want == size)
 			break;
 		/* Allocate outside the lock, then look again. */
@@ -95,25 +90,10 @@ int accel_idtable_add(struct accel_idtable *t, void *ptr, u32 *id)
 		old = accel_idtable_grow_locked(t, fresh, size);
 		fresh = NULL;
 	}
-	/* At most half full: a free slot is at most mask + 2 ids away. */
-	for (;;) {
-		u32 n = t->next;
-
-		t->next = n >= t->max ? 1 : n + 1;
-		s = &t->slots[n & t->mask];
-		if (!s->ptr) {
-			s->ptr = ptr;
-			s->id = n;
-			*id = n;
-			break;
-		}
-	}
-	t->count++;
+	accel_idtable_take_locked(t, ptr, id);
 	spin_unlock(&t->lock);
-	if (unlikely(old || fresh)) {
-		kvfree(old);
-		kvfree(fresh);
-	}
+	kvfree(old);
+	kvfree(fresh);
 	return 0;
 }
 

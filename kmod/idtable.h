@@ -40,7 +40,7 @@ struct accel_idtable {
 
 void accel_idtable_init(struct accel_idtable *t, u32 max);
 void accel_idtable_destroy(struct accel_idtable *t);
-int accel_idtable_add(struct accel_idtable *t, void *ptr, u32 *id);
+int accel_idtable_add_slow(struct accel_idtable *t, void *ptr, u32 *id);
 bool accel_idtable_remove(struct accel_idtable *t, u32 id, const void *ptr);
 
 /* The object of @id, or NULL; under @t->lock. */
@@ -68,6 +68,59 @@ static inline void *accel_idtable_next_locked(struct accel_idtable *t, u32 *pos)
 		if (t->slots[*pos].ptr)
 			return t->slots[(*pos)++].ptr;
 	return NULL;
+}
+
+/* Whether one more id keeps the table at most half full. */
+static inline bool accel_idtable_room_locked(const struct accel_idtable *t)
+{
+	return 2 * (t->count + 1) <= t->mask + 1;
+}
+
+/* Under @t->lock, with room: the next free id for @ptr, in *@id. */
+static inline void accel_idtable_take_locked(struct accel_idtable *t,
+					     void *ptr, u32 *id)
+{
+	struct accel_idtable_slot *s;
+
+	lockdep_assert_held(&t->lock);
+	/* At most half full: a free slot is at most mask + 2 ids away. */
+	for (;;) {
+		u32 n = t->next;
+
+		t->next = n >= t->max ? 1 : n + 1;
+		s = &t->slots[n & t->mask];
+		if (!s->ptr) {
+			s->ptr = ptr;
+			s->id = n;
+			*id = n;
+			break;
+		}
+	}
+	t->count++;
+}
+
+/**
+ * accel_idtable_add() - give @ptr the next free id.
+ * @t:   the table.
+ * @ptr: the object (not NULL).
+ * @id:  out: its id.
+ *
+ * Inline, as every submission takes an id: one lock section, unless the
+ * array must be made or grown (accel_idtable_add_slow()).
+ *
+ * Context: process context; may sleep (it may grow the array).
+ * Return: 0, or -ENOMEM.
+ */
+static inline int accel_idtable_add(struct accel_idtable *t, void *ptr, u32 *id)
+{
+	spin_lock(&t->lock);
+	if (likely(t->slots && accel_idtable_room_locked(t))) {
+		accel_idtable_take_locked(t, ptr, id);
+		spin_unlock(&t->lock);
+		return 0;
+	}
+	spin_unlock(&t->lock);
+	return accel_idtable_add_slow(t, ptr, id);
 }
 
 #endif /* _ACCEL_IDTABLE_H */

@@ -27,6 +27,9 @@
  * cancelable uring_cmds). */
 #define ACCEL_MONITOR_MS 50
 
+/* Queue handles below this are found without the xarray (queue_fast). */
+#define ACCEL_QUEUE_FAST 64
+
 /*
  * Whether @e is an errno userspace may hand the module (a job's status, a
  * syncobj's failure, a NOP's result): negative, within ACCEL_MAX_ERRNO, and
@@ -88,8 +91,12 @@ struct accel_file {
 	 * own lock; jobs by id, with the id table's (idtable.c);
 	 * sched_mutex serialises queue teardown.
 	 * events_lock (interrupts off) nests inside an engine's lock.
+	 * queue_fast mirrors the queues of the lowest handles, written
+	 * under the xarray's lock and read locklessly by submissions: one
+	 * load instead of an xarray walk on every job.
 	 */
 	struct xarray queues;
+	struct accel_queue *queue_fast[ACCEL_QUEUE_FAST];
 	struct accel_idtable jobs;
 	atomic_t nr_jobs;
 	atomic64_t job_seq;

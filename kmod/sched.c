@@ -280,8 +280,11 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	if (accel_max_queues)
 		ret = __xa_alloc(&afile->queues, &q->handle, q,
 				 XA_LIMIT(1, accel_max_queues), GFP_KERNEL);
-	if (!ret)
+	if (!ret) {
 		args->handle = q->handle;
+		if (q->handle < ACCEL_QUEUE_FAST)
+			WRITE_ONCE(afile->queue_fast[q->handle], q);
+	}
 	xa_unlock(&afile->queues);
 	if (ret) {
 		accel_queue_free(q);
@@ -375,7 +378,11 @@ int accel_ioctl_queue_destroy(struct accel_file *afile, void *data)
 	 * the erase would let a lookup that starts after the wait still find
 	 * @q and read it after it is freed.
 	 */
-	xa_erase(&afile->queues, args->handle);
+	xa_lock(&afile->queues);
+	if (args->handle < ACCEL_QUEUE_FAST)
+		WRITE_ONCE(afile->queue_fast[args->handle], NULL);
+	__xa_erase(&afile->queues, args->handle);
+	xa_unlock(&afile->queues);
 	synchronize_srcu(&accel_submit_srcu);
 	accel_queue_retire(q);
 	accel_cancel_jobs(afile, q, -ECANCELED);
@@ -401,35 +408,17 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 		return -EINVAL;
 	ujobs = u64_to_user_ptr(args->jobs);
 	for (i = 0; i < args->count; i++) {
-		struct accel_sched_job *job;
-		int idx;
+		int idx, ret;
 
 		if (copy_from_user(&uj, &ujobs[i], sizeof(uj)))
 			return -EFAULT;
 		if (accel_job_args_user(&a, &uj))
 			return -EINVAL;
 		idx = srcu_read_lock(&accel_submit_srcu);
-		job = accel_job_init(afile, &a);
-		if (IS_ERR(job)) {
-			srcu_read_unlock(&accel_submit_srcu, idx);
-			return PTR_ERR(job);
-		}
-		if (put_user(job->id, &ujobs[i].id)) {
-			/* Not armed yet: undo it whole. */
-			accel_job_unlink(job);
-			srcu_read_unlock(&accel_submit_srcu, idx);
-			return -EFAULT;
-		}
-		/*
-		 * Once its waits are armed, the job may be released, fetched
-		 * and completed by another thread before arming returns, which
-		 * drops the id table's reference: hold our own, as the io_uring
-		 * path does.
-		 */
-		kref_get(&job->ref);
-		accel_job_arm(job, NULL);
+		ret = accel_job_submit(afile, &a, &ujobs[i].id, NULL);
 		srcu_read_unlock(&accel_submit_srcu, idx);
-		accel_job_put(job);
+		if (ret)
+			return ret;
 		args->submitted = i + 1;
 	}
 	return 0;
@@ -498,38 +487,29 @@ __poll_t accel_sched_poll(struct accel_file *afile, struct file *file,
 /* ------------------------------------------------------------- io_uring */
 
 /* Submit the job @a describes for the SUBMIT @cmd: its answer, or -EIOCBQUEUED. */
-static int accel_uring_job_issue(struct accel_file *afile,
-				 struct io_uring_cmd *cmd,
-				 unsigned int issue_flags,
-				 const struct accel_job_args *a)
+static __always_inline int accel_uring_job_issue(struct accel_file *afile,
+						 struct io_uring_cmd *cmd,
+						 unsigned int issue_flags,
+						 const struct accel_job_args *a)
 {
-	struct accel_sched_job *job;
-	bool early;
+	bool early = issue_flags & IO_URING_F_UNLOCKED;
 	int ret, idx;
 
-	idx = srcu_read_lock(&accel_submit_srcu);
-	job = accel_job_init(afile, a);
-	if (IS_ERR(job)) {
-		srcu_read_unlock(&accel_submit_srcu, idx);
-		return PTR_ERR(job);
-	}
 	/*
 	 * Issued by io-wq (IOSQE_ASYNC, or a punt), not by the submitter: a
 	 * release answered from task work runs in the submitter as soon as
 	 * the command is installed, so it must be cancelable before, and an
-	 * answer at once is then posted here (done() takes it off the
-	 * cancelable list), as accel_uring_wait() does.
+	 * answer at once (a refusal too) is then posted here (done() takes
+	 * it off the cancelable list), as accel_uring_wait() does. A cancel
+	 * meanwhile finds no job yet and leaves it to a later round.
 	 */
-	early = issue_flags & IO_URING_F_UNLOCKED;
 	if (early) {
 		accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job = NULL;
 		accel_uring_cmd_mark_cancelable(cmd, issue_flags);
 	}
-	job->issuing = true;
-	kref_get(&job->ref); /* arming may fail and free it */
-	ret = accel_job_arm(job, cmd);
+	idx = srcu_read_lock(&accel_submit_srcu);
+	ret = accel_job_submit(afile, a, NULL, cmd);
 	srcu_read_unlock(&accel_submit_srcu, idx);
-	accel_job_put(job);
 	if (ret != -EIOCBQUEUED) {
 		if (!early)
 			return ret;
@@ -571,19 +551,27 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 				  struct io_uring_cmd *cmd,
 				  unsigned int issue_flags)
 {
-	struct accel_uring_job uj;
+	const struct accel_uring_job *uj = accel_uring_cmd_payload(cmd);
 	struct accel_job_args a;
 
 	if (!(issue_flags & IO_URING_F_SQE128))
 		return -EINVAL;
-	memcpy(&uj, accel_uring_cmd_payload(cmd), sizeof(uj));
-	if (uj.flags || uj.nwaits + uj.nsignals > ACCEL_URING_JOB_POINTS)
+	/*
+	 * The SQE may sit in the ring userspace shares: each field is read
+	 * once (accel_job_point() copies each point before it checks it),
+	 * with no copy of the whole job first.
+	 */
+	if (READ_ONCE(uj->flags))
 		return -EINVAL;
 	a = (struct accel_job_args){
-		.user_data = uj.user_data, .timeout_ns = uj.timeout_ns,
-		.kpoints = uj.points, .nwaits = uj.nwaits,
-		.nsignals = uj.nsignals, .queue = uj.queue,
+		.user_data = READ_ONCE(uj->user_data),
+		.timeout_ns = READ_ONCE(uj->timeout_ns),
+		.kpoints = uj->points, .nwaits = READ_ONCE(uj->nwaits),
+		.nsignals = READ_ONCE(uj->nsignals),
+		.queue = READ_ONCE(uj->queue),
 	};
+	if (a.nwaits + a.nsignals > ACCEL_URING_JOB_POINTS)
+		return -EINVAL;
 	return accel_uring_job_issue(afile, cmd, issue_flags, &a);
 }
 
@@ -726,6 +714,8 @@ void accel_sched_file_release(struct accel_file *afile)
 	spin_unlock_irq(&afile->events_lock);
 
 	xa_for_each(&afile->queues, handle, q) {
+		if (handle < ACCEL_QUEUE_FAST)
+			afile->queue_fast[handle] = NULL;
 		xa_erase(&afile->queues, handle);
 		accel_queue_free(q);
 	}

@@ -40,9 +40,6 @@
 #include "internal.h"
 #include "sched_internal.h"
 
-/* The weight that makes vruntime equal engine time. */
-#define ACCEL_WEIGHT_UNIT 1024ULL
-
 /* The engine list; its mutex also guards last references and pins. */
 DEFINE_MUTEX(accel_engines_lock);
 LIST_HEAD(accel_engines);
@@ -60,21 +57,6 @@ static void accel_engine_kick(struct work_struct *work);
  * under pool_lock, as llist_del_first() needs its consumers serialised.
  */
 #define ACCEL_ENGINE_POOL 256
-
-struct accel_sched_job *accel_engine_pool_get(struct accel_engine *e)
-{
-	struct llist_node *n;
-
-	if (llist_empty(&e->pool))
-		return NULL;
-	spin_lock(&e->pool_lock);
-	n = llist_del_first(&e->pool);
-	spin_unlock(&e->pool_lock);
-	if (!n)
-		return NULL;
-	atomic_dec(&e->pool_count);
-	return llist_entry(n, struct accel_sched_job, ready);
-}
 
 void accel_engine_pool_put(struct accel_engine *e,
 			   struct accel_sched_job *job)
@@ -255,19 +237,8 @@ void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
 	}
 }
 
-static u64 accel_vruntime_add(u64 v, s64 ns, u32 weight)
-{
-	s64 dv = div_s64(ns * (s64)ACCEL_WEIGHT_UNIT, weight);
-
-	return dv < 0 && (u64)-dv > v ? 0 : v + dv;
-}
-
-/*
- * Charge @ns of engine time (may be negative: a correction) to @q, and to
- * its tenant on the engine: the queue by its weight among its tenant's
- * queues, the tenant by its weight among the engine's tenants.
- */
-void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
+/* accel_queue_charge_locked() for a queue or tenant on its run queue. */
+void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns)
 {
 	struct accel_engine *e = q->engine;
 	struct accel_entity *ent = q->ent;
@@ -278,9 +249,7 @@ void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
 		rb_erase_cached(&ent->rb, rq);
 	if (q->on_rq)
 		rb_erase_cached(&q->rb, &ent->rq);
-	q->vruntime = accel_vruntime_add(q->vruntime, ns, q->weight);
-	ent->vruntime = accel_vruntime_add(ent->vruntime, ns,
-					   READ_ONCE(ent->tenant->weight));
+	accel_vruntime_charge(q, ns);
 	if (q->on_rq)
 		rb_add_cached(&q->rb, &ent->rq, accel_queue_less);
 	if (ent->on_rq)
@@ -288,18 +257,6 @@ void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
 }
 
 /* Release what the credits allow. */
-/* Whether nothing of @e is runnable: every class's run queue is empty. */
-bool accel_engine_idle_locked(struct accel_engine *e)
-{
-	int p;
-
-	lockdep_assert_held(&e->lock);
-	for (p = 0; p < ACCEL_PRIORITY_COUNT; p++)
-		if (!RB_EMPTY_ROOT(&e->rq[p].rb_root))
-			return false;
-	return true;
-}
-
 void accel_engine_schedule_locked(struct accel_engine *e)
 {
 	lockdep_assert_held(&e->lock);

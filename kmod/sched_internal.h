@@ -168,8 +168,9 @@ static inline const char *accel_job_engine(struct accel_sched_job *job)
 /*
  * The read-only counters of engines and tenants (busy_ns, released,
  * latency_ns, ...): one show each for an engine's u64 (written under its
- * lock, read here without it) and a tenant's atomic64_t, finding the
- * counter at its offset in the object.
+ * lock, read here without it) and a tenant's per-CPU sum, finding the
+ * counter at its offset in the object (in &struct accel_tenant_stats for
+ * a tenant).
  */
 struct accel_counter_attr {
 	struct kobj_attribute attr;
@@ -207,15 +208,13 @@ bool accel_sysfs_pin_locked(struct list_head *link, bool dying,
 extern struct mutex accel_engines_lock;
 extern struct list_head accel_engines;
 
-struct accel_sched_job *accel_engine_pool_get(struct accel_engine *e);
 void accel_engine_pool_put(struct accel_engine *e, struct accel_sched_job *job);
 void accel_engine_put(struct accel_engine *e);
 bool accel_engine_name_valid(const char *name);
 struct accel_engine *accel_engine_get(const char *name, u32 credits);
 void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q);
 void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q);
-void accel_queue_charge_locked(struct accel_queue *q, s64 ns);
-bool accel_engine_idle_locked(struct accel_engine *e);
+void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns);
 void accel_engine_follow(struct accel_engine *e);
 void accel_engine_schedule_locked(struct accel_engine *e);
 void accel_engine_debugfs_init(struct dentry *dir);
@@ -264,17 +263,15 @@ static inline int accel_job_args_user(struct accel_job_args *a,
 	return 0;
 }
 
-struct accel_sched_job *accel_job_init(struct accel_file *afile,
-				       const struct accel_job_args *args);
-int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd);
+int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args,
+		     u32 __user *uid, struct io_uring_cmd *cmd);
 struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id);
 struct accel_sched_job *accel_job_next(struct accel_file *afile, u32 *pos);
 int accel_job_do_complete(struct accel_file *afile,
 			  const struct accel_job_complete *args);
 
 /* sched_timeout.c */
-void accel_timeout_add_locked(struct accel_engine *e,
-			      struct accel_sched_job *job);
+void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline);
 void accel_timeout_del_locked(struct accel_engine *e,
 			      struct accel_sched_job *job);
 void accel_engine_timeout(struct work_struct *work);
@@ -284,5 +281,101 @@ extern struct mutex accel_tenants_lock;
 extern struct list_head accel_tenants;
 
 void accel_tenant_put(struct accel_tenant *t);
+
+/*
+ * The submission's hot path, from accel_job_init() to a release answered
+ * in its SUBMIT's CQE, runs these on every job: inline, so that its common
+ * case is a few function bodies, not a chain of calls. A call and its
+ * return cost more than most of these bodies on kernels built with return
+ * thunks or call-depth tracking, and were a fifth of the path in the VM's
+ * profile (scripts/profile-vm.sh).
+ */
+
+/* The weight that makes vruntime equal engine time. */
+#define ACCEL_WEIGHT_UNIT 1024ULL
+
+/*
+ * A job from @e's pool, or NULL. Each engine keeps up to ACCEL_ENGINE_POOL
+ * jobs freed on it (accel_engine_pool_put()).
+ */
+static inline struct accel_sched_job *accel_engine_pool_get(struct accel_engine *e)
+{
+	struct llist_node *n;
+
+	if (llist_empty(&e->pool))
+		return NULL;
+	spin_lock(&e->pool_lock);
+	n = llist_del_first(&e->pool);
+	spin_unlock(&e->pool_lock);
+	if (!n)
+		return NULL;
+	atomic_dec(&e->pool_count);
+	return llist_entry(n, struct accel_sched_job, ready);
+}
+
+/* Whether nothing of @e is runnable: every class's run queue is empty. */
+static inline bool accel_engine_idle_locked(struct accel_engine *e)
+{
+	int p;
+
+	lockdep_assert_held(&e->lock);
+	for (p = 0; p < ACCEL_PRIORITY_COUNT; p++)
+		if (!RB_EMPTY_ROOT(&e->rq[p].rb_root))
+			return false;
+	return true;
+}
+
+static inline u64 accel_vruntime_add(u64 v, s64 ns, u32 weight)
+{
+	s64 dv = div_s64(ns * (s64)ACCEL_WEIGHT_UNIT, weight);
+
+	return dv < 0 && (u64)-dv > v ? 0 : v + dv;
+}
+
+/* The vruntimes alone: the caller keeps the run queues in order. */
+static inline void accel_vruntime_charge(struct accel_queue *q, s64 ns)
+{
+	struct accel_entity *ent = q->ent;
+
+	q->vruntime = accel_vruntime_add(q->vruntime, ns, q->weight);
+	ent->vruntime = accel_vruntime_add(ent->vruntime, ns,
+					   READ_ONCE(ent->tenant->weight));
+}
+
+/*
+ * Charge @ns of engine time (may be negative: a correction) to @q, and to
+ * its tenant on the engine: the queue by its weight among its tenant's
+ * queues, the tenant by its weight among the engine's tenants. Neither on
+ * a run queue (a job released as it came, on an engine that keeps up), no
+ * tree moves.
+ */
+static inline void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
+{
+	lockdep_assert_held(&q->engine->lock);
+	if (q->on_rq || q->ent->on_rq)
+		accel_queue_charge_slow_locked(q, ns);
+	else
+		accel_vruntime_charge(q, ns);
+}
+
+/*
+ * Into @e's list of released jobs, by deadline (usually an append: the
+ * same timeout for every job); the engine's timeout work is moved only
+ * when this job's deadline is the earliest.
+ */
+static inline void accel_timeout_add_locked(struct accel_engine *e,
+					    struct accel_sched_job *job)
+{
+	struct accel_sched_job *it;
+
+	lockdep_assert_held(&e->lock);
+	job->deadline = job->release_ns + job->timeout_ns;
+	list_for_each_entry_reverse(it, &e->released, tlink)
+		if (it->deadline <= job->deadline)
+			break;
+	list_add(&job->tlink, &it->tlink);
+	if (e->released.next == &job->tlink)
+		accel_timeout_arm_locked(e, job->deadline);
+}
 
 #endif /* _ACCEL_SCHED_INTERNAL_H */

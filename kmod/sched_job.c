@@ -156,11 +156,11 @@ static int accel_job_release_res(const struct accel_sched_job *job)
 /*
  * Count a release of @q's job that waited @latency_ns since it became
  * runnable: on the engine, the queue, the file's totals on the engine
- * (all under the engine's lock), and the tenant (atomics: its other
+ * (all under the engine's lock), and the tenant (per CPU: its other
  * engines count under other locks).
  */
-static void accel_queue_count_release_locked(struct accel_queue *q,
-					     u64 latency_ns)
+static __always_inline void accel_queue_count_release_locked(struct accel_queue *q,
+							     u64 latency_ns)
 {
 	struct accel_engine *e = q->engine;
 	struct accel_tenant *t = q->afile->tenant;
@@ -174,8 +174,8 @@ static void accel_queue_count_release_locked(struct accel_queue *q,
 	q->latency_ns += latency_ns;
 	q->fstat->nr_released++;
 	q->fstat->latency_ns += latency_ns;
-	atomic64_inc(&t->nr_released);
-	atomic64_add(latency_ns, &t->latency_ns);
+	this_cpu_inc(t->stats->nr_released);
+	this_cpu_add(t->stats->latency_ns, latency_ns);
 }
 
 /*
@@ -185,7 +185,8 @@ static void accel_queue_count_release_locked(struct accel_queue *q,
  * runnable, so a latency is never negative, and the wait for its
  * predecessors, the executor's to order, is not the scheduler's.
  */
-void accel_job_release_locked(struct accel_sched_job *job, u64 now)
+static __always_inline void __accel_job_release_locked(struct accel_sched_job *job,
+						       u64 now)
 {
 	struct accel_engine *e = job->engine;
 	struct accel_queue *q = job->queue;
@@ -224,10 +225,15 @@ void accel_job_release_locked(struct accel_sched_job *job, u64 now)
 					ACCEL_JOB_EVENT_RELEASED, 0);
 }
 
-/* The job's waits are all reached: runnable, or failed if one failed. */
-static void accel_job_runnable_locked(struct accel_sched_job *job);
+void accel_job_release_locked(struct accel_sched_job *job, u64 now)
+{
+	__accel_job_release_locked(job, now);
+}
 
-bool accel_job_ready_locked(struct accel_sched_job *job)
+/* The job's waits are all reached: runnable, or failed if one failed. */
+static __always_inline void accel_job_runnable_locked(struct accel_sched_job *job);
+
+static __always_inline bool __accel_job_ready_locked(struct accel_sched_job *job)
 {
 	struct accel_engine *e = job->engine;
 	int error = atomic_read(&job->error);
@@ -254,6 +260,11 @@ bool accel_job_ready_locked(struct accel_sched_job *job)
 	return false;
 }
 
+bool accel_job_ready_locked(struct accel_sched_job *job)
+{
+	return __accel_job_ready_locked(job);
+}
+
 /*
  * Into its queue's runnable list, in submission order; or, when nothing
  * else on the engine is runnable and a credit is free, released at once:
@@ -262,7 +273,7 @@ bool accel_job_ready_locked(struct accel_sched_job *job)
  * as accel_engine_schedule_locked() would. This is every submission's
  * path on an engine that keeps up with its load.
  */
-static void accel_job_runnable_locked(struct accel_sched_job *job)
+static __always_inline void accel_job_runnable_locked(struct accel_sched_job *job)
 {
 	struct accel_engine *e = job->engine;
 	struct accel_queue *q = job->queue;
@@ -282,7 +293,7 @@ static void accel_job_runnable_locked(struct accel_sched_job *job)
 		e->min_vruntime[ent->priority] =
 			max(e->min_vruntime[ent->priority], ent->vruntime);
 		ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
-		accel_job_release_locked(job, now);
+		__accel_job_release_locked(job, now);
 		return;
 	}
 	/* Submission order among the runnable: usually an append. */
@@ -438,7 +449,13 @@ static int accel_job_point(struct accel_file *afile,
 	u64 uptr = sig ? args->usignals : args->uwaits;
 
 	if (args->kpoints) {
-		*pt = args->kpoints[(sig ? args->nwaits : 0) + i];
+		/* In an SQE, perhaps in the shared ring: each field once. */
+		const struct accel_point *k =
+			&args->kpoints[(sig ? args->nwaits : 0) + i];
+
+		pt->handle = READ_ONCE(k->handle);
+		pt->flags = READ_ONCE(k->flags);
+		pt->point = READ_ONCE(k->point);
 	} else {
 		if (!IS_ALIGNED(uptr, sizeof(u64)))
 			return -EINVAL;
@@ -453,8 +470,8 @@ static int accel_job_point(struct accel_file *afile,
 }
 
 /* The fallible half of a submission: a job ready to arm, or an error. */
-struct accel_sched_job *accel_job_init(struct accel_file *afile,
-					const struct accel_job_args *args)
+static struct accel_sched_job *accel_job_init(struct accel_file *afile,
+					      const struct accel_job_args *args)
 {
 	struct accel_point pt;
 	struct accel_queue *q;
@@ -475,7 +492,9 @@ struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	 * No lock: the caller's accel_submit_srcu section keeps the queue,
 	 * and QUEUE_DESTROY marks it dead before it waits for that section.
 	 */
-	q = xa_load(&afile->queues, args->queue);
+	q = args->queue < ACCEL_QUEUE_FAST ?
+	    READ_ONCE(afile->queue_fast[args->queue]) :
+	    xa_load(&afile->queues, args->queue);
 	if (q && READ_ONCE(q->dead))
 		q = NULL;
 	if (!q)
@@ -725,8 +744,8 @@ void accel_engine_follow(struct accel_engine *e)
  * returns what the SUBMIT answers at once (the release, or the failure),
  * or -EIOCBQUEUED with @cmd installed for the release to answer later.
  */
-static int accel_job_issue_locked(struct accel_sched_job *job,
-				  struct io_uring_cmd *cmd)
+static __always_inline int accel_job_issue_locked(struct accel_sched_job *job,
+						  struct io_uring_cmd *cmd)
 {
 	struct accel_file *afile = cmd->file->private_data;
 	bool answer = false;
@@ -766,12 +785,25 @@ static int accel_job_issue_locked(struct accel_sched_job *job,
  * lock section that readied the job when it has no wait left (one irq-off
  * section per submission on the hot path, not two); 0 without @cmd.
  */
-int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
+static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 {
 	struct accel_engine *e = job->engine;
-	bool failed = false;
+	bool guard = job->nwaits, failed = false;
 	int ret = 0;
 	u32 i;
+
+	/*
+	 * Until its waits are armed, nothing but this call can ready the
+	 * job, so it cannot be released, completed and freed under us:
+	 * QUEUE_DESTROY waits for the caller's accel_submit_srcu section
+	 * before it cancels, a COMPLETE finds it not released, and the
+	 * file cannot go during the call. A job with no wait is readied in
+	 * the one engine-lock section below and not touched after it; one
+	 * with waits may be readied by a fence callback as soon as the
+	 * first is armed, and holds a reference until this returns.
+	 */
+	if (guard)
+		kref_get(&job->ref);
 
 	for (i = 0; i < job->nsignals; i++) {
 		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point);
@@ -791,6 +823,8 @@ int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 					 accel_syncobj_reached_context(job->sigs[i].s),
 					 job->sigs[i].point);
 
+	if (!guard)
+		goto ready;
 	atomic_set(&job->deps_left, job->nwaits + 1);
 	for (i = 0; i < job->nwaits; i++) {
 		struct dma_fence *f = job->deps[i].fence;
@@ -822,19 +856,58 @@ int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 			ret = accel_job_issue_locked(job, cmd);
 			spin_unlock_irq(&e->lock);
 		}
+		accel_job_put(job);
 		return ret;
 	}
 	accel_job_drop_dep_syncobjs(job);
 
+ready:
 	spin_lock_irq(&e->lock);
-	failed = accel_job_ready_locked(job);
-	accel_engine_schedule_locked(e);
+	failed = __accel_job_ready_locked(job);
+	/* Usually released as it came, leaving nothing to release. */
+	if (!accel_engine_idle_locked(e))
+		accel_engine_schedule_locked(e);
 	if (cmd)
 		ret = accel_job_issue_locked(job, cmd);
 	spin_unlock_irq(&e->lock);
+	/* Only a wait can fail a job here: it has a reference then. */
 	if (failed)
 		accel_job_failed(job, atomic_read(&job->error));
+	if (guard)
+		accel_job_put(job);
 	return ret;
+}
+
+/**
+ * accel_job_submit() - submit one job: accel_job_init(), then accel_job_arm().
+ * @afile: the submitting file.
+ * @args:  the job.
+ * @uid:   where to write the job's id before it is armed
+ *         (ACCEL_IOCTL_JOB_SUBMIT's struct accel_job), or NULL.
+ * @cmd:   the io_uring SUBMIT issuing it, or NULL.
+ *
+ * Both halves are here, each with one caller, so that the compiler makes
+ * the submission one function. Context: the caller's accel_submit_srcu
+ * read section, which keeps the job's queue.
+ *
+ * Return: with @cmd, what the SUBMIT answers at once, or -EIOCBQUEUED when
+ * the release answers it later; without, 0. A negative errno if the job
+ * was refused (nothing of it remains then). The job may be gone once this
+ * returns: released, completed and freed on another thread.
+ */
+int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args,
+		     u32 __user *uid, struct io_uring_cmd *cmd)
+{
+	struct accel_sched_job *job = accel_job_init(afile, args);
+
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	if (uid && put_user(job->id, uid)) {
+		accel_job_unlink(job); /* not armed yet: undo it whole */
+		return -EFAULT;
+	}
+	job->issuing = cmd != NULL;
+	return accel_job_arm(job, cmd);
 }
 
 /* Look a job up by id; a reference. */
@@ -931,7 +1004,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
 	/* The job is the caller's file's, and so is the tenant. */
-	atomic64_add(dt, &afile->tenant->busy_ns);
+	this_cpu_add(afile->tenant->stats->busy_ns, dt);
 
 	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
 			   args->status, dt);

@@ -32,9 +32,15 @@ LIST_HEAD(accel_tenants);
 
 /* ---------------------------------------------------------------- tenants */
 
+static void accel_tenant_destroy(struct accel_tenant *t)
+{
+	free_percpu(t->stats);
+	kfree(t);
+}
+
 static void accel_tenant_kobj_release(struct kobject *kobj)
 {
-	kfree(container_of(kobj, struct accel_tenant, kobj));
+	accel_tenant_destroy(container_of(kobj, struct accel_tenant, kobj));
 }
 
 static const struct kobj_type accel_tenant_ktype;
@@ -46,7 +52,7 @@ static void accel_tenant_free(struct kref *ref)
 
 	if (!t->cgroup_id) {
 		mutex_unlock(&accel_tenants_lock);
-		kfree(t);
+		accel_tenant_destroy(t);
 		return;
 	}
 	t->dying = true; /* listed, so its name stays taken until deleted */
@@ -116,8 +122,11 @@ retry:
 		}
 	}
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t) {
+	if (t)
+		t->stats = alloc_percpu(struct accel_tenant_stats);
+	if (!t || !t->stats) {
 		mutex_unlock(&accel_tenants_lock);
+		kfree(t);
 		return -ENOMEM;
 	}
 	kref_init(&t->ref);
@@ -145,9 +154,13 @@ static ssize_t accel_tenant_counter_show(struct kobject *kobj,
 					 struct kobj_attribute *attr, char *buf)
 {
 	struct accel_tenant *t = container_of(kobj, struct accel_tenant, kobj);
-	atomic64_t *v = (void *)t + accel_counter_offset(attr);
+	size_t off = accel_counter_offset(attr);
+	u64 sum = 0;
+	int cpu;
 
-	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(v));
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*(u64 *)((void *)per_cpu_ptr(t->stats, cpu) + off));
+	return sysfs_emit(buf, "%llu\n", sum);
 }
 
 static ssize_t weight_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -198,9 +211,16 @@ static ssize_t jobs_show(struct kobject *kobj, struct kobj_attribute *attr,
 static struct kobj_attribute accel_tenant_weight = __ATTR_RW(weight);
 static struct kobj_attribute accel_tenant_queues = __ATTR_RO(queues);
 static struct kobj_attribute accel_tenant_jobs = __ATTR_RO(jobs);
-ACCEL_COUNTER_ATTR(tenant, busy_ns, busy_ns);
-ACCEL_COUNTER_ATTR(tenant, released, nr_released);
-ACCEL_COUNTER_ATTR(tenant, latency_ns, latency_ns);
+/* A tenant's counters sit in its per-CPU &struct accel_tenant_stats. */
+#define ACCEL_TENANT_COUNTER_ATTR(_name, _field)                             \
+	static struct accel_counter_attr accel_tenant_##_name = {             \
+		.attr = __ATTR(_name, 0444, accel_tenant_counter_show, NULL), \
+		.offset = offsetof(struct accel_tenant_stats, _field),        \
+	}
+
+ACCEL_TENANT_COUNTER_ATTR(busy_ns, busy_ns);
+ACCEL_TENANT_COUNTER_ATTR(released, nr_released);
+ACCEL_TENANT_COUNTER_ATTR(latency_ns, latency_ns);
 
 static struct attribute *accel_tenant_attrs[] = {
 	&accel_tenant_weight.attr,

@@ -22,11 +22,13 @@
 
 /*
  * Timeouts: the engine keeps its released jobs in a list by deadline, and
- * one delayed work per engine fires at the earliest. Completing a job only
- * unlinks it, so the hot path touches no timer. The work holds no engine
+ * one delayed work per engine fires at the earliest
+ * (accel_timeout_add_locked(), inline in sched_internal.h for the
+ * submission path). Completing a job only unlinks it, so the hot path
+ * touches no timer. The work holds no engine
  * reference; freeing the engine cancels it (accel_engine_free()).
  */
-static void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline)
+void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline)
 {
 	u64 now = ktime_get_ns();
 	unsigned long delay = deadline > now ?
@@ -35,21 +37,6 @@ static void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline)
 	lockdep_assert_held(&e->lock);
 	e->timeout_armed = true;
 	mod_delayed_work(accel_wq, &e->timeout_work, delay);
-}
-
-void accel_timeout_add_locked(struct accel_engine *e,
-			      struct accel_sched_job *job)
-{
-	struct accel_sched_job *it;
-
-	lockdep_assert_held(&e->lock);
-	job->deadline = job->release_ns + job->timeout_ns;
-	list_for_each_entry_reverse(it, &e->released, tlink)
-		if (it->deadline <= job->deadline)
-			break;
-	list_add(&job->tlink, &it->tlink);
-	if (e->released.next == &job->tlink)
-		accel_timeout_arm_locked(e, job->deadline);
 }
 
 /* Unlink a job from the released list; disarm the timeout work if empty. */

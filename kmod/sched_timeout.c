@@ -5,8 +5,9 @@
  * Each engine keeps its released jobs in a list by deadline (the release
  * plus the job's timeout), and one delayed work per engine fires at the
  * earliest: it fails the jobs past their deadline with -ETIMEDOUT, gives
- * their credits back, pushes a TIMEDOUT event to their executor (a late
- * COMPLETE is refused) and releases what the credits then allow.
+ * their credits back, releases what the credits then allow, and pushes a
+ * TIMEDOUT event to each job's executor once its points have failed (a
+ * late COMPLETE is refused).
  * Completing or cancelling a job only unlinks it, so the hot path touches
  * no timer.
  *
@@ -69,8 +70,6 @@ void accel_engine_timeout(struct work_struct *work)
 		e->nr_timedout++;
 		kref_get(&job->ref);
 		ACCEL_JOB_TRACE(timeout, job);
-		accel_event_push_locked(job, &job->ev_timedout,
-					ACCEL_JOB_EVENT_TIMEDOUT, -ETIMEDOUT);
 	}
 	job = list_first_entry_or_null(&e->released, struct accel_sched_job, tlink);
 	if (job) {
@@ -84,9 +83,19 @@ void accel_engine_timeout(struct work_struct *work)
 	}
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
+	/*
+	 * The points fail before the executor hears of it, so that one that
+	 * reads TIMEDOUT finds them failed (libaccel relies on it). The
+	 * file is still here: its release flushes this work before it
+	 * drains its events.
+	 */
 	list_for_each_entry_safe(job, tmp, &expired, tlink) {
 		list_del_init(&job->tlink);
 		accel_job_signal(job, -ETIMEDOUT);
+		local_irq_disable(); /* the event lock is taken with them off */
+		accel_event_push_locked(job, &job->ev_timedout,
+					ACCEL_JOB_EVENT_TIMEDOUT, -ETIMEDOUT);
+		local_irq_enable();
 		accel_job_put(job); /* the last may free the engine: see its free */
 	}
 }

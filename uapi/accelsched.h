@@ -373,8 +373,8 @@ struct accel_uring_wait {
  * device time it took; the signal points are then reached, or failed with
  * the status. A job whose wait fails is not run: its signals fail with the
  * same error. A released job not completed within its timeout fails with
- * -ETIMEDOUT, its executor gets an ACCEL_JOB_EVENT_TIMEDOUT event and a late
- * COMPLETE gets -ETIMEDOUT. When a file is closed (its process died, say),
+ * -ETIMEDOUT: its points fail, then its executor gets an
+ * ACCEL_JOB_EVENT_TIMEDOUT event, and a late COMPLETE gets -ETIMEDOUT. When a file is closed (its process died, say),
  * every job it submitted and did not complete is cancelled and its promised
  * points fail with -EOWNERDEAD.
  */

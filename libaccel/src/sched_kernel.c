@@ -345,11 +345,16 @@ static void kernel_describe(const struct accel_sched_config *cfg,
 	char name[DEVICE_NAME_MAX];
 
 	device_name(cfg, name, sizeof(name));
-	if (k->uring)
+	if (k->uring && k->sqpoll_ms)
 		accel_strfmt(why, len,
-			     "%s answered: module %s, ABI %u.%u, io_uring ok",
+			     "%s answered: module %s, ABI %u.%u, io_uring ok, polled by a kernel thread (idle %u ms)",
 			     name, k->info.version, k->info.abi_major,
-			     k->info.abi_minor);
+			     k->info.abi_minor, k->sqpoll_ms);
+	else if (k->uring)
+		accel_strfmt(why, len,
+			     "%s answered: module %s, ABI %u.%u, io_uring ok%s%s",
+			     name, k->info.version, k->info.abi_major,
+			     k->info.abi_minor, *uring_why ? "; " : "", uring_why);
 	else
 		accel_strfmt(why, len,
 			     "%s answered: module %s, ABI %u.%u, io_uring unavailable (%s), so commands go through ioctls",
@@ -362,7 +367,7 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 {
 	struct accel_sched_kernel *k;
 	struct accel_info info;
-	char uring_why[ACCEL_REASON_MAX / 2];
+	char uring_why[ACCEL_REASON_MAX / 2], sq_note[ACCEL_REASON_MAX / 4];
 	int fd;
 
 	fd = device_probe(cfg, &info, why, why_len);
@@ -380,8 +385,12 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 	kernel_jobs_init(k);
 	k->fd = fd;
 	k->info = info;
-	k->uring = accel_uring_setup(&k->ring, fd, info.features, uring_why,
-				     sizeof(uring_why)) == 0;
+	/* A bad ACCEL_URING_SQPOLL means no polling, and the reason says so. */
+	k->sqpoll_ms = accel_uring_sqpoll_ms(sq_note, sizeof(sq_note));
+	k->uring = accel_uring_setup(&k->ring, fd, info.features, &k->sqpoll_ms,
+				     uring_why, sizeof(uring_why)) == 0;
+	if (k->uring && *sq_note)
+		accel_strfmt(uring_why, sizeof(uring_why), "%s", sq_note);
 	kernel_describe(cfg, k, uring_why, why, why_len);
 	*out = &k->base;
 	return 0;

@@ -40,6 +40,8 @@ struct accel_sched_kernel {
 	struct accel_info info;
 	bool uring;
 	struct io_uring ring;
+	/* IORING_SETUP_SQPOLL's idle time (ms), or 0: kernel_sq_drain(). */
+	unsigned int sqpoll_ms;
 
 	pthread_mutex_t jobs_lock;
 	struct job_link jobs;
@@ -196,6 +198,7 @@ bool kernel_drop_passed_signals(struct kernel_job *r);
 void kernel_refusal_message(struct kernel_job *r, int err);
 int kernel_ring_flush_locked(struct accel_sched_kernel *k);
 struct io_uring_sqe *kernel_get_sqe_locked(struct accel_sched_kernel *k);
+void kernel_sq_drain(struct accel_sched_kernel *k);
 int kernel_enter_submit(struct accel_sched_kernel *k, struct kernel_job *r);
 int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job);
 void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,

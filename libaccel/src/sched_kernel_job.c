@@ -76,6 +76,7 @@
  * Order: jobs_lock, then sq_lock.
  */
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -419,7 +420,40 @@ struct io_uring_sqe *kernel_get_sqe_locked(struct accel_sched_kernel *k)
 
 	if (!sqe && kernel_ring_flush_locked(k) >= 0)
 		sqe = io_uring_get_sqe(&k->ring);
+	/* Polled: flushing frees no entry; the thread's taking them does. */
+	if (!sqe && k->sqpoll_ms && io_uring_sqring_wait(&k->ring) >= 0)
+		sqe = io_uring_get_sqe(&k->ring);
 	return sqe;
+}
+
+/*
+ * With a polled ring (ACCEL_URING_SQPOLL), a submission returns once its
+ * SQE is in the ring, before the module has taken it and promised its
+ * points. Semaphore operations of this process call this first: it waits
+ * until the module has taken every SQE in the ring when it was called, so
+ * that they see this process's earlier submissions as without polling
+ * (a host signal after a submission, a wait for submitted points). The
+ * polling thread took them within microseconds (or is woken here); a
+ * ring without polling returns at once.
+ */
+void kernel_sq_drain(struct accel_sched_kernel *k)
+{
+	unsigned int tail;
+
+	if (!k->sqpoll_ms)
+		return;
+	pthread_mutex_lock(&k->sq_lock);
+	tail = *k->ring.sq.ktail; /* every SQE handed out is flushed here */
+	pthread_mutex_unlock(&k->sq_lock);
+	while ((int)(io_uring_smp_load_acquire(k->ring.sq.khead) - tail) < 0) {
+		if (IO_URING_READ_ONCE(*k->ring.sq.kflags) & IORING_SQ_NEED_WAKEUP) {
+			pthread_mutex_lock(&k->sq_lock);
+			kernel_ring_flush_locked(k); /* wakes the thread */
+			pthread_mutex_unlock(&k->sq_lock);
+		} else {
+			sched_yield();
+		}
+	}
 }
 
 /*
@@ -432,7 +466,9 @@ struct io_uring_sqe *kernel_get_sqe_locked(struct accel_sched_kernel *k)
  * that issued it, and a task's exit cancels (6.12) or waits for (6.1) its
  * requests in flight, so a SUBMIT entered on another thread's behalf
  * would fail that thread's job when the issuer exits first. Entering from
- * the long-lived reaper would allow batching across threads.
+ * the long-lived reaper would allow batching across threads. A polled
+ * ring's requests are all its polling thread's, which lives as long as
+ * the ring; entering is then no system call while that thread is awake.
  */
 int kernel_enter_submit(struct accel_sched_kernel *k, struct kernel_job *r)
 {

@@ -93,6 +93,7 @@ int kernel_sem_signal(accel_semaphore_t *sem, uint64_t value,
 	int err, error;
 
 	ksem_hb_release(sem);
+	kernel_sq_drain((struct accel_sched_kernel *)sem->scheduler);
 	err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_SIGNAL, &args);
 	if (!err) { /* a pipelined job waiting on it looks again */
 		kernel_dev_wake((struct accel_sched_kernel *)sem->scheduler);
@@ -125,6 +126,7 @@ int kernel_sem_fail(accel_semaphore_t *sem, int error, const char *message)
 	if (!was)
 		accel_semaphore_set_failure(sem, message);
 	ksem_hb_release(sem);
+	kernel_sq_drain((struct accel_sched_kernel *)sem->scheduler);
 	err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_FAIL, &args);
 	if (err)
 		return accel_fail(-err, "accel_semaphore_fail: ACCEL_IOCTL_SYNCOBJ_FAIL failed with %s",
@@ -156,6 +158,8 @@ int kernel_sem_wait(accel_scheduler_t *s, uint32_t count,
 	args.deadline = deadline;
 	args.count = count;
 	args.flags = flags & (ACCEL_WAIT_ALL | ACCEL_WAIT_SUBMITTED); /* same bits */
+	if (flags & ACCEL_WAIT_SUBMITTED)
+		kernel_sq_drain(k);
 	err = kioctl(k->fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &args);
 	free(handles);
 	free(points);
@@ -271,7 +275,10 @@ int kernel_sem_export_sync_file(accel_semaphore_t *sem, uint64_t value,
 	struct kernel_sem *ks = to_ksem(sem);
 	struct accel_syncobj_sync_file args = { .handle = ks->handle,
 						.point = value };
-	int err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, &args);
+	int err;
+
+	kernel_sq_drain((struct accel_sched_kernel *)sem->scheduler);
+	err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, &args);
 
 	if (err)
 		return accel_fail(-err, "%s: ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE of value %" PRIu64 " failed with %s%s",

@@ -26,6 +26,27 @@
 _Static_assert(sizeof(struct accel_nop) <= ACCEL_URING_CMD_BYTES,
 	       "struct accel_nop does not fit a 64-byte SQE");
 
+unsigned int accel_uring_sqpoll_ms(char *note, size_t note_len)
+{
+	const char *env = secure_getenv(ACCEL_URING_SQPOLL_ENV);
+	char *end;
+	unsigned long v;
+
+	note[0] = '\0';
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	if (errno || *end || end == env || env[0] == '-' ||
+	    v > ACCEL_URING_SQPOLL_MAX_MS) {
+		accel_strfmt(note, note_len,
+			     "%s='%s' ignored: give the polling thread's idle time in milliseconds, 1 to %d (0 for none)",
+			     ACCEL_URING_SQPOLL_ENV, env, ACCEL_URING_SQPOLL_MAX_MS);
+		return 0;
+	}
+	return (unsigned int)v;
+}
+
 /* user_data of a synchronous accel_uring_cmd(), to recognise its CQE. */
 #define ACCEL_URING_SYNC_TAG 0xacce150000000001ULL
 
@@ -156,11 +177,12 @@ static void explain_nop(int err, char *why, size_t why_len)
 }
 
 int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
-		      char *why, size_t why_len)
+		      unsigned int *sqpoll_ms, char *why, size_t why_len)
 {
 	struct accel_nop nop = { .flags = 0, .result = 0, .cookie = 0 };
 	int ret;
 
+	why[0] = '\0';
 	if (!(features & ACCEL_FEATURE_URING_CMD)) {
 		accel_strfmt(why, why_len,
 			     "the module does not announce ACCEL_FEATURE_URING_CMD");
@@ -177,9 +199,33 @@ int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
 	 * (ACCEL_URING_CMD_JOB_SUBMIT_INLINE), so the module copies nothing
 	 * from this process's memory to take it.
 	 */
-	ret = io_uring_queue_init(ACCEL_URING_ENTRIES, ring,
-				  (features & ACCEL_FEATURE_URING_SEQ ? IORING_SETUP_CQE32 : 0) |
-				  (features & ACCEL_FEATURE_URING_INLINE_JOB ? IORING_SETUP_SQE128 : 0));
+	struct io_uring_params p = {
+		.flags = (features & ACCEL_FEATURE_URING_SEQ ? IORING_SETUP_CQE32 : 0) |
+			 (features & ACCEL_FEATURE_URING_INLINE_JOB ? IORING_SETUP_SQE128 : 0),
+	};
+
+	/*
+	 * With polling, a kernel thread takes the SQEs: submitting is a
+	 * store to the ring, no system call while the thread is awake.
+	 */
+	if (*sqpoll_ms) {
+		p.flags |= IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = *sqpoll_ms;
+	}
+	ret = io_uring_queue_init_params(ACCEL_URING_ENTRIES, ring, &p);
+	if (ret < 0 && *sqpoll_ms) {
+		char sq_why[128];
+
+		accel_uring_explain_init(-ret, sq_why, sizeof(sq_why));
+		*sqpoll_ms = 0;
+		p.flags &= ~IORING_SETUP_SQPOLL;
+		p.sq_thread_idle = 0;
+		ret = io_uring_queue_init_params(ACCEL_URING_ENTRIES, ring, &p);
+		if (ret == 0)
+			accel_strfmt(why, why_len,
+				     "%s was refused (%s), so submissions enter the ring themselves",
+				     ACCEL_URING_SQPOLL_ENV, sq_why);
+	}
 	if (ret < 0) {
 		accel_uring_explain_init(-ret, why, why_len);
 		return ret;

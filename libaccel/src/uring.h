@@ -31,7 +31,18 @@
  * fix it.
  */
 int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
-		      char *why, size_t why_len);
+		      unsigned int *sqpoll_ms, char *why, size_t why_len);
+
+/* ACCEL_URING_SQPOLL's largest idle time, in milliseconds. */
+#define ACCEL_URING_SQPOLL_MAX_MS 10000
+
+/*
+ * accel_uring_sqpoll_ms() - the submission-queue polling asked for by
+ * ACCEL_URING_SQPOLL: its idle time in milliseconds, or 0 for none (unset,
+ * "0", or a value that is not 1..ACCEL_URING_SQPOLL_MAX_MS, which @note
+ * then explains; @note is "" otherwise).
+ */
+unsigned int accel_uring_sqpoll_ms(char *note, size_t note_len);
 
 /*
  * accel_uring_explain_init() - why io_uring_queue_init() failed with -@err,

@@ -218,7 +218,9 @@ START_TEST(test_uring_needs_feature)
 	struct io_uring ring;
 	char why[512];
 
-	ASSERT_ERRNO(accel_uring_setup(&ring, -1, 0, why, sizeof(why)),
+	unsigned int sq = 0;
+
+	ASSERT_ERRNO(accel_uring_setup(&ring, -1, 0, &sq, why, sizeof(why)),
 		     EOPNOTSUPP);
 	ASSERT_CONTAINS("why", why, "ACCEL_FEATURE_URING_CMD");
 }
@@ -268,13 +270,14 @@ START_TEST(test_uring_setup_without_uring_cmd)
 	struct io_uring ring;
 	char why[512];
 	int fds[2], before, ret;
+	unsigned int sq = 0;
 
 	REQUIRE_URING(&ring);
 	io_uring_queue_exit(&ring);
 	before = test_count_fds();
 	ck_assert_int_eq(pipe2(fds, O_CLOEXEC), 0);
-	ret = accel_uring_setup(&ring, fds[0], ACCEL_FEATURE_URING_CMD, why,
-				sizeof(why));
+	ret = accel_uring_setup(&ring, fds[0], ACCEL_FEATURE_URING_CMD, &sq,
+				why, sizeof(why));
 	ck_assert_msg(ret == -EOPNOTSUPP,
 		      "accel_uring_setup(pipe) returned %d (%s), expected -EOPNOTSUPP; why: \"%s\"",
 		      ret, test_errname(ret), why);
@@ -291,14 +294,15 @@ START_TEST(test_uring_setup_round_trip)
 {
 	struct io_uring ring;
 	char why[512] = "";
+	unsigned int sq = 0;
 	int fd, ret;
 
 	REQUIRE_URING(&ring);
 	io_uring_queue_exit(&ring);
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
-	ret = accel_uring_setup(&ring, fd, ACCEL_FEATURE_URING_CMD, why,
-				sizeof(why));
+	ret = accel_uring_setup(&ring, fd, ACCEL_FEATURE_URING_CMD, &sq,
+				why, sizeof(why));
 	if (ret == -EOPNOTSUPP)
 		TEST_SKIP("/dev/null has no uring_cmd before Linux 6.0: %s", why);
 	ck_assert_msg(ret == 0, "accel_uring_setup(/dev/null) returned %d (%s); why: \"%s\"",
@@ -308,6 +312,74 @@ START_TEST(test_uring_setup_round_trip)
 }
 END_TEST
 
+
+/* ACCEL_URING_SQPOLL: milliseconds 1..10000, or none; anything else is said. */
+START_TEST(test_uring_sqpoll_env)
+{
+	static const struct { const char *v; unsigned int ms; bool note; } c[] = {
+		{ NULL, 0, false }, { "", 0, false }, { "0", 0, false },
+		{ "2", 2, false }, { "10000", 10000, false },
+		{ "10001", 0, true }, { "-1", 0, true }, { "abc", 0, true },
+		{ "5ms", 0, true }, { "4294967298", 0, true },
+		{ "99999999999999999999", 0, true },
+	};
+	char note[256];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		if (c[i].v)
+			setenv(ACCEL_URING_SQPOLL_ENV, c[i].v, 1);
+		else
+			unsetenv(ACCEL_URING_SQPOLL_ENV);
+		ck_assert_msg(accel_uring_sqpoll_ms(note, sizeof(note)) == c[i].ms,
+			      "%s='%s': expected %u ms", ACCEL_URING_SQPOLL_ENV,
+			      c[i].v ? c[i].v : "(unset)", c[i].ms);
+		if (c[i].note) {
+			ASSERT_CONTAINS("note", note, "ignored");
+			ASSERT_CONTAINS("note", note, c[i].v);
+			ASSERT_CONTAINS("note", note, "1 to 10000");
+		} else {
+			ck_assert_msg(!note[0], "'%s': unexpected note \"%s\"",
+				      c[i].v ? c[i].v : "(unset)", note);
+		}
+	}
+	unsetenv(ACCEL_URING_SQPOLL_ENV);
+}
+END_TEST
+
+/*
+ * A polled ring round trip on /dev/null: polling granted (or, where the
+ * kernel refuses it, an ordinary ring that says why), and the NOP answered
+ * either way.
+ */
+START_TEST(test_uring_setup_polled)
+{
+	struct io_uring ring;
+	char why[512] = "";
+	unsigned int sq = 5;
+	int fd, ret;
+
+	REQUIRE_URING(&ring);
+	io_uring_queue_exit(&ring);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ret = accel_uring_setup(&ring, fd, ACCEL_FEATURE_URING_CMD, &sq,
+				why, sizeof(why));
+	if (ret == -EOPNOTSUPP)
+		TEST_SKIP("/dev/null has no uring_cmd before Linux 6.0: %s", why);
+	ck_assert_msg(ret == 0, "accel_uring_setup(/dev/null, polled) returned %d (%s); why: \"%s\"",
+		      ret, test_errname(ret), why);
+	if (sq) {
+		ck_assert_uint_eq(sq, 5);
+		ck_assert(ring.flags & IORING_SETUP_SQPOLL);
+		ck_assert_str_eq(why, "");
+	} else {
+		ck_assert(!(ring.flags & IORING_SETUP_SQPOLL));
+		ASSERT_CONTAINS("why", why, "ACCEL_URING_SQPOLL was refused");
+	}
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+END_TEST
 
 /* ---- the kernel scheduler on a fake device ------------------------------ */
 
@@ -676,6 +748,8 @@ static Suite *internal_suite(void)
 	tcase_add_test(tc, test_uring_cmd_round_trip);
 	tcase_add_test(tc, test_uring_setup_without_uring_cmd);
 	tcase_add_test(tc, test_uring_setup_round_trip);
+	tcase_add_test(tc, test_uring_sqpoll_env);
+	tcase_add_test(tc, test_uring_setup_polled);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("kernel");

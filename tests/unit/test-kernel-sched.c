@@ -212,6 +212,43 @@ START_TEST(test_jobs_are_kernel_jobs_ioctl)
 END_TEST
 
 /*
+ * ACCEL_URING_SQPOLL: the ring is polled by a kernel thread and the reason
+ * says so; a submission's points are promised by the time this process
+ * looks (a wait for submitted points with no time to wait passes right
+ * after it), and the work still runs as kernel jobs. A bad value is said
+ * in the reason and ignored: io_uring still works, unpolled.
+ */
+START_TEST(test_jobs_are_kernel_jobs_polled)
+{
+	const char *was = getenv(ACCEL_URING_SQPOLL_ENV);
+	char *saved = was ? strdup(was) : NULL;
+	const char *reason;
+
+	setenv(ACCEL_URING_SQPOLL_ENV, "bogus", 1);
+	if (!kernel_setup(false))
+		goto out;
+	reason = accel_scheduler_reason(sched);
+	ASSERT_CONTAINS("reason", reason, "ACCEL_URING_SQPOLL='bogus' ignored");
+	ck_assert(uses_uring());
+	kernel_teardown();
+
+	setenv(ACCEL_URING_SQPOLL_ENV, "2", 1);
+	ck_assert(kernel_setup(false));
+	reason = accel_scheduler_reason(sched);
+	if (!strstr(reason, "was refused"))
+		ASSERT_CONTAINS("reason", reason, "polled by a kernel thread (idle 2 ms)");
+	kernel_teardown();
+	jobs_are_kernel_jobs(false);
+out:
+	if (saved)
+		setenv(ACCEL_URING_SQPOLL_ENV, saved, 1);
+	else
+		unsetenv(ACCEL_URING_SQPOLL_ENV);
+	free(saved);
+}
+END_TEST
+
+/*
  * A batch of 8 command buffers is one job of the module: the file's
  * released jobs grow by 1, and all 8 ran.
  */
@@ -420,6 +457,7 @@ static Suite *kernel_sched_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_uring);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_ioctl);
+	tcase_add_test(tc, test_jobs_are_kernel_jobs_polled);
 	tcase_add_test(tc, test_failure_across_queues_uring);
 	tcase_add_test(tc, test_failure_across_queues_ioctl);
 	tcase_add_test(tc, test_job_timeout);

@@ -24,8 +24,12 @@
  *	ksubmit kernel_vs_embedded_submit (libaccel.): host time of one
  *	        accel_queue_execute() of the REUSABLE command buffer of 100
  *	        dispatches over 8 slots on the kernel scheduler (the module,
- *	        in the VM) over the same on the embedded scheduler, both
+ *	        in the VM) over the same on the embedded scheduler, all
  *	        devices open in this process and their rounds interleaved.
+ *	        kernel_sqpoll_vs_embedded_submit: the same with the kernel
+ *	        scheduler's ring polled by a kernel thread
+ *	        (ACCEL_URING_SQPOLL=2): no system call per submission; the
+ *	        module's work moves to that thread.
  *
  * Host time ends when accel_queue_execute() returns, i.e. when the job is
  * in the executor's hands. Each round submits REPS times back to back (the
@@ -359,39 +363,52 @@ int bench_cmdbuf(const struct opts *o)
 
 int bench_ksubmit(const struct opts *o)
 {
-	static const accel_scheduler_kind_t kinds[2] = {
+	/* The kernel scheduler twice: entering its ring, and a polled ring. */
+	static const accel_scheduler_kind_t kinds[3] = {
 		ACCEL_SCHEDULER_EMBEDDED, ACCEL_SCHEDULER_KERNEL,
+		ACCEL_SCHEDULER_KERNEL,
 	};
-	struct cmdbuf_bench c[2] = { 0 };
-	double *v = calloc(2 * (size_t)o->rounds, sizeof(double)), m[2];
+	static const char *const what[3] = {
+		"cpu:// on the embedded scheduler",
+		"cpu:// on the kernel scheduler (is the module loaded?)",
+		"cpu:// on the kernel scheduler with ACCEL_URING_SQPOLL=2",
+	};
+	struct cmdbuf_bench c[3] = { 0 };
+	double *v = calloc(3 * (size_t)o->rounds, sizeof(double)), m[3];
 	int first = 1;
 
 	/* The comparison names its schedulers: no override from outside. */
 	unsetenv(ACCEL_SCHEDULER_ENV);
-	for (int k = 0; k < 2; k++)
+	unsetenv(ACCEL_URING_SQPOLL_ENV);
+	for (int k = 0; k < 3; k++) {
+		if (k == 2)
+			setenv(ACCEL_URING_SQPOLL_ENV, "2", 1);
 		if (!v || setup_on(&c[k], kinds[k], 0))
-			die(k ? "setting up cpu:// on the kernel scheduler (is the module loaded?)" :
-				"setting up cpu:// on the embedded scheduler");
-	/* Warm both paths (the kernel's job cache, the executors' threads). */
-	for (int k = 0; k < 2; k++)
+			die(what[k]);
+	}
+	unsetenv(ACCEL_URING_SQPOLL_ENV);
+	/* Warm every path (the kernel's job cache, the executors' threads). */
+	for (int k = 0; k < 3; k++)
 		submit_ns(&c[k], c[k].r100);
 	for (int r = 0; r < o->rounds; r++)
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 3; k++)
 			v[k * o->rounds + r] = submit_ns(&c[k], c[k].r100);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		m[k] = median(v + k * o->rounds, o->rounds);
 	if (o->json)
 		printf("{\"bench\": \"ksubmit\", \"slots\": %d, "
 		       "\"embedded_submit_ns\": %.0f, \"kernel_submit_ns\": %.0f, "
-		       "\"metrics\": {", SLOTS, m[0], m[1]);
+		       "\"kernel_sqpoll_submit_ns\": %.0f, \"metrics\": {",
+		       SLOTS, m[0], m[1], m[2]);
 	else
 		fprintf(notes, "# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
-		       "embedded %.2f us, kernel %.2f us\n", SLOTS, m[0] / 1e3,
-		       m[1] / 1e3);
+		       "embedded %.2f us, kernel %.2f us, kernel with a polled ring %.2f us\n",
+		       SLOTS, m[0] / 1e3, m[1] / 1e3, m[2] / 1e3);
 	metric(o, "libaccel.kernel_vs_embedded_submit", m[1] / m[0], &first);
+	metric(o, "libaccel.kernel_sqpoll_vs_embedded_submit", m[2] / m[0], &first);
 	if (o->json)
 		printf("}}\n");
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		teardown(&c[k]);
 	free(v);
 	return 0;

@@ -48,6 +48,18 @@ extern "C" {
  * command then goes through ioctls (the reason says so).
  */
 #define ACCEL_URING_ENV "ACCEL_URING"
+/**
+ * ACCEL_URING_SQPOLL_ENV - milliseconds (1..10000) that a kernel thread
+ * keeps polling the kernel scheduler's ring after its last submission
+ * (IORING_SETUP_SQPOLL): a submission is then a store to the ring, with no
+ * system call, and the module takes it on that thread, within the CPU time
+ * it polls for. Unset or "0": no polling. A submission's signal points are
+ * then promised once the thread has taken it, shortly after
+ * accel_queue_execute() returns; this process's own semaphore operations
+ * (signal, fail, wait, export) wait for that first, so it sees no
+ * difference. Documentation/libaccel.rst weighs it.
+ */
+#define ACCEL_URING_SQPOLL_ENV "ACCEL_URING_SQPOLL"
 /** ACCEL_DEVICE_ENV - variable that overrides accel_scheduler_options.device_path. */
 #define ACCEL_DEVICE_ENV "ACCEL_DEVICE"
 /** ACCEL_SCHEDULER_DEFAULT_DEVICE - the device node the module creates. */

@@ -63,20 +63,29 @@ static int check_entry(const struct accel_cpu_executable *t, uint32_t i,
 	return 0;
 }
 
+/* The cost table: only a version 2 table has the field. */
+static const accel_export_cost_t *table_costs(const struct accel_cpu_executable *t)
+{
+	return t->abi_version >= 2 ? t->costs : NULL;
+}
+
 static int check_table(const struct accel_cpu_executable *t, const char *fn,
 		       const char *path)
 {
 	int err;
 
-	if (t->abi_version != ACCEL_CPU_EXECUTABLE_ABI_VERSION)
+	if (t->abi_version != 1 && t->abi_version != ACCEL_CPU_EXECUTABLE_ABI_VERSION)
 		return accel_fail(ENOEXEC,
-			"%s: %s: its " ACCEL_CPU_EXECUTABLE_SYMBOL " has abi_version %u, but this libaccel reads version %u; rebuild it against this accel/cpu_executable.h",
+			"%s: %s: its " ACCEL_CPU_EXECUTABLE_SYMBOL " has abi_version %u, but this libaccel reads versions 1 and %u; rebuild it against this accel/cpu_executable.h",
 			fn, path, t->abi_version, ACCEL_CPU_EXECUTABLE_ABI_VERSION);
 	if (t->entry_count && !t->entries)
 		return accel_fail(ENOEXEC, "%s: %s: entry_count is %u but entries is NULL",
 				  fn, path, t->entry_count);
 	for (uint32_t i = 0; i < t->entry_count; i++) {
 		err = check_entry(t, i, fn, path);
+		if (!err && table_costs(t))
+			err = accel_export_cost_check(&t->costs[i], fn, path,
+						      t->entries[i].name);
 		if (err)
 			return err;
 	}
@@ -99,6 +108,8 @@ static int fill_exports(struct cpu_executable *ce,
 		x->info.binding_count = e->binding_count;
 		x->info.constant_count = e->constant_count;
 		memcpy(x->info.workgroup_size, e->workgroup_size, sizeof(e->workgroup_size));
+		if (table_costs(t))
+			x->cost = t->costs[i];
 		x->fn = (const void *)e;
 	}
 	return 0;

@@ -251,12 +251,24 @@ struct accel_executable_ops {
 
 /*
  * struct accel_export - one entry point, as the core sees it.
- * @fn: the driver's handle of the function (cpu: accel_cpu_entry_fn).
+ * @cost: what one workgroup costs, as the executable declares it (both
+ *        zero: not declared); checked by accel_export_cost_check().
+ * @fn:   the driver's handle of the function (cpu: accel_cpu_entry_fn).
  */
 struct accel_export {
 	accel_export_info_t info;
+	accel_export_cost_t cost;
 	const void *fn;
 };
+
+/*
+ * accel_export_cost_check() - the rule every executable format applies to
+ * a declared cost: each field at most ACCEL_EXPORT_COST_MAX. 0, or
+ * -ERANGE with the message set, naming @fn, @what (the file) and the
+ * entry @name.
+ */
+int accel_export_cost_check(const accel_export_cost_t *cost, const char *fn,
+			    const char *what, const char *name);
 
 struct accel_executable {
 	struct accel_ref ref;

@@ -195,3 +195,42 @@ ACCEL_EXPORT int accel_cpu_executable_create(accel_device_t *device,
 	return create(device, table, "accel_cpu_executable_create",
 		      "the linked-in table", NULL, out);
 }
+
+/*
+ * The cost model's calibration kernel (core.h, calibration_executable):
+ * each of a workgroup's ACCEL_COST_CALIBRATE_WG invocations runs four
+ * chains of I FMAs (8 I operations) on registers, vectorisable across
+ * invocations as a compiler would vectorise a real kernel, and writes one
+ * float per workgroup so that nothing is optimised away.
+ */
+static void calibrate_ops(const struct accel_cpu_dispatch *d)
+{
+	float x[4][ACCEL_COST_CALIBRATE_WG], sum = 0;
+	const float m = 0.999f, c = 0.001f;
+	float *out = d->bindings[0];
+
+	for (uint32_t i = 0; i < ACCEL_COST_CALIBRATE_WG; i++)
+		for (int k = 0; k < 4; k++)
+			x[k][i] = (float)(i + (uint32_t)k);
+	for (uint32_t it = 0; it < d->constants[0]; it++)
+		for (int k = 0; k < 4; k++)
+			for (uint32_t i = 0; i < ACCEL_COST_CALIBRATE_WG; i++)
+				x[k][i] = x[k][i] * m + c;
+	for (uint32_t i = 0; i < ACCEL_COST_CALIBRATE_WG; i++)
+		sum += x[0][i] + x[1][i] + x[2][i] + x[3][i];
+	if ((uint64_t)d->workgroup_id[0] * 4 + 4 <= d->binding_lengths[0])
+		out[d->workgroup_id[0]] = sum;
+}
+
+int accel_cpu_calibration_executable(accel_device_t *d, accel_executable_t **out)
+{
+	static const struct accel_cpu_entry entries[] = {
+		{ "calibrate_ops", 1, 1, { ACCEL_COST_CALIBRATE_WG, 1, 1 }, calibrate_ops },
+	};
+	static const struct accel_cpu_executable table = {
+		ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, entries, NULL,
+	};
+
+	return create(d, &table, "accel_device_calibrate", "the calibration kernel",
+		      NULL, out);
+}

@@ -25,8 +25,9 @@
  * checks every field before it creates anything, and creates every
  * pipeline at load, so a dispatch never compiles.
  *
- * The built-in shaders (fill, copy, check_counts) are a bundle too,
- * compiled into libaccel (vk_builtins.c, generated).
+ * The built-in shaders (fill, copy, check_counts, and the cost model's
+ * calibration kernel calibrate_ops) are a bundle too, compiled into
+ * libaccel (vk_builtins.c, generated).
  *
  * The executable cache (src/exec_cache.h): each load, of a bundle or of
  * the built-ins, creates its pipelines through a VkPipelineCache. When the
@@ -356,6 +357,39 @@ int vk_executable_load(accel_device_t *d, const char *path,
 	pcache_close(dev, &pc, !err);
 	free(be);
 	free(data);
+	if (err) {
+		vk_executable_destroy(&ve->base);
+		return err;
+	}
+	*out = &ve->base;
+	return 0;
+}
+
+/* The cost model's calibration kernel (core.h): the built-in calibrate_ops. */
+int vk_calibration_executable(accel_device_t *d, accel_executable_t **out)
+{
+	static const char fn[] = "accel_device_calibrate", what[] = "the built-in shaders";
+	struct vk_device *dev = (struct vk_device *)d;
+	struct bundle_entry *be;
+	struct vk_executable *ve;
+	uint32_t count, i = 0;
+	int err = parse(accel_vk_builtins, accel_vk_builtins_size, fn, what,
+			&count, &be);
+
+	if (err)
+		return err;
+	while (i < count && strcmp(be[i].name, "calibrate_ops") != 0)
+		i++;
+	ve = i < count ? calloc(1, sizeof(*ve)) : NULL;
+	if (!ve) {
+		free(be);
+		return i < count ? accel_fail(ENOMEM, "%s: out of memory", fn) :
+				   accel_fail(ENOEXEC, "%s: %s lack 'calibrate_ops'", fn, what);
+	}
+	accel_executable_init(&ve->base, &vk_executable_ops, d);
+	ve->count = 1;
+	err = build(dev, ve, accel_vk_builtins, &be[i], VK_NULL_HANDLE, fn, what);
+	free(be);
 	if (err) {
 		vk_executable_destroy(&ve->base);
 		return err;

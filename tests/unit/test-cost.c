@@ -11,7 +11,11 @@
  *   the moving average of measured runs for undeclared kernels;
  * - bad input: NULL, a command buffer not ended or of another device, a
  *   table that does not suit it, unknown flags, each with its errno and
- *   the output untouched.
+ *   the output untouched;
+ * - the embedded scheduler's charge (white box, fake jobs whose device
+ *   time the test sets): with predictions, a queue of jobs 10x larger
+ *   than its peer's gets its fair share of the releases from the first
+ *   job on; with the running average it takes every credit first.
  *
  * Runs on ACCEL_TEST_DEVICE (cpu:// by default; vulkan://0 in the vulkan
  * suite). Each test points ACCEL_CACHE_DIR at a fresh directory.
@@ -19,6 +23,7 @@
 #include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <sys/stat.h>
 
 #include "src/core.h"
@@ -411,6 +416,133 @@ START_TEST(test_predict_bad_input)
 }
 END_TEST
 
+/* ---- the embedded scheduler's charge (white box) ------------------------ */
+
+#define CREDITS 8
+#define BIG_NS 10000000u  /* queue A's jobs */
+#define SMALL_NS 1000000u /* queue B's: a tenth */
+#define PER_QUEUE 40
+
+struct fake_job {
+	struct accel_sched_job job;
+	char queue;
+};
+
+static struct fake_job *started[3 * PER_QUEUE];
+static atomic_int started_count, destroyed_count;
+
+static int fake_execute(struct accel_sched_job *job, char *msg, size_t len)
+{
+	(void)msg;
+	(void)len;
+	started[atomic_fetch_add(&started_count, 1)] = (struct fake_job *)job;
+	return ACCEL_JOB_PENDING; /* the test finishes it */
+}
+
+static void fake_destroy(struct accel_sched_job *job)
+{
+	free(job);
+	atomic_fetch_add(&destroyed_count, 1);
+}
+
+static void fake_submit(accel_scheduler_t *s, struct accel_sched_executor *ex,
+			char queue, uint64_t predicted)
+{
+	struct fake_job *f = calloc(1, sizeof(*f));
+
+	ck_assert_ptr_nonnull(f);
+	f->queue = queue;
+	f->job.executor = ex;
+	f->job.execute = fake_execute;
+	f->job.destroy = fake_destroy;
+	f->job.predicted_ns = predicted;
+	snprintf(f->job.label, sizeof(f->job.label), "fake job of %c", queue);
+	ASSERT_OK(s->ops->job_submit(s, &f->job));
+}
+
+/* Waits (without a time limit on the outcome) until @n jobs started. */
+static void wait_started(int n)
+{
+	for (int64_t end = accel_now_ns() + INT64_C(30000000000);
+	     atomic_load(&started_count) < n;) {
+		ck_assert_msg(accel_now_ns() < end, "only %d of %d jobs started in 30 s",
+			      atomic_load(&started_count), n);
+		sched_yield();
+	}
+}
+
+/*
+ * CREDITS blockers (queue C) hold the engine while A (jobs of BIG_NS) and
+ * B (SMALL_NS), weights 1:1, queue PER_QUEUE jobs each; then the blockers
+ * finish one by one, and each returned credit releases one job. Returns
+ * how many of the first CREDITS releases were A's: no job of A or B has
+ * completed yet, so the order is the charges' alone.
+ */
+static int first_releases_of_big(bool predicted)
+{
+	const struct accel_sched_queue_params qp = { "test", ACCEL_SCHED_PRIO_NORMAL, 100, 1 };
+	struct accel_sched_executor *a, *b, *c;
+	accel_scheduler_t *s = NULL;
+	int big = 0;
+
+	atomic_store(&started_count, 0);
+	atomic_store(&destroyed_count, 0);
+	setenv("ACCEL_ENGINE_CREDITS", "8", 1);
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	ASSERT_OK(accel_scheduler_open(NULL, &s));
+	ASSERT_OK(s->ops->executor_create(s, "fake://0", &qp, &c));
+	ASSERT_OK(s->ops->executor_create(s, "fake://0", &qp, &b));
+	ASSERT_OK(s->ops->executor_create(s, "fake://0", &qp, &a)); /* first to pick on ties */
+	for (int i = 0; i < CREDITS; i++)
+		fake_submit(s, c, 'C', SMALL_NS);
+	wait_started(CREDITS);
+	for (int i = 0; i < PER_QUEUE; i++) {
+		fake_submit(s, a, 'A', predicted ? BIG_NS : 0);
+		fake_submit(s, b, 'B', predicted ? SMALL_NS : 0);
+	}
+	for (int i = 0; i < CREDITS; i++) {
+		started[i]->job.device_ns = SMALL_NS;
+		accel_sched_job_finish(&started[i]->job, 0, "");
+		wait_started(CREDITS + i + 1);
+	}
+	for (int i = CREDITS; i < 2 * CREDITS; i++)
+		big += started[i]->queue == 'A';
+	/* Drain: finish everything in release order, at its true size. */
+	for (int i = CREDITS; i < CREDITS + 2 * PER_QUEUE; i++) {
+		wait_started(i + 1);
+		started[i]->job.device_ns = started[i]->queue == 'A' ? BIG_NS : SMALL_NS;
+		accel_sched_job_finish(&started[i]->job, 0, "");
+	}
+	while (atomic_load(&destroyed_count) < CREDITS + 2 * PER_QUEUE)
+		sched_yield();
+	s->ops->executor_destroy(a);
+	s->ops->executor_destroy(b);
+	s->ops->executor_destroy(c);
+	accel_scheduler_release(s);
+	unsetenv("ACCEL_ENGINE_CREDITS");
+	return big;
+}
+
+/*
+ * Charged by prediction, A's first job costs it ten of B's: of the first
+ * eight releases one is A's (10 units) and seven B's (7 units). Charged
+ * the running average, which is 0 before a queue's first completion, A
+ * takes all eight (80 units of device time against none).
+ */
+START_TEST(test_fair_share_from_first_job)
+{
+	int predicted = first_releases_of_big(true);
+	int averaged = first_releases_of_big(false);
+
+	ck_assert_msg(predicted == 1,
+		      "charged by prediction, %d of the first %d releases went to the queue of 10x jobs; fair share gives it 1",
+		      predicted, CREDITS);
+	ck_assert_msg(averaged > predicted,
+		      "charged by the running average, the 10x queue got %d of the first %d releases: no worse than by prediction, so this test cannot tell them apart",
+		      averaged, CREDITS);
+}
+END_TEST
+
 static Suite *cost_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -432,6 +564,10 @@ static Suite *cost_suite(void)
 	tcase_add_test(tc, test_predict_bad_input);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("charge");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_fair_share_from_first_job);
+	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -392,6 +392,7 @@ void accel_cost_predict(accel_command_buffer_t *cb,
 	double ns;
 
 	out->runs = atomic_load(&cb->runs);
+	out->measured_ns = atomic_load(&cb->last_ns);
 	if (!m || !m->declared) {
 		out->source = learned ? ACCEL_PREDICTION_LEARNED : ACCEL_PREDICTION_NONE;
 		out->ns = learned ? learned : m ? (uint64_t)m->fixed_ns : 0;

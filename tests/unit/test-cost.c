@@ -358,6 +358,7 @@ START_TEST(test_predict_learned)
 	ASSERT_OK(accel_command_buffer_predict(dev, cb, NULL, &pr));
 	ck_assert_uint_eq(pr.source, ACCEL_PREDICTION_NONE);
 	ck_assert_uint_eq(pr.runs, 0);
+	ck_assert_uint_eq(pr.measured_ns, 0);
 	ASSERT_OK(accel_queue_create(dev, 0, &q));
 	for (int i = 0; i < 5; i++)
 		ASSERT_OK(run_on(q, cb, NULL));
@@ -365,6 +366,7 @@ START_TEST(test_predict_learned)
 	ck_assert_uint_eq(pr.source, ACCEL_PREDICTION_LEARNED);
 	ck_assert_uint_eq(pr.runs, 5);
 	ck_assert_uint_gt(pr.ns, 0);
+	ck_assert_uint_gt(pr.measured_ns, 0);
 
 	accel_cost_learn(cb, 10000000); /* one slow run ... */
 	for (int i = 0; i < 40; i++)    /* ... then a steady 50 us */
@@ -372,6 +374,7 @@ START_TEST(test_predict_learned)
 	ASSERT_OK(accel_command_buffer_predict(dev, cb, NULL, &pr));
 	ck_assert_msg(pr.ns >= 49000 && pr.ns <= 51000,
 		      "after 40 runs of 50000 ns the prediction is %" PRIu64, pr.ns);
+	ck_assert_uint_eq(pr.measured_ns, 50000);
 	accel_queue_release(q);
 	accel_command_buffer_release(cb);
 	accel_executable_release(e);
@@ -386,7 +389,7 @@ START_TEST(test_predict_bad_input)
 	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 2);
 	accel_binding_t short_b[2] = { { b, 0, 16 }, { b, 0, 16 } };
 	accel_binding_table_t short_t = { 2, short_b }, null_t = { 2, NULL };
-	accel_prediction_t pr = { 12345, 99, 7 };
+	accel_prediction_t pr = { 12345, 99, 7, 3 };
 	uint32_t c = 1;
 	accel_device_t *other = device_open();
 
@@ -409,6 +412,7 @@ START_TEST(test_predict_bad_input)
 	ck_assert_uint_eq(pr.ns, 12345);
 	ck_assert_uint_eq(pr.source, 99);
 	ck_assert_uint_eq(pr.runs, 7);
+	ck_assert_uint_eq(pr.measured_ns, 3);
 	accel_device_release(other);
 	accel_command_buffer_release(cb);
 	accel_executable_release(e);

@@ -141,15 +141,19 @@ typedef enum accel_prediction_source {
 } accel_prediction_source_t;
 
 /**
- * struct accel_prediction - a predicted device time.
- * @ns:       nanoseconds.
- * @source:   enum accel_prediction_source.
- * @runs:     measured runs of the command buffer so far.
+ * struct accel_prediction - a predicted device time, and what was measured.
+ * @ns:          nanoseconds.
+ * @source:      enum accel_prediction_source.
+ * @runs:        measured runs of the command buffer so far.
+ * @measured_ns: the device time of its last run (whatever its table), 0
+ *               before the first: set next to @ns, predicted against
+ *               measured.
  */
 typedef struct accel_prediction {
 	uint64_t ns;
 	uint32_t source;
 	uint32_t runs;
+	uint64_t measured_ns;
 } accel_prediction_t;
 
 /**

@@ -199,25 +199,27 @@ ACCEL_EXPORT int accel_cpu_executable_create(accel_device_t *device,
 /*
  * The cost model's calibration kernel (core.h, calibration_executable):
  * each of a workgroup's ACCEL_COST_CALIBRATE_WG invocations runs four
- * chains of I FMAs (8 I operations) on registers, vectorisable across
- * invocations as a compiler would vectorise a real kernel, and writes one
- * float per workgroup so that nothing is optimised away.
+ * chains of I FMAs (8 I operations) on registers, one invocation after the
+ * other as a kernel's C code runs them (a compiler may interleave the four
+ * chains, not the invocations), and writes one float per workgroup so
+ * that nothing is optimised away.
  */
 static void calibrate_ops(const struct accel_cpu_dispatch *d)
 {
-	float x[4][ACCEL_COST_CALIBRATE_WG], sum = 0;
 	const float m = 0.999f, c = 0.001f;
-	float *out = d->bindings[0];
+	float *out = d->bindings[0], sum = 0;
 
-	for (uint32_t i = 0; i < ACCEL_COST_CALIBRATE_WG; i++)
-		for (int k = 0; k < 4; k++)
-			x[k][i] = (float)(i + (uint32_t)k);
-	for (uint32_t it = 0; it < d->constants[0]; it++)
-		for (int k = 0; k < 4; k++)
-			for (uint32_t i = 0; i < ACCEL_COST_CALIBRATE_WG; i++)
-				x[k][i] = x[k][i] * m + c;
-	for (uint32_t i = 0; i < ACCEL_COST_CALIBRATE_WG; i++)
-		sum += x[0][i] + x[1][i] + x[2][i] + x[3][i];
+	for (uint32_t i = 0; i < ACCEL_COST_CALIBRATE_WG; i++) {
+		float x0 = (float)i, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3;
+
+		for (uint32_t it = 0; it < d->constants[0]; it++) {
+			x0 = x0 * m + c;
+			x1 = x1 * m + c;
+			x2 = x2 * m + c;
+			x3 = x3 * m + c;
+		}
+		sum += x0 + x1 + x2 + x3;
+	}
 	if ((uint64_t)d->workgroup_id[0] * 4 + 4 <= d->binding_lengths[0])
 		out[d->workgroup_id[0]] = sum;
 }

@@ -432,15 +432,30 @@ struct fake_job {
 	char queue;
 };
 
+/* The jobs the executors started, in order; the lock orders the slots. */
+static pthread_mutex_t started_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_job *started[3 * PER_QUEUE];
-static atomic_int started_count, destroyed_count;
+static int started_count;
+static atomic_int destroyed_count;
 
 static int fake_execute(struct accel_sched_job *job, char *msg, size_t len)
 {
 	(void)msg;
 	(void)len;
-	started[atomic_fetch_add(&started_count, 1)] = (struct fake_job *)job;
+	pthread_mutex_lock(&started_lock);
+	started[started_count++] = (struct fake_job *)job;
+	pthread_mutex_unlock(&started_lock);
 	return ACCEL_JOB_PENDING; /* the test finishes it */
+}
+
+static int started_now(void)
+{
+	int n;
+
+	pthread_mutex_lock(&started_lock);
+	n = started_count;
+	pthread_mutex_unlock(&started_lock);
+	return n;
 }
 
 static void fake_destroy(struct accel_sched_job *job)
@@ -468,9 +483,9 @@ static void fake_submit(accel_scheduler_t *s, struct accel_sched_executor *ex,
 static void wait_started(int n)
 {
 	for (int64_t end = accel_now_ns() + INT64_C(30000000000);
-	     atomic_load(&started_count) < n;) {
+	     started_now() < n;) {
 		ck_assert_msg(accel_now_ns() < end, "only %d of %d jobs started in 30 s",
-			      atomic_load(&started_count), n);
+			      started_now(), n);
 		sched_yield();
 	}
 }
@@ -489,7 +504,7 @@ static int first_releases_of_big(bool predicted)
 	accel_scheduler_t *s = NULL;
 	int big = 0;
 
-	atomic_store(&started_count, 0);
+	started_count = 0; /* no executor runs yet */
 	atomic_store(&destroyed_count, 0);
 	setenv("ACCEL_ENGINE_CREDITS", "8", 1);
 	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);

@@ -2,7 +2,8 @@
 /*
  * accelctl calibrate: run the cost model's microbenchmark on devices
  * (accel_device_calibrate(), accel/cost.h) and print what it measured:
- * memory bandwidth, operation rate, launch and submission overheads. The
+ * memory bandwidth of transfers and of kernels, operation rate, launch and
+ * submission overheads. The
  * parameters are stored in libaccel's cache, where every later process
  * opening the same device (same driver build) finds them.
  *
@@ -106,7 +107,8 @@ static void print_text(const struct cal_entry *c, uint32_t n)
 			continue;
 		}
 		printf("%s (%s)\n", c[i].uri, source_names[p->source]);
-		printf("  bandwidth       %10.2f GB/s\n", (double)p->bandwidth / 1e9);
+		printf("  bandwidth       %10.2f GB/s (transfers)\n", (double)p->bandwidth / 1e9);
+		printf("  kernel bandwidth%10.2f GB/s (dispatches)\n", (double)p->kernel_bandwidth / 1e9);
 		printf("  operation rate  %10.2f Gop/s\n", (double)p->operation_rate / 1e9);
 		printf("  dispatch        %10.2f us per command\n", (double)p->dispatch_ns / 1e3);
 		printf("  submission      %10.2f us per submission\n", (double)p->submission_ns / 1e3);
@@ -127,10 +129,11 @@ static void print_json(const struct cal_entry *c, uint32_t n)
 			printf(",\n      \"source\": ");
 			json_string(source_names[p->source]);
 			printf(",\n      \"bandwidth_bytes_per_s\": %" PRIu64
+			       ",\n      \"kernel_bandwidth_bytes_per_s\": %" PRIu64
 			       ",\n      \"operation_rate_per_s\": %" PRIu64
 			       ",\n      \"dispatch_ns\": %" PRIu64
 			       ",\n      \"submission_ns\": %" PRIu64,
-			       p->bandwidth, p->operation_rate, p->dispatch_ns,
+			       p->bandwidth, p->kernel_bandwidth, p->operation_rate, p->dispatch_ns,
 			       p->submission_ns);
 		}
 		printf("\n    }");

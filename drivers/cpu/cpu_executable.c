@@ -224,13 +224,32 @@ static void calibrate_ops(const struct accel_cpu_dispatch *d)
 		out[d->workgroup_id[0]] = sum;
 }
 
+/*
+ * The streaming kernel (entry 1): y[i] = y[i] * 0.5 + x[i] over this
+ * workgroup's ACCEL_COST_CALIBRATE_WG elements of a (x + y * width) grid:
+ * 12 bytes per element, the memory traffic of a kernel's plain C loop.
+ */
+static void calibrate_stream(const struct accel_cpu_dispatch *d)
+{
+	const float *x = d->bindings[0];
+	float *y = d->bindings[1];
+	uint64_t n = d->binding_lengths[1] / 4;
+	uint64_t b = ((uint64_t)d->workgroup_id[1] * d->workgroup_count[0] +
+		      d->workgroup_id[0]) * ACCEL_COST_CALIBRATE_WG;
+	uint64_t e = b + ACCEL_COST_CALIBRATE_WG < n ? b + ACCEL_COST_CALIBRATE_WG : n;
+
+	for (uint64_t i = b; i < e; i++)
+		y[i] = y[i] * 0.5f + x[i];
+}
+
 int accel_cpu_calibration_executable(accel_device_t *d, accel_executable_t **out)
 {
 	static const struct accel_cpu_entry entries[] = {
 		{ "calibrate_ops", 1, 1, { ACCEL_COST_CALIBRATE_WG, 1, 1 }, calibrate_ops },
+		{ "calibrate_stream", 2, 0, { ACCEL_COST_CALIBRATE_WG, 1, 1 }, calibrate_stream },
 	};
 	static const struct accel_cpu_executable table = {
-		ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, entries, NULL,
+		ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, entries, NULL,
 	};
 
 	return create(d, &table, "accel_device_calibrate", "the calibration kernel",

@@ -26,8 +26,8 @@
  * pipeline at load, so a dispatch never compiles.
  *
  * The built-in shaders (fill, copy, check_counts, and the cost model's
- * calibration kernel calibrate_ops) are a bundle too, compiled into
- * libaccel (vk_builtins.c, generated).
+ * calibration kernels calibrate_ops and calibrate_stream) are a bundle
+ * too, compiled into libaccel (vk_builtins.c, generated).
  *
  * The executable cache (src/exec_cache.h): each load, of a bundle or of
  * the built-ins, creates its pipelines through a VkPipelineCache. When the
@@ -365,7 +365,10 @@ int vk_executable_load(accel_device_t *d, const char *path,
 	return 0;
 }
 
-/* The cost model's calibration kernel (core.h): the built-in calibrate_ops. */
+/*
+ * The cost model's calibration kernels (core.h): the built-in
+ * calibrate_ops and calibrate_stream, next to each other in the bundle.
+ */
 int vk_calibration_executable(accel_device_t *d, accel_executable_t **out)
 {
 	static const char fn[] = "accel_device_calibrate", what[] = "the built-in shaders";
@@ -373,6 +376,7 @@ int vk_calibration_executable(accel_device_t *d, accel_executable_t **out)
 	struct bundle_entry *be;
 	struct vk_executable *ve;
 	uint32_t count, i = 0;
+	bool found;
 	int err = parse(accel_vk_builtins, accel_vk_builtins_size, fn, what,
 			&count, &be);
 
@@ -380,14 +384,16 @@ int vk_calibration_executable(accel_device_t *d, accel_executable_t **out)
 		return err;
 	while (i < count && strcmp(be[i].name, "calibrate_ops") != 0)
 		i++;
-	ve = i < count ? calloc(1, sizeof(*ve)) : NULL;
+	found = i + 1 < count && strcmp(be[i + 1].name, "calibrate_stream") == 0;
+	ve = found ? calloc(1, sizeof(*ve)) : NULL;
 	if (!ve) {
 		free(be);
-		return i < count ? accel_fail(ENOMEM, "%s: out of memory", fn) :
-				   accel_fail(ENOEXEC, "%s: %s lack 'calibrate_ops'", fn, what);
+		return found ? accel_fail(ENOMEM, "%s: out of memory", fn) :
+			       accel_fail(ENOEXEC, "%s: %s lack 'calibrate_ops' and 'calibrate_stream'",
+					  fn, what);
 	}
 	accel_executable_init(&ve->base, &vk_executable_ops, d);
-	ve->count = 1;
+	ve->count = 2;
 	err = build(dev, ve, accel_vk_builtins, &be[i], VK_NULL_HANDLE, fn, what);
 	free(be);
 	if (err) {

@@ -104,13 +104,16 @@ struct accel_device_ops {
 	 */
 	int (*execute)(accel_device_t *d, struct accel_cb_exec *x);
 	/*
-	 * Optional: the cost model's calibration kernel (cost.c): an
-	 * executable whose entry 0 takes one binding (a float per workgroup,
-	 * written) and one constant, the iteration count I, with a workgroup
-	 * of ACCEL_COST_CALIBRATE_WG invocations, each performing I * 8
-	 * operations (four chains of FMAs) on registers. 0 with *@out set
-	 * (a reference), or -errno with the message set. NULL: the operation
-	 * rate is not measured (calibrations keep the default).
+	 * Optional: the cost model's calibration kernels (cost_calibrate.c),
+	 * one executable, workgroups of ACCEL_COST_CALIBRATE_WG invocations:
+	 * entry 0 takes one binding (a float per workgroup, written) and one
+	 * constant, the iteration count I, each invocation performing I * 8
+	 * operations (four chains of FMAs) on registers; entry 1 takes two
+	 * bindings x and y (float[]) and streams y[i] = y[i] * 0.5 + x[i]
+	 * over a grid of (x + y * width) workgroups, one element per
+	 * invocation (12 bytes). 0 with *@out set (a reference), or -errno
+	 * with the message set. NULL: neither the operation rate nor the
+	 * kernel bandwidth is measured (calibrations keep the defaults).
 	 */
 	int (*calibration_executable)(accel_device_t *d, accel_executable_t **out);
 	/*

@@ -10,8 +10,8 @@
  * Command buffer models. The first prediction of an ended command buffer
  * walks its commands once and sums, with the device's parameters, what is
  * known at record time (struct accel_cb_model): each dispatch's
- * max(compute, memory) + launch, each transfer's bytes / bandwidth +
- * launch, the submission's overhead. What only the binding table tells (a
+ * max(compute, memory) + launch (memory at the kernel bandwidth), each
+ * transfer's bytes / bandwidth + launch, the submission's overhead. What only the binding table tells (a
  * fill through an indirect ref of ACCEL_WHOLE_BUFFER length) is kept per
  * used slot: a count and an offset sum, so a submission adds
  * count * length - offsets for each such slot, O(slots used). The model is
@@ -67,7 +67,7 @@ struct accel_cb_model {
 /* ---- device parameters ------------------------------------------------ */
 
 #define CALIB_MAGIC "ACCOST1"
-#define CALIB_VERSION 1u
+#define CALIB_VERSION 2u
 /* What a calibration may report; outside, the record is foreign or damaged. */
 #define BANDWIDTH_MIN UINT64_C(1000000)            /* 1 MB/s */
 #define BANDWIDTH_MAX UINT64_C(100000000000000)    /* 100 TB/s */
@@ -83,6 +83,7 @@ struct calib_file {
 	uint64_t operation_rate;
 	uint64_t dispatch_ns;
 	uint64_t submission_ns;
+	uint64_t kernel_bandwidth;
 };
 
 static void params_default(accel_cost_params_t *p)
@@ -93,6 +94,7 @@ static void params_default(accel_cost_params_t *p)
 		.dispatch_ns = ACCEL_COST_DEFAULT_DISPATCH_NS,
 		.submission_ns = ACCEL_COST_DEFAULT_SUBMISSION_NS,
 		.source = ACCEL_COST_SOURCE_DEFAULT,
+		.kernel_bandwidth = ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH,
 	};
 }
 
@@ -101,6 +103,8 @@ static const char *params_invalid(const accel_cost_params_t *p)
 {
 	if (p->bandwidth < BANDWIDTH_MIN || p->bandwidth > BANDWIDTH_MAX)
 		return "bandwidth";
+	if (p->kernel_bandwidth < BANDWIDTH_MIN || p->kernel_bandwidth > BANDWIDTH_MAX)
+		return "kernel bandwidth";
 	if (p->operation_rate < RATE_MIN || p->operation_rate > RATE_MAX)
 		return "operation rate";
 	if (p->dispatch_ns > OVERHEAD_MAX)
@@ -148,7 +152,8 @@ static bool calib_load(const accel_device_t *d, accel_cost_params_t *p)
 		memcpy(&f, data, sizeof(f));
 		*p = (accel_cost_params_t){ f.bandwidth, f.operation_rate,
 					    f.dispatch_ns, f.submission_ns,
-					    ACCEL_COST_SOURCE_CACHED, 0 };
+					    ACCEL_COST_SOURCE_CACHED, 0,
+					    f.kernel_bandwidth };
 		if (memcmp(f.magic, CALIB_MAGIC, 8) || f.version != CALIB_VERSION ||
 		    f.size != sizeof(f))
 			bad = "not a calibration record of this libaccel";
@@ -174,6 +179,7 @@ static void calib_store(const accel_device_t *d, const accel_cost_params_t *p)
 		.operation_rate = p->operation_rate,
 		.dispatch_ns = p->dispatch_ns,
 		.submission_ns = p->submission_ns,
+		.kernel_bandwidth = p->kernel_bandwidth,
 	};
 
 	if (!c)
@@ -241,6 +247,7 @@ ACCEL_EXPORT int accel_device_calibrate(accel_device_t *device, uint32_t flags,
 		return err;
 	/* A timer's noise on a tiny run must not make a record the cache refuses. */
 	p.bandwidth = clamp_u64(p.bandwidth, BANDWIDTH_MIN, BANDWIDTH_MAX);
+	p.kernel_bandwidth = clamp_u64(p.kernel_bandwidth, BANDWIDTH_MIN, BANDWIDTH_MAX);
 	p.operation_rate = clamp_u64(p.operation_rate, RATE_MIN, RATE_MAX);
 	p.dispatch_ns = clamp_u64(p.dispatch_ns, 0, OVERHEAD_MAX);
 	p.submission_ns = clamp_u64(p.submission_ns, 0, OVERHEAD_MAX);
@@ -265,7 +272,7 @@ static double dispatch_ns(const accel_cost_params_t *p,
 	double wg = (double)cmd->dispatch.workgroup_count[0] *
 		    cmd->dispatch.workgroup_count[1] * cmd->dispatch.workgroup_count[2];
 	double compute = wg * (double)c->operations * 1e9 / (double)p->operation_rate;
-	double memory = wg * (double)c->bytes * 1e9 / (double)p->bandwidth;
+	double memory = wg * (double)c->bytes * 1e9 / (double)p->kernel_bandwidth;
 
 	if (wg == 0)
 		return 0; /* records nothing on the device */

@@ -11,12 +11,14 @@
  *   t(1 tiny fill)    = submission + launch
  *   t(17 tiny fills)  = submission + 17 launches   -> launch, submission
  *   t(copy of N)      = t(1 tiny fill) + 2N / bandwidth
+ *   t(stream of N)    = t(1 tiny fill) + 3N / kernel bandwidth
  *   t(W workgroups)   = t(1 tiny fill) + ops / operation rate
  *
- * The copy and the compute kernel grow until they take at least
- * MEASURE_NS, so that the overheads stay a small part of them on any
- * device. The compute kernel is the driver's (device ops
- * calibration_executable); a driver without one keeps the default rate.
+ * The copy, the stream and the compute kernel grow until they take at
+ * least MEASURE_NS (or the buffers end), so that the overheads stay a small
+ * part of them on any device. The kernels are the driver's (device ops
+ * calibration_executable); a driver without them keeps the default rate
+ * and kernel bandwidth.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -118,6 +120,28 @@ static int time_copy(struct calib *c, uint64_t len, double *ns)
 	return err;
 }
 
+/* The streaming kernel over @len bytes of each buffer (a 2-D grid). */
+static int time_stream(struct calib *c, accel_executable_t *e, uint64_t len,
+		       double *ns)
+{
+	uint64_t groups = len / 4 / ACCEL_COST_CALIBRATE_WG;
+	const uint32_t wg[3] = { groups > 1024 ? 1024 : (uint32_t)groups,
+				 groups > 1024 ? (uint32_t)(groups / 1024) : 1, 1 };
+	accel_buffer_ref_t xy[2] = { accel_buffer_ref_direct(c->src, 0, len),
+				     accel_buffer_ref_direct(c->dst, 0, len) };
+	accel_command_buffer_t *cb = NULL;
+	int err = cb_begin(c, &cb);
+
+	if (!err)
+		err = accel_command_buffer_dispatch(cb, e, 1, wg, NULL, 0, xy, 2);
+	if (!err)
+		err = accel_command_buffer_end(cb);
+	if (!err)
+		err = run_median(c, cb, ns);
+	accel_command_buffer_release(cb);
+	return err;
+}
+
 static int time_ops(struct calib *c, accel_executable_t *e, uint32_t iter,
 		    double *ns)
 {
@@ -173,7 +197,29 @@ static int measure_bandwidth(struct calib *c, accel_cost_params_t *p,
 	return 0;
 }
 
-static int measure_rate(struct calib *c, accel_cost_params_t *p, double base)
+/* Lengths: a multiple of 1024 workgroups' elements, up to the buffers'. */
+static int measure_kernel_bandwidth(struct calib *c, accel_executable_t *e,
+				    accel_cost_params_t *p, double base)
+{
+	uint64_t len = COPY_MIN, t_len;
+	double t = 0;
+	int err;
+
+	for (;;) {
+		t_len = len;
+		err = time_stream(c, e, len, &t);
+		if (err || t - base >= MEASURE_NS || len >= c->size)
+			break;
+		len *= 4;
+		len = len < c->size ? len : c->size;
+	}
+	if (err)
+		return err;
+	p->kernel_bandwidth = (uint64_t)(3.0 * (double)t_len * 1e9 / (t - base > 1 ? t - base : 1));
+	return 0;
+}
+
+static int measure_kernels(struct calib *c, accel_cost_params_t *p, double base)
 {
 	accel_executable_t *e = NULL;
 	uint32_t iter = OPS_ITER_MIN;
@@ -181,19 +227,20 @@ static int measure_rate(struct calib *c, accel_cost_params_t *p, double base)
 	int err;
 
 	if (!c->dev->ops->calibration_executable)
-		return 0; /* keeps the default; the docs say which drivers */
+		return 0; /* keeps the defaults; the docs say which drivers */
 	err = c->dev->ops->calibration_executable(c->dev, &e);
 	for (; !err; iter *= 4) {
 		err = time_ops(c, e, iter, &t);
 		if (err || t - base >= MEASURE_NS || iter >= OPS_ITER_MAX)
 			break;
 	}
+	if (!err) {
+		ops = (double)OPS_WORKGROUPS * ACCEL_COST_CALIBRATE_WG * 8.0 * iter;
+		p->operation_rate = (uint64_t)(ops * 1e9 / (t - base > 1 ? t - base : 1));
+		err = measure_kernel_bandwidth(c, e, p, base);
+	}
 	accel_executable_release(e);
-	if (err)
-		return err;
-	ops = (double)OPS_WORKGROUPS * ACCEL_COST_CALIBRATE_WG * 8.0 * iter;
-	p->operation_rate = (uint64_t)(ops * 1e9 / (t - base > 1 ? t - base : 1));
-	return 0;
+	return err;
 }
 
 /*
@@ -272,8 +319,8 @@ int accel_cost_measure(accel_device_t *d, accel_cost_params_t *p)
 		err = measure_bandwidth(&c, p, base);
 	}
 	if (!err) {
-		step = "timing the compute kernel";
-		err = measure_rate(&c, p, base);
+		step = "timing the calibration kernels";
+		err = measure_kernels(&c, p, base);
 	}
 	calib_close(&c);
 	if (err) {

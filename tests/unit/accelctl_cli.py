@@ -244,7 +244,8 @@ with tempfile.TemporaryDirectory(prefix="accelctl-calibrate-") as cache:
         before = json.loads(shown.stdout)["devices"][0]
         dev = json.loads(cal.stdout)["devices"][0]
         cached = json.loads(again.stdout)["devices"][0]
-        keys = ("bandwidth_bytes_per_s", "operation_rate_per_s",
+        keys = ("bandwidth_bytes_per_s", "kernel_bandwidth_bytes_per_s",
+                "operation_rate_per_s",
                 "dispatch_ns", "submission_ns")
         check("calibrate: defaults before, measured after, cached after that",
               (before["source"], dev["source"], cached["source"]) ==
@@ -252,13 +253,15 @@ with tempfile.TemporaryDirectory(prefix="accelctl-calibrate-") as cache:
               f"{shown.stdout}{cal.stdout}{again.stdout}")
         check("calibrate: every parameter is a positive count or zero",
               all(isinstance(dev[k], int) and dev[k] >= 0 for k in keys) and
-              dev["bandwidth_bytes_per_s"] > 0 and dev["operation_rate_per_s"] > 0,
+              dev["bandwidth_bytes_per_s"] > 0 and dev["operation_rate_per_s"] > 0
+              and dev["kernel_bandwidth_bytes_per_s"] > 0,
               cal.stdout)
         check("calibrate: the next process reads the same parameters",
               all(cached[k] == dev[k] for k in keys), again.stdout)
         check("calibrate: the text holds the JSON's data",
               dev["uri"] in text.stdout and "(cached)" in text.stdout and
               f"{dev['bandwidth_bytes_per_s'] / 1e9:.2f} GB/s" in text.stdout and
+              f"{dev['kernel_bandwidth_bytes_per_s'] / 1e9:.2f} GB/s" in text.stdout and
               f"{dev['submission_ns'] / 1e3:.2f} us" in text.stdout, text.stdout)
     except (ValueError, KeyError, IndexError) as e:
         check("calibrate -j is JSON with the parameters", False,

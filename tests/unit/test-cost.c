@@ -3,8 +3,9 @@
  * Check suite "cost": the cost model (accel/cost.h).
  *
  * - device parameters: the defaults without a calibration, a calibration
- *   whose figures are in range and agree with a second one within a
- *   factor of CALIB_AGREE (no speed is asserted), the cache that hands it
+ *   whose figures are in range and whose rates (bandwidths, operation
+ *   rate) agree with a second one's within a factor of CALIB_AGREE (no
+ *   speed is asserted), the cache that hands it
  *   to the next device of the same identity, and a damaged cache file;
  * - predictions: the formula for declared costs and byte counts, to the
  *   nanosecond's rounding; whole-range fills through the binding table;
@@ -112,6 +113,8 @@ static void check_ranges(const accel_cost_params_t *p)
 {
 	ck_assert_uint_ge(p->bandwidth, 1000000);
 	ck_assert_uint_le(p->bandwidth, UINT64_C(100000000000000));
+	ck_assert_uint_ge(p->kernel_bandwidth, 1000000);
+	ck_assert_uint_le(p->kernel_bandwidth, UINT64_C(100000000000000));
 	ck_assert_uint_ge(p->operation_rate, 1000000);
 	ck_assert_uint_le(p->dispatch_ns, 1000000000);
 	ck_assert_uint_le(p->submission_ns, 1000000000);
@@ -132,6 +135,7 @@ START_TEST(test_defaults)
 	ASSERT_OK(accel_device_cost_params(dev, &p));
 	ck_assert_uint_eq(p.source, ACCEL_COST_SOURCE_DEFAULT);
 	ck_assert_uint_eq(p.bandwidth, ACCEL_COST_DEFAULT_BANDWIDTH);
+	ck_assert_uint_eq(p.kernel_bandwidth, ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH);
 	ck_assert_uint_eq(p.operation_rate, ACCEL_COST_DEFAULT_OPERATION_RATE);
 	ck_assert_uint_eq(p.dispatch_ns, ACCEL_COST_DEFAULT_DISPATCH_NS);
 	ck_assert_uint_eq(p.submission_ns, ACCEL_COST_DEFAULT_SUBMISSION_NS);
@@ -160,6 +164,9 @@ START_TEST(test_calibrate_stable)
 	ck_assert_msg(agree(a.bandwidth, b.bandwidth),
 		      "bandwidths %" PRIu64 " and %" PRIu64 " B/s differ by more than %gx",
 		      a.bandwidth, b.bandwidth, CALIB_AGREE);
+	ck_assert_msg(agree(a.kernel_bandwidth, b.kernel_bandwidth),
+		      "kernel bandwidths %" PRIu64 " and %" PRIu64 " B/s differ by more than %gx",
+		      a.kernel_bandwidth, b.kernel_bandwidth, CALIB_AGREE);
 	ck_assert_msg(agree(a.operation_rate, b.operation_rate),
 		      "operation rates %" PRIu64 " and %" PRIu64 " op/s differ by more than %gx",
 		      a.operation_rate, b.operation_rate, CALIB_AGREE);
@@ -172,6 +179,7 @@ START_TEST(test_calibrate_stable)
 	ck_assert_uint_eq(c.source, ACCEL_COST_SOURCE_CACHED);
 	ck_assert_uint_eq(c.bandwidth, b.bandwidth);
 	ck_assert_uint_eq(c.operation_rate, b.operation_rate);
+	ck_assert_uint_eq(c.kernel_bandwidth, b.kernel_bandwidth);
 	ck_assert_uint_eq(c.dispatch_ns, b.dispatch_ns);
 	ck_assert_uint_eq(c.submission_ns, b.submission_ns);
 
@@ -265,7 +273,7 @@ static double dispatch(const accel_cost_params_t *p, double wg, double ops,
 		       double bytes)
 {
 	double c = wg * ops * 1e9 / (double)p->operation_rate;
-	double m = wg * bytes * 1e9 / (double)p->bandwidth;
+	double m = wg * bytes * 1e9 / (double)p->kernel_bandwidth;
 
 	return (c > m ? c : m) + (double)p->dispatch_ns;
 }

@@ -250,8 +250,8 @@ static int model_open(struct model_dev *m, const char *uri)
 	if (!err)
 		err = accel_device_calibrate(m->dev, ACCEL_CALIBRATE_FORCE, &p);
 	if (!err)
-		fprintf(notes, "# model %s: calibrated: %.2f GB/s, %.2f Gop/s, %.2f us per command, %.2f us per submission\n",
-			m->scheme, p.bandwidth / 1e9, p.operation_rate / 1e9,
+		fprintf(notes, "# model %s: calibrated: %.2f GB/s transfers, %.2f GB/s kernels, %.2f Gop/s, %.2f us per command, %.2f us per submission\n",
+			m->scheme, p.bandwidth / 1e9, p.kernel_bandwidth / 1e9, p.operation_rate / 1e9,
 			p.dispatch_ns / 1e3, p.submission_ns / 1e3);
 	return err;
 }

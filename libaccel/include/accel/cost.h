@@ -9,8 +9,8 @@
  *
  * - a dispatch of W workgroups whose entry point declares a cost per
  *   workgroup (accel_executable_export_cost()) takes
- *   ``max(W * operations / operation_rate, W * bytes / bandwidth)`` plus
- *   ``dispatch_ns``, the device's launch overhead;
+ *   ``max(W * operations / operation_rate, W * bytes / kernel_bandwidth)``
+ *   plus ``dispatch_ns``, the device's launch overhead;
  * - a fill of N bytes takes ``N / bandwidth + dispatch_ns``, a copy
  *   ``2N / bandwidth + dispatch_ns`` (it reads and writes), an update
  *   ``N / bandwidth + dispatch_ns``; a barrier nothing;
@@ -55,6 +55,8 @@ extern "C" {
 
 /** ACCEL_COST_DEFAULT_BANDWIDTH - bytes/s assumed before a calibration. */
 #define ACCEL_COST_DEFAULT_BANDWIDTH (UINT64_C(4) << 30)
+/** ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH - a kernel's bytes/s, likewise. */
+#define ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH (UINT64_C(2) << 30)
 /** ACCEL_COST_DEFAULT_OPERATION_RATE - operations/s assumed before one. */
 #define ACCEL_COST_DEFAULT_OPERATION_RATE UINT64_C(1000000000)
 /** ACCEL_COST_DEFAULT_DISPATCH_NS - launch overhead assumed before one. */
@@ -76,13 +78,17 @@ typedef enum accel_cost_source {
 
 /**
  * struct accel_cost_params - a device's parameters in the model.
- * @bandwidth:      bytes per second the device reads plus writes.
+ * @bandwidth:      bytes per second the device's transfers (fill, copy,
+ *                  update) read plus write.
  * @operation_rate: operations per second (an FMA counts 2).
  * @dispatch_ns:    launch overhead of each command (dispatch, fill,
  *                  copy, update), in nanoseconds.
  * @submission_ns:  overhead of each submission, in nanoseconds.
  * @source:         enum accel_cost_source.
  * @reserved:       0.
+ * @kernel_bandwidth: bytes per second a kernel's plain loop reads plus
+ *                  writes in device memory (a dispatch's memory term):
+ *                  below @bandwidth where transfers use tuned copies.
  */
 typedef struct accel_cost_params {
 	uint64_t bandwidth;
@@ -91,6 +97,7 @@ typedef struct accel_cost_params {
 	uint64_t submission_ns;
 	uint32_t source;
 	uint32_t reserved;
+	uint64_t kernel_bandwidth;
 } accel_cost_params_t;
 
 /**

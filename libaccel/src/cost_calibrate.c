@@ -46,13 +46,23 @@ struct calib {
 	uint64_t size;
 };
 
-/* Runs @cb once and waits: 0 with *@ns its device time, or -errno. */
+/*
+ * Runs @cb once and waits for its signal (a failed run fails its
+ * semaphore, so the error is not lost): 0 with *@ns its device time, or
+ * -errno with the message set.
+ */
 static int run_once(struct calib *c, accel_command_buffer_t *cb, double *ns)
 {
-	int err = accel_queue_execute(c->queue, NULL, NULL, cb, NULL, 0);
+	accel_semaphore_t *sem = NULL;
+	uint64_t one = 1;
+	accel_semaphore_list_t signal = { 1, &sem, &one };
+	int err = accel_semaphore_create(c->dev->scheduler, 0, &sem);
 
 	if (!err)
-		err = accel_queue_wait_idle(c->queue, accel_deadline_after(CALIBRATE_TIMEOUT_NS));
+		err = accel_queue_execute(c->queue, NULL, &signal, cb, NULL, 0);
+	if (!err)
+		err = accel_semaphore_wait(sem, 1, 0, accel_deadline_after(CALIBRATE_TIMEOUT_NS));
+	accel_semaphore_release(sem);
 	*ns = (double)atomic_load(&cb->last_ns);
 	return err;
 }

@@ -41,6 +41,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,28 +205,39 @@ static int kernels_image(struct model_dev *m, const struct opts *o, uint64_t n)
 	return 0;
 }
 
-static int load_kernels(struct model_dev *m, char *tmp, size_t len)
+#ifdef ACCEL_BENCH_VULKAN
+/* The vulkan test kernels, linked in, through a temporary file. */
+static int load_vk_kernels(struct model_dev *m)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	bool ok;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/accel-bench-model-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		fprintf(notes, "# model vulkan: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	ok = write(fd, accel_bench_vk_kernels, accel_bench_vk_kernels_size) ==
+	     (ssize_t)accel_bench_vk_kernels_size;
+	ok = !close(fd) && ok;
+	err = ok ? accel_executable_load(m->dev, path, &m->exe) : -EIO;
+	if (!ok)
+		fprintf(notes, "# model vulkan: cannot write %s\n", path);
+	unlink(path);
+	return err;
+}
+#endif
+
+static int load_kernels(struct model_dev *m)
 {
 	if (!strcmp(m->scheme, "cpu"))
 		return accel_cpu_executable_create(m->dev, &accel_cpu_executable_v1, &m->exe);
 #ifdef ACCEL_BENCH_VULKAN
-	FILE *f;
-	size_t w;
-	int err;
-
-	snprintf(tmp, len, "/tmp/accel-bench-model-XXXXXX");
-	f = fdopen(mkstemp(tmp), "wb");
-	if (!f)
-		return -errno;
-	w = fwrite(accel_bench_vk_kernels, 1, accel_bench_vk_kernels_size, f);
-	if (fclose(f) || w != accel_bench_vk_kernels_size)
-		return -EIO;
-	err = accel_executable_load(m->dev, tmp, &m->exe);
-	unlink(tmp);
-	return err;
+	return load_vk_kernels(m);
 #else
-	(void)tmp;
-	(void)len;
 	return -ENOENT;
 #endif
 }
@@ -237,7 +249,6 @@ static int model_open(struct model_dev *m, const char *uri)
 		ACCEL_BUFFER_USAGE_TRANSFER | ACCEL_BUFFER_USAGE_DISPATCH_STORAGE,
 	};
 	accel_cost_params_t p;
-	char tmp[64];
 	int err = accel_device_open(uri, NULL, &m->dev);
 
 	if (!err)
@@ -246,7 +257,7 @@ static int model_open(struct model_dev *m, const char *uri)
 		err = accel_allocator_allocate_buffer(accel_device_allocator(m->dev), &bp,
 						      sizes[SIZES - 1], &m->buf[i]);
 	if (!err)
-		err = load_kernels(m, tmp, sizeof(tmp));
+		err = load_kernels(m);
 	if (!err)
 		err = accel_device_calibrate(m->dev, ACCEL_CALIBRATE_FORCE, &p);
 	if (!err)

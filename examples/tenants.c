@@ -187,7 +187,7 @@ static const struct accel_cpu_entry spin_entries[] = {
 };
 
 static const struct accel_cpu_executable spin_table = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, spin_entries,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, spin_entries, NULL,
 };
 
 /* ---- a tenant ------------------------------------------------------------ */

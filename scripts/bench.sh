@@ -4,7 +4,8 @@
 # bench.sh: run every benchmark and print its METRIC lines.
 #
 # The benchmarks that need no module (cpu, command buffers, semaphores,
-# vulkan on lavapipe) run here, through the dynamically linked
+# vulkan on lavapipe, the cost model's error on cpu and vulkan, fair share
+# charged by prediction next to the running average) run here, through the dynamically linked
 # accel-bench-dynamic (a static program cannot load libvulkan); those that
 # need the module run in the VM on ACCEL_BENCH_KERNEL (default deb6.12),
 # accel-bench chain there too on vulkan://0 (the host's lavapipe, through

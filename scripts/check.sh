@@ -117,7 +117,7 @@ san_leg() {
 # long there).
 TSAN_TESTS="internal scheduler semaphore queue cpu stress transfer alloca vulkan-queue vulkan-cpu
 	vulkan-stress vulkan-transfer vulkan-alloca vulkan exit-after-release-cpu exit-after-release-vulkan
-	device-waits vulkan-device-waits exec-cache enum vulkan-enum"
+	device-waits vulkan-device-waits exec-cache enum vulkan-enum cost vulkan-cost"
 
 if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
 	# Stop at the first report; UBSan's reports are recoverable otherwise.

@@ -41,6 +41,8 @@ static void usage(FILE *f)
 		"                     a Container Device Interface spec for /dev/accelsched\n"
 		"  trace [-o FILE] [-d SECONDS | -- COMMAND...]\n"
 		"                     record the module's tracepoints into a Perfetto trace\n"
+		"  calibrate [-j|--json] [--show] [DRIVER[://N]]...\n"
+		"                     measure devices' parameters for the cost model\n"
 		"\n"
 		"Environment:\n"
 		"  " ACCEL_SCHEDULER_ENV "=auto|kernel|embedded   the scheduler to use (default: auto)\n"
@@ -270,5 +272,7 @@ int main(int argc, char **argv)
 		return cmd_cdi(argc - optind, argv + optind);
 	if (strcmp(argv[optind], "trace") == 0)
 		return cmd_trace(argc - optind, argv + optind);
+	if (strcmp(argv[optind], "calibrate") == 0)
+		return cmd_calibrate(argc - optind, argv + optind);
 	return usage_error("unknown command '%s'", argv[optind]);
 }

@@ -27,5 +27,6 @@ int cmd_devices(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_cdi(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif /* ACCELCTL_H */

@@ -111,6 +111,9 @@ struct cpu_device {
 
 extern const struct accel_device_ops accel_cpu_device_ops;
 
+/* The cost model's calibration kernel (device ops, core.h). */
+int accel_cpu_calibration_executable(accel_device_t *d, accel_executable_t **out);
+
 int accel_cpu_executable_load(accel_device_t *d, const char *path,
 			      accel_executable_t **out);
 int accel_cpu_execute(accel_device_t *d, struct accel_cb_exec *x);

@@ -136,6 +136,7 @@ const struct accel_device_ops accel_cpu_device_ops = {
 	.execute = accel_cpu_execute,
 	.transfer = cpu_transfer,
 	.query_i64 = cpu_query_i64,
+	.calibration_executable = accel_cpu_calibration_executable,
 };
 
 /* Parses a worker count from @what (for messages); 0 or -EINVAL. */
@@ -200,6 +201,18 @@ static int parse_device(const char *device, unsigned int *threads)
 	return 0;
 }
 
+static void cpuinfo_field(const char *key, char *out, size_t len);
+
+/* The cost model's key (core.h): the processor and the worker count. */
+static void set_identity(struct cpu_device *dev, unsigned int threads)
+{
+	char model[128] = "unknown processor";
+
+	cpuinfo_field("model name", model, sizeof(model));
+	accel_strfmt(dev->base.identity, sizeof(dev->base.identity),
+		     "%s; %u workers", model, threads);
+}
+
 static int cpu_device_open(const struct accel_driver *drv, const char *device,
 			   accel_scheduler_t *s, accel_device_t **out)
 {
@@ -216,6 +229,7 @@ static int cpu_device_open(const struct accel_driver *drv, const char *device,
 	}
 	pthread_mutex_init(&dev->lock, NULL);
 	accel_device_init(&dev->base, &accel_cpu_device_ops, drv, s, "cpu://0");
+	set_identity(dev, threads);
 	*out = &dev->base;
 	return 0;
 }

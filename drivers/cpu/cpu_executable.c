@@ -63,20 +63,29 @@ static int check_entry(const struct accel_cpu_executable *t, uint32_t i,
 	return 0;
 }
 
+/* The cost table: only a version 2 table has the field. */
+static const accel_export_cost_t *table_costs(const struct accel_cpu_executable *t)
+{
+	return t->abi_version >= 2 ? t->costs : NULL;
+}
+
 static int check_table(const struct accel_cpu_executable *t, const char *fn,
 		       const char *path)
 {
 	int err;
 
-	if (t->abi_version != ACCEL_CPU_EXECUTABLE_ABI_VERSION)
+	if (t->abi_version != 1 && t->abi_version != ACCEL_CPU_EXECUTABLE_ABI_VERSION)
 		return accel_fail(ENOEXEC,
-			"%s: %s: its " ACCEL_CPU_EXECUTABLE_SYMBOL " has abi_version %u, but this libaccel reads version %u; rebuild it against this accel/cpu_executable.h",
+			"%s: %s: its " ACCEL_CPU_EXECUTABLE_SYMBOL " has abi_version %u, but this libaccel reads versions 1 and %u; rebuild it against this accel/cpu_executable.h",
 			fn, path, t->abi_version, ACCEL_CPU_EXECUTABLE_ABI_VERSION);
 	if (t->entry_count && !t->entries)
 		return accel_fail(ENOEXEC, "%s: %s: entry_count is %u but entries is NULL",
 				  fn, path, t->entry_count);
 	for (uint32_t i = 0; i < t->entry_count; i++) {
 		err = check_entry(t, i, fn, path);
+		if (!err && table_costs(t))
+			err = accel_export_cost_check(&t->costs[i], fn, path,
+						      t->entries[i].name);
 		if (err)
 			return err;
 	}
@@ -99,6 +108,8 @@ static int fill_exports(struct cpu_executable *ce,
 		x->info.binding_count = e->binding_count;
 		x->info.constant_count = e->constant_count;
 		memcpy(x->info.workgroup_size, e->workgroup_size, sizeof(e->workgroup_size));
+		if (table_costs(t))
+			x->cost = t->costs[i];
 		x->fn = (const void *)e;
 	}
 	return 0;
@@ -183,4 +194,64 @@ ACCEL_EXPORT int accel_cpu_executable_create(accel_device_t *device,
 			device->uri);
 	return create(device, table, "accel_cpu_executable_create",
 		      "the linked-in table", NULL, out);
+}
+
+/*
+ * The cost model's calibration kernel (core.h, calibration_executable):
+ * each of a workgroup's ACCEL_COST_CALIBRATE_WG invocations runs four
+ * chains of I FMAs (8 I operations) on registers, one invocation after the
+ * other as a kernel's C code runs them (a compiler may interleave the four
+ * chains, not the invocations), and writes one float per workgroup so
+ * that nothing is optimised away.
+ */
+static void calibrate_ops(const struct accel_cpu_dispatch *d)
+{
+	const float m = 0.999f, c = 0.001f;
+	float *out = d->bindings[0], sum = 0;
+
+	for (uint32_t i = 0; i < ACCEL_COST_CALIBRATE_WG; i++) {
+		float x0 = (float)i, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3;
+
+		for (uint32_t it = 0; it < d->constants[0]; it++) {
+			x0 = x0 * m + c;
+			x1 = x1 * m + c;
+			x2 = x2 * m + c;
+			x3 = x3 * m + c;
+		}
+		sum += x0 + x1 + x2 + x3;
+	}
+	if ((uint64_t)d->workgroup_id[0] * 4 + 4 <= d->binding_lengths[0])
+		out[d->workgroup_id[0]] = sum;
+}
+
+/*
+ * The streaming kernel (entry 1): y[i] = y[i] * 0.5 + x[i] over this
+ * workgroup's ACCEL_COST_CALIBRATE_WG elements of a (x + y * width) grid:
+ * 12 bytes per element, the memory traffic of a kernel's plain C loop.
+ */
+static void calibrate_stream(const struct accel_cpu_dispatch *d)
+{
+	const float *x = d->bindings[0];
+	float *y = d->bindings[1];
+	uint64_t n = d->binding_lengths[1] / 4;
+	uint64_t b = ((uint64_t)d->workgroup_id[1] * d->workgroup_count[0] +
+		      d->workgroup_id[0]) * ACCEL_COST_CALIBRATE_WG;
+	uint64_t e = b + ACCEL_COST_CALIBRATE_WG < n ? b + ACCEL_COST_CALIBRATE_WG : n;
+
+	for (uint64_t i = b; i < e; i++)
+		y[i] = y[i] * 0.5f + x[i];
+}
+
+int accel_cpu_calibration_executable(accel_device_t *d, accel_executable_t **out)
+{
+	static const struct accel_cpu_entry entries[] = {
+		{ "calibrate_ops", 1, 1, { ACCEL_COST_CALIBRATE_WG, 1, 1 }, calibrate_ops },
+		{ "calibrate_stream", 2, 0, { ACCEL_COST_CALIBRATE_WG, 1, 1 }, calibrate_stream },
+	};
+	static const struct accel_cpu_executable table = {
+		ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, entries, NULL,
+	};
+
+	return create(d, &table, "accel_device_calibrate", "the calibration kernel",
+		      NULL, out);
 }

@@ -376,21 +376,24 @@ int gpu_device_check(const struct gpu_backend *be, const struct gpu_api *api,
  * The executable bundle (drivers/gpu/gpupack.py writes it), little-endian:
  *
  *   0   char magic[8] = "ACCELGPU"
- *   8   u32 version = 1
+ *   8   u32 version = 2 (1 is read too)
  *  12   u32 entry_count
  *  16   u32 format (enum gpu_image_format)
  *  20   u32 image_offset (from the start of the file)
  *  24   u32 image_size
  *  28   u32 reserved = 0
- *  32   entry_count entries of 96 bytes:
+ *  32   entry_count entries of 112 bytes (96 in version 1):
  *         char name[64]   the kernel's name in the image (extern "C")
  *         u32 binding_count, constant_count, workgroup_size[3]
  *         u32 reserved[3] = 0
+ *         u64 operations, bytes   the declared cost per workgroup
+ *                                 (version 2; 0, 0: none)
  */
 #define GPU_BUNDLE_MAGIC "ACCELGPU"
-#define GPU_BUNDLE_VERSION 1u
+#define GPU_BUNDLE_VERSION 2u
 #define GPU_BUNDLE_HEADER 32u
-#define GPU_BUNDLE_ENTRY 96u
+#define GPU_BUNDLE_ENTRY_V1 96u
+#define GPU_BUNDLE_ENTRY 112u
 
 struct gpu_bundle_entry {
 	char name[ACCEL_EXPORT_NAME_MAX];
@@ -398,11 +401,13 @@ struct gpu_bundle_entry {
 	uint32_t constant_count;
 	uint32_t workgroup_size[3];
 	uint32_t reserved[3];
+	accel_export_cost_t cost;
 };
 
 struct gpu_bundle {
 	uint32_t format;
 	uint32_t entry_count;
+	uint32_t stride; /* bytes per entry in the file: 96 (version 1), 112 */
 	const uint8_t *image;
 	uint32_t image_size;
 	struct gpu_bundle_entry *entries; /* owned */

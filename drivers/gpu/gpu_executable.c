@@ -73,7 +73,7 @@ static int check_entry(const struct gpu_bundle_entry *e, uint32_t i,
 			"%s: %s: entry '%s' has %u bindings and %u constants; the most is %u and %u",
 			fn, what, e->name, e->binding_count, e->constant_count,
 			ACCEL_DISPATCH_MAX_BINDINGS, ACCEL_DISPATCH_MAX_CONSTANTS);
-	return 0;
+	return accel_export_cost_check(&e->cost, fn, what, e->name);
 }
 
 static int check_header(const uint8_t *data, size_t size, uint32_t formats,
@@ -85,10 +85,11 @@ static int check_header(const uint8_t *data, size_t size, uint32_t formats,
 		return accel_fail(ENOEXEC,
 			"%s: %s is not a cuda/hip executable (no \"ACCELGPU\" bundle header; build one with drivers/gpu/gpupack.py)",
 			fn, what);
-	if (rd32(data + 8) != GPU_BUNDLE_VERSION)
+	if (rd32(data + 8) != 1 && rd32(data + 8) != GPU_BUNDLE_VERSION)
 		return accel_fail(ENOEXEC,
-			"%s: %s: bundle version %u, but this libaccel reads version %u; rebuild it with this libaccel's gpupack.py",
+			"%s: %s: bundle version %u, but this libaccel reads versions 1 and %u; rebuild it with this libaccel's gpupack.py",
 			fn, what, rd32(data + 8), GPU_BUNDLE_VERSION);
+	out->stride = rd32(data + 8) == 1 ? GPU_BUNDLE_ENTRY_V1 : GPU_BUNDLE_ENTRY;
 	out->entry_count = rd32(data + 12);
 	out->format = rd32(data + 16);
 	offset = rd32(data + 20);
@@ -96,7 +97,7 @@ static int check_header(const uint8_t *data, size_t size, uint32_t formats,
 	if (out->format >= 32 || !(formats & (1u << out->format)))
 		return accel_fail(ENOEXEC, "%s: %s holds %s, which this driver cannot load",
 				  fn, what, format_name(out->format));
-	if (out->entry_count > (size - GPU_BUNDLE_HEADER) / GPU_BUNDLE_ENTRY)
+	if (out->entry_count > (size - GPU_BUNDLE_HEADER) / out->stride)
 		return accel_fail(ENOEXEC, "%s: %s: %u entries do not fit in its %zu bytes",
 				  fn, what, out->entry_count, size);
 	if (!out->image_size || offset > size || out->image_size > size - offset)
@@ -122,7 +123,8 @@ int gpu_bundle_parse(const uint8_t *data, size_t size, uint32_t formats,
 	e = calloc(n ? n : 1, sizeof(*e));
 	if (!e)
 		return accel_fail(ENOMEM, "%s: out of memory", fn);
-	memcpy(e, data + GPU_BUNDLE_HEADER, (size_t)n * GPU_BUNDLE_ENTRY);
+	for (uint32_t i = 0; i < n; i++) /* a version 1 entry declares no cost */
+		memcpy(&e[i], data + GPU_BUNDLE_HEADER + (size_t)i * out->stride, out->stride);
 	for (uint32_t i = 0; i < n; i++) {
 		err = check_entry(&e[i], i, fn, what);
 		for (uint32_t j = 0; !err && j < i; j++)
@@ -263,6 +265,7 @@ static int build(struct gpu_device *dev, struct gpu_executable *ge,
 		x->info.binding_count = be->binding_count;
 		x->info.constant_count = be->constant_count;
 		memcpy(x->info.workgroup_size, be->workgroup_size, sizeof(x->info.workgroup_size));
+		x->cost = be->cost;
 		x->fn = &ge->entries[i];
 	}
 	return 0;

@@ -230,6 +230,8 @@ int vk_executable_load(accel_device_t *d, const char *path,
 		       accel_executable_t **out);
 /* The built-in shaders' pipelines (dev->builtin), from accel_vk_builtins. */
 int vk_builtins_create(struct vk_device *dev);
+/* The cost model's calibration kernel (device ops, src/core.h). */
+int vk_calibration_executable(accel_device_t *d, accel_executable_t **out);
 void vk_builtins_destroy(struct vk_device *dev);
 
 /*

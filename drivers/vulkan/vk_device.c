@@ -444,6 +444,7 @@ static const struct accel_device_ops vk_device_ops = {
 	.destroy = vk_device_destroy,
 	.buffer_allocate = vk_buffer_allocate,
 	.executable_load = vk_executable_load,
+	.calibration_executable = vk_calibration_executable,
 	.execute = vk_execute,
 	.command_buffer_end = vk_command_buffer_end,
 	.command_buffer_destroy = vk_command_buffer_destroy,
@@ -749,6 +750,22 @@ static int create_cache(struct vk_device *dev, int option)
 				       &dev->base.cache);
 }
 
+/*
+ * The cost model's key (src/core.h): the device and the driver build, as
+ * for the executable cache, so a new driver is calibrated anew.
+ */
+static void set_identity(struct vk_device *dev)
+{
+	char uuid[2 * VK_UUID_SIZE + 1];
+
+	for (unsigned int i = 0; i < VK_UUID_SIZE; i++)
+		snprintf(uuid + 2 * i, 3, "%02x", dev->props.pipelineCacheUUID[i]);
+	accel_strfmt(dev->base.identity, sizeof(dev->base.identity),
+		     "%.128s; vendor %04x device %04x; driver %u; api %u; cache %s",
+		     dev->props.deviceName, dev->props.vendorID, dev->props.deviceID,
+		     dev->props.driverVersion, dev->props.apiVersion, uuid);
+}
+
 static int vk_device_open(const struct accel_driver *drv, const char *device,
 			  accel_scheduler_t *s, accel_device_t **out)
 {
@@ -783,6 +800,8 @@ static int vk_device_open(const struct accel_driver *drv, const char *device,
 	dev->base.binding_alignment = 4;
 	if (!err)
 		err = create_cache(dev, sel.cache);
+	if (!err)
+		set_identity(dev);
 	if (!err)
 		err = create_objects(dev);
 	if (err) {

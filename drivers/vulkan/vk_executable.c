@@ -4,9 +4,9 @@
  * entry point, with the table the core needs (Documentation/vulkan.rst):
  *
  *   offset 0   char magic[8] = "ACCELVK" "\0"
- *          8   u32 version = 1
+ *          8   u32 version = 2 (1 is read too)
  *         12   u32 entry_count
- *         16   entry_count entries of 96 bytes:
+ *         16   entry_count entries of 112 bytes (96 in version 1):
  *                char name[64]        NUL-terminated, unique
  *                u32 binding_count    bindings a dispatch passes
  *                u32 constant_count   32-bit constants a dispatch passes
@@ -14,6 +14,8 @@
  *                u32 spirv_offset     from the start of the file, 4-aligned
  *                u32 spirv_size       bytes, a multiple of 4
  *                u32 reserved         0
+ *                u64 operations       per workgroup (version 2; 0: none)
+ *                u64 bytes            read + written per workgroup (v2)
  *          ... the SPIR-V modules (entry point "main" each)
  *
  * All little-endian. drivers/vulkan/vkpack.py writes them from glslc's
@@ -23,8 +25,9 @@
  * checks every field before it creates anything, and creates every
  * pipeline at load, so a dispatch never compiles.
  *
- * The built-in shaders (fill, copy, check_counts) are a bundle too,
- * compiled into libaccel (vk_builtins.c, generated).
+ * The built-in shaders (fill, copy, check_counts, and the cost model's
+ * calibration kernels calibrate_ops and calibrate_stream) are a bundle
+ * too, compiled into libaccel (vk_builtins.c, generated).
  *
  * The executable cache (src/exec_cache.h): each load, of a bundle or of
  * the built-ins, creates its pipelines through a VkPipelineCache. When the
@@ -47,9 +50,10 @@
 #include "vk.h"
 
 #define BUNDLE_MAGIC "ACCELVK"
-#define BUNDLE_VERSION 1u
+#define BUNDLE_VERSION 2u
 #define BUNDLE_HEADER 16u
-#define BUNDLE_ENTRY 96u
+#define BUNDLE_ENTRY_V1 96u
+#define BUNDLE_ENTRY 112u
 #define SPIRV_MAGIC 0x07230203u
 
 struct bundle_entry {
@@ -60,6 +64,7 @@ struct bundle_entry {
 	uint32_t spirv_offset;
 	uint32_t spirv_size;
 	uint32_t reserved;
+	accel_export_cost_t cost;
 };
 
 _Static_assert(sizeof(struct bundle_entry) == BUNDLE_ENTRY, "bundle entry layout");
@@ -102,7 +107,7 @@ static int check_entry(const uint8_t *data, size_t size, uint32_t i,
 	if (rd32(data + e->spirv_offset) != SPIRV_MAGIC)
 		return accel_fail(ENOEXEC, "%s: %s: entry '%s' is not SPIR-V (bad magic number)",
 				  fn, what, e->name);
-	return 0;
+	return accel_export_cost_check(&e->cost, fn, what, e->name);
 }
 
 /* Checks the whole bundle; 0 with *@entries pointing into @data. */
@@ -111,25 +116,28 @@ static int parse(const uint8_t *data, size_t size, const char *fn,
 		 struct bundle_entry **entries)
 {
 	struct bundle_entry *e;
-	uint32_t n;
+	uint32_t n, version, stride;
 	int err;
 
 	if (size < BUNDLE_HEADER || memcmp(data, BUNDLE_MAGIC, 8) != 0)
 		return accel_fail(ENOEXEC,
 			"%s: %s is not a vulkan executable (no \"ACCELVK\" bundle header; build one with drivers/vulkan/vkpack.py)",
 			fn, what);
-	if (rd32(data + 8) != BUNDLE_VERSION)
+	version = rd32(data + 8);
+	if (version != 1 && version != BUNDLE_VERSION)
 		return accel_fail(ENOEXEC,
-			"%s: %s: bundle version %u, but this libaccel reads version %u; rebuild it with this libaccel's vkpack.py",
-			fn, what, rd32(data + 8), BUNDLE_VERSION);
+			"%s: %s: bundle version %u, but this libaccel reads versions 1 and %u; rebuild it with this libaccel's vkpack.py",
+			fn, what, version, BUNDLE_VERSION);
+	stride = version == 1 ? BUNDLE_ENTRY_V1 : BUNDLE_ENTRY;
 	n = rd32(data + 12);
-	if (n > (size - BUNDLE_HEADER) / BUNDLE_ENTRY)
+	if (n > (size - BUNDLE_HEADER) / stride)
 		return accel_fail(ENOEXEC, "%s: %s: %u entries do not fit in its %zu bytes",
 				  fn, what, n, size);
-	e = calloc(n ? n : 1, sizeof(*e));
+	e = calloc(n ? n : 1, sizeof(*e)); /* a version 1 entry declares no cost */
 	if (!e)
 		return accel_fail(ENOMEM, "%s: out of memory", fn);
-	memcpy(e, data + BUNDLE_HEADER, (size_t)n * BUNDLE_ENTRY);
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(&e[i], data + BUNDLE_HEADER + (size_t)i * stride, stride);
 	for (uint32_t i = 0; i < n; i++) {
 		err = check_entry(data, size, i, &e[i], fn, what);
 		for (uint32_t j = 0; !err && j < i; j++)
@@ -311,6 +319,7 @@ static int build(struct vk_device *dev, struct vk_executable *ve,
 		x->info.constant_count = be[i].constant_count;
 		memcpy(x->info.workgroup_size, be[i].workgroup_size,
 		       sizeof(x->info.workgroup_size));
+		x->cost = be[i].cost;
 		x->fn = &ve->entries[i];
 	}
 	return 0;
@@ -348,6 +357,45 @@ int vk_executable_load(accel_device_t *d, const char *path,
 	pcache_close(dev, &pc, !err);
 	free(be);
 	free(data);
+	if (err) {
+		vk_executable_destroy(&ve->base);
+		return err;
+	}
+	*out = &ve->base;
+	return 0;
+}
+
+/*
+ * The cost model's calibration kernels (core.h): the built-in
+ * calibrate_ops and calibrate_stream, next to each other in the bundle.
+ */
+int vk_calibration_executable(accel_device_t *d, accel_executable_t **out)
+{
+	static const char fn[] = "accel_device_calibrate", what[] = "the built-in shaders";
+	struct vk_device *dev = (struct vk_device *)d;
+	struct bundle_entry *be;
+	struct vk_executable *ve;
+	uint32_t count, i = 0;
+	bool found;
+	int err = parse(accel_vk_builtins, accel_vk_builtins_size, fn, what,
+			&count, &be);
+
+	if (err)
+		return err;
+	while (i < count && strcmp(be[i].name, "calibrate_ops") != 0)
+		i++;
+	found = i + 1 < count && strcmp(be[i + 1].name, "calibrate_stream") == 0;
+	ve = found ? calloc(1, sizeof(*ve)) : NULL;
+	if (!ve) {
+		free(be);
+		return found ? accel_fail(ENOMEM, "%s: out of memory", fn) :
+			       accel_fail(ENOEXEC, "%s: %s lack 'calibrate_ops' and 'calibrate_stream'",
+					  fn, what);
+	}
+	accel_executable_init(&ve->base, &vk_executable_ops, d);
+	ve->count = 2;
+	err = build(dev, ve, accel_vk_builtins, &be[i], VK_NULL_HANDLE, fn, what);
+	free(be);
 	if (err) {
 		vk_executable_destroy(&ve->base);
 		return err;

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 """vkpack.py - pack SPIR-V compute shaders into a libaccel vulkan executable.
 
-  vkpack.py -o OUT [--c-symbol NAME] --entry NAME:BINDINGS:CONSTANTS ... SPV...
+  vkpack.py -o OUT [--c-symbol NAME] --entry NAME:BINDINGS:CONSTANTS[:OPS:BYTES] ... SPV...
 
 One --entry per SPIR-V file, in the same order: the entry point's name and
-its binding and constant counts (the kernel's ABI; see accel.glsl). The
+its binding and constant counts (the kernel's ABI; see accel.glsl), and
+optionally the cost of one workgroup: the operations it performs and the
+bytes it reads and writes (accel/executable.h, "Declared costs"). The
 workgroup size is read from each module's LocalSize execution mode. The
 bundle layout is described in vk_executable.c and Documentation/vulkan.rst.
 With --c-symbol, OUT is a C source defining the bundle as
@@ -20,6 +22,7 @@ OP_EXECUTION_MODE = 16
 MODE_LOCAL_SIZE = 17
 OP_ENTRY_POINT = 15
 MODEL_GL_COMPUTE = 5
+COST_MAX = 1 << 40
 
 
 def local_size(path, words):
@@ -52,14 +55,20 @@ def main():
     if len(args.entry) != len(args.spirv):
         sys.exit(f"vkpack.py: {len(args.entry)} --entry for {len(args.spirv)} SPIR-V files")
 
-    header_size = 16 + 96 * len(args.entry)
+    header_size = 16 + 112 * len(args.entry)
     table, blobs, offset, names = b"", b"", header_size, set()
     for spec, path in zip(args.entry, args.spirv):
         try:
-            name, bindings, constants = spec.split(":")
-            bindings, constants = int(bindings), int(constants)
+            fields = spec.split(":")
+            if len(fields) not in (3, 5):
+                raise ValueError
+            name = fields[0]
+            bindings, constants, ops, nbytes = (
+                [int(f) for f in fields[1:]] + [0, 0])[:4]
         except ValueError:
-            sys.exit(f"vkpack.py: --entry {spec}: write NAME:BINDINGS:CONSTANTS")
+            sys.exit(f"vkpack.py: --entry {spec}: write NAME:BINDINGS:CONSTANTS or NAME:BINDINGS:CONSTANTS:OPS:BYTES")
+        if not 0 <= ops <= COST_MAX or not 0 <= nbytes <= COST_MAX:
+            sys.exit(f"vkpack.py: --entry {spec}: operations and bytes per workgroup go from 0 to 2^40")
         if not name or len(name.encode()) >= 64 or name in names:
             sys.exit(f"vkpack.py: entry name '{name}' is empty, too long or repeated")
         names.add(name)
@@ -68,11 +77,11 @@ def main():
             sys.exit(f"vkpack.py: {path}: size is not a multiple of 4")
         words = struct.unpack(f"<{len(code) // 4}I", code)
         wg = local_size(path, words)
-        table += struct.pack("<64s8I", name.encode(), bindings, constants,
-                             *wg, offset, len(code), 0)
+        table += struct.pack("<64s8I2Q", name.encode(), bindings, constants,
+                             *wg, offset, len(code), 0, ops, nbytes)
         blobs += code
         offset += len(code)
-    data = b"ACCELVK\0" + struct.pack("<II", 1, len(args.entry)) + table + blobs
+    data = b"ACCELVK\0" + struct.pack("<II", 2, len(args.entry)) + table + blobs
 
     if not args.c_symbol:
         with open(args.output, "wb") as f:

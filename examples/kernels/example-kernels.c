@@ -168,7 +168,26 @@ static const struct accel_cpu_entry entries[] = {
 	{ "threshold", 2, 3, { TILE_W, TILE_H, 1 }, threshold },
 };
 
+/*
+ * What one workgroup costs (accel/executable.h, "Declared costs"), in the
+ * order of @entries: operations, then bytes read + written. A tile is
+ * TILE_W * TILE_H pixels; a 3x3 stencil reads each input pixel about once
+ * (its neighbours are the neighbouring pixels' centres, in cache).
+ * groups_for declares nothing: it is too small for the model to matter.
+ */
+#define PIXELS (TILE_W * TILE_H)
+static const accel_export_cost_t costs[] = {
+	{ 2 * WG, 3 * 4 * WG },    /* saxpy: an FMA; read x, y, write y */
+	{ WG, 3 * 4 * WG },        /* add_f32: read a, b, write out */
+	{ 0, 0 },                  /* groups_for */
+	{ WG, 2 * 4 * WG },        /* scale_f32: read and write x */
+	{ 10 * PIXELS, 2 * 4 * PIXELS }, /* blur3x3: 9 adds and a divide */
+	{ 20 * PIXELS, 2 * 4 * PIXELS }, /* gradient: two 6-term sums, abs */
+	{ PIXELS, 2 * 4 * PIXELS },      /* threshold: a compare */
+};
+
 __attribute__((visibility("default")))
 const struct accel_cpu_executable accel_cpu_executable_v1 = {
 	ACCEL_CPU_EXECUTABLE_ABI_VERSION, sizeof(entries) / sizeof(entries[0]), entries,
+	costs,
 };

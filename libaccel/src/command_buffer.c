@@ -367,6 +367,7 @@ static void cb_destroy(accel_command_buffer_t *cb)
 	accel_vec_free(&cb->retained_buffers);
 	accel_vec_free(&cb->retained_executables);
 	accel_plan_free(&cb->plan);
+	accel_cost_cb_free(cb);
 	accel_device_release(cb->device);
 	free(cb);
 }

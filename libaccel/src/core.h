@@ -17,6 +17,7 @@
 #ifndef ACCEL_SRC_CORE_H
 #define ACCEL_SRC_CORE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@
 
 #include "accel/buffer.h"
 #include "accel/command_buffer.h"
+#include "accel/cost.h"
 #include "accel/device.h"
 #include "accel/executable.h"
 #include "accel/queue.h"
@@ -102,6 +104,19 @@ struct accel_device_ops {
 	 */
 	int (*execute)(accel_device_t *d, struct accel_cb_exec *x);
 	/*
+	 * Optional: the cost model's calibration kernels (cost_calibrate.c),
+	 * one executable, workgroups of ACCEL_COST_CALIBRATE_WG invocations:
+	 * entry 0 takes one binding (a float per workgroup, written) and one
+	 * constant, the iteration count I, each invocation performing I * 8
+	 * operations (four chains of FMAs) on registers; entry 1 takes two
+	 * bindings x and y (float[]) and streams y[i] = y[i] * 0.5 + x[i]
+	 * over a grid of (x + y * width) workgroups, one element per
+	 * invocation (12 bytes). 0 with *@out set (a reference), or -errno
+	 * with the message set. NULL: neither the operation rate nor the
+	 * kernel bandwidth is measured (calibrations keep the defaults).
+	 */
+	int (*calibration_executable)(accel_device_t *d, accel_executable_t **out);
+	/*
 	 * Optional: translate an ended command buffer for the device, once
 	 * (vulkan records its VkCommandBuffer here); may set cb->driver.
 	 * Called by accel_command_buffer_end() after the plan is final.
@@ -169,7 +184,22 @@ struct accel_device {
 	 * driver raises after it.
 	 */
 	uint32_t binding_alignment;
+	/*
+	 * The cost model (cost.c). @identity: what makes one device's
+	 * calibration differ from another's (set by the driver at open: its
+	 * name, driver version, ...; the URI when left empty). @cost_lock
+	 * protects @cost and @cost_loaded; @cost_gen counts the changes of
+	 * @cost, so a command buffer's model of older parameters is rebuilt.
+	 */
+	char identity[256];
+	pthread_mutex_t cost_lock;
+	bool cost_loaded;
+	accel_cost_params_t cost;
+	atomic_uint cost_gen;
 };
+
+/* The workgroup size of the calibration kernel (device ops). */
+#define ACCEL_COST_CALIBRATE_WG 64u
 
 /* Sets up the header: one reference, a reference to @s. */
 void accel_device_init(accel_device_t *d, const struct accel_device_ops *ops,
@@ -251,12 +281,24 @@ struct accel_executable_ops {
 
 /*
  * struct accel_export - one entry point, as the core sees it.
- * @fn: the driver's handle of the function (cpu: accel_cpu_entry_fn).
+ * @cost: what one workgroup costs, as the executable declares it (both
+ *        zero: not declared); checked by accel_export_cost_check().
+ * @fn:   the driver's handle of the function (cpu: accel_cpu_entry_fn).
  */
 struct accel_export {
 	accel_export_info_t info;
+	accel_export_cost_t cost;
 	const void *fn;
 };
+
+/*
+ * accel_export_cost_check() - the rule every executable format applies to
+ * a declared cost: each field at most ACCEL_EXPORT_COST_MAX. 0, or
+ * -ERANGE with the message set, naming @fn, @what (the file) and the
+ * entry @name.
+ */
+int accel_export_cost_check(const accel_export_cost_t *cost, const char *fn,
+			    const char *what, const char *name);
 
 struct accel_executable {
 	struct accel_ref ref;
@@ -294,6 +336,12 @@ enum accel_cb_state {
  * @transient_buffers: a direct buffer is from accel_queue_alloca(): each
  *             submission checks that none was returned since.
  * @driver:    the driver's translation (device ops command_buffer_end).
+ * @model:      the cost model's prediction for the device's parameters
+ *              (cost.c), built at the first prediction; older ones are
+ *              chained to it and freed with the command buffer.
+ * @learned_ns: moving average of the device time of its runs (0: none).
+ * @last_ns:    the device time of its last run.
+ * @runs:       its runs measured.
  */
 struct accel_command_buffer {
 	struct accel_ref ref;
@@ -307,7 +355,38 @@ struct accel_command_buffer {
 	atomic_bool submitted;
 	bool transient_buffers;
 	void *driver;
+	_Atomic(struct accel_cb_model *) model;
+	atomic_uint_fast64_t learned_ns;
+	atomic_uint_fast64_t last_ns;
+	atomic_uint runs;
 };
+
+/*
+ * The cost model's internals (cost.c) that the queue uses.
+ *
+ * accel_cost_predict() - the prediction for one submission of @cb with
+ * the captured @slots (accel_plan_capture()), submission overhead
+ * included. Builds @cb's model at the first call (O(commands), once per
+ * calibration), O(slots used) after.
+ *
+ * accel_cost_learn() - @cb ran in @ns of device time.
+ *
+ * accel_cost_cb_free() - frees @cb's models (at its destroy).
+ */
+struct accel_cb_model;
+void accel_cost_predict(accel_command_buffer_t *cb,
+			const struct accel_plan_slot *slots,
+			accel_prediction_t *out);
+void accel_cost_learn(accel_command_buffer_t *cb, uint64_t ns);
+void accel_cost_cb_free(accel_command_buffer_t *cb);
+/* The device's parameters (loaded from the cache at the first call). */
+void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out);
+/*
+ * accel_cost_measure() - the microbenchmark (cost_calibrate.c): @d's
+ * parameters into *@p (source CALIBRATED), not clamped, not stored; 0, or
+ * -errno with the message set ("accel_device_calibrate: <step>: ...").
+ */
+int accel_cost_measure(accel_device_t *d, accel_cost_params_t *p);
 
 /*
  * struct accel_cb_exec - one submission, as a driver replays it.

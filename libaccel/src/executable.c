@@ -99,6 +99,39 @@ ACCEL_EXPORT int accel_executable_export_info(const accel_executable_t *executab
 	return 0;
 }
 
+int accel_export_cost_check(const accel_export_cost_t *cost, const char *fn,
+			    const char *what, const char *name)
+{
+	const char *field = cost->operations > ACCEL_EXPORT_COST_MAX ? "operations" :
+			    cost->bytes > ACCEL_EXPORT_COST_MAX ? "bytes" : NULL;
+
+	if (!field)
+		return 0;
+	return accel_fail(ERANGE,
+		"%s: %s: entry '%s' declares %" PRIu64 " %s per workgroup, above ACCEL_EXPORT_COST_MAX (2^40); declare what one workgroup costs, not a whole dispatch, or declare nothing and let the model learn it",
+		fn, what, name,
+		field[0] == 'o' ? cost->operations : cost->bytes, field);
+}
+
+ACCEL_EXPORT int accel_executable_export_cost(const accel_executable_t *executable,
+					      uint32_t ordinal,
+					      accel_export_cost_t *cost)
+{
+	if (!executable || !cost)
+		return accel_fail(EINVAL, "accel_executable_export_cost: %s is NULL",
+				  executable ? "cost" : "executable");
+	if (ordinal >= executable->export_count)
+		return accel_fail(ERANGE,
+			"accel_executable_export_cost: ordinal %u is not below the export count %u",
+			ordinal, executable->export_count);
+	*cost = executable->exports[ordinal].cost;
+	if (!cost->operations && !cost->bytes)
+		return accel_fail(ENODATA,
+			"accel_executable_export_cost: entry '%s' declares no cost (its command buffers' times are learned from their runs)",
+			executable->exports[ordinal].info.name);
+	return 0;
+}
+
 ACCEL_EXPORT int accel_executable_lookup(const accel_executable_t *executable,
 					 const char *name, uint32_t *ordinal)
 {

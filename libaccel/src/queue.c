@@ -38,6 +38,7 @@ struct submission {
 	uint32_t part_count;
 	uint32_t next;
 	uint64_t device_ns;               /* of the parts that ended */
+	int64_t part_start_ns;            /* when part @next was handed over */
 	accel_buffer_t **buffers;         /* [sum of used_count] */
 	uint32_t buffer_count;
 	struct accel_sched_point *points; /* waits, then signals */
@@ -238,6 +239,16 @@ static void submission_on_device(struct accel_cb_exec *x, uint64_t token)
 	accel_sched_job_on_device(&sub->job, token);
 }
 
+/* Part sub->next ended well: its device time teaches the cost model. */
+static void part_learn(struct submission *sub)
+{
+	uint64_t ns = sub->exec.device_ns;
+
+	if (!ns)
+		ns = (uint64_t)(accel_now_ns() - sub->part_start_ns);
+	accel_cost_learn(sub->parts[sub->next].cb, ns);
+}
+
 /*
  * Runs the parts from sub->next on, in order: 0 once all ended, -errno
  * with @msg set at the first that failed, or ACCEL_JOB_PENDING when the
@@ -266,6 +277,7 @@ static int submission_run(struct submission *sub, char *msg, size_t len)
 			if (sub->next + 1 == sub->part_count)
 				sub->exec.on_device = submission_on_device;
 		}
+		sub->part_start_ns = accel_now_ns();
 		err = d->ops->execute(d, &sub->exec);
 		if (err == ACCEL_JOB_PENDING)
 			return err;
@@ -273,6 +285,7 @@ static int submission_run(struct submission *sub, char *msg, size_t len)
 			submission_failed(sub, err, what, msg, len);
 			return err;
 		}
+		part_learn(sub);
 	}
 	return 0;
 }
@@ -287,6 +300,7 @@ static void submission_done(struct accel_cb_exec *x, int err, const char *what)
 	if (err) {
 		submission_failed(sub, err, what, msg, sizeof(msg));
 	} else {
+		part_learn(sub);
 		sub->next++;
 		err = submission_run(sub, msg, sizeof(msg));
 		if (err == ACCEL_JOB_PENDING)
@@ -339,6 +353,35 @@ static void capture_part(struct submission *sub, uint32_t i,
 		accel_buffer_retain(b);
 		sub->buffers[sub->buffer_count++] = b;
 	}
+}
+
+/*
+ * The cost model's prediction of @sub's device time (struct
+ * accel_sched_job.predicted_ns): its parts' predictions, with one
+ * submission overhead; 0 when a part has none.
+ */
+static uint64_t submission_predict(struct submission *sub)
+{
+	accel_prediction_t p;
+	uint64_t ns = 0, overhead;
+
+	if (!sub->part_count)
+		return 0;
+	for (uint32_t i = 0; i < sub->part_count; i++) {
+		accel_cost_predict(sub->parts[i].cb, sub->parts[i].slots, &p);
+		if (p.source == ACCEL_PREDICTION_NONE)
+			return 0;
+		ns += p.ns;
+	}
+	if (sub->part_count > 1) {
+		accel_cost_params_t params;
+
+		accel_cost_params_get(sub->queue->device, &params);
+		overhead = params.submission_ns * (sub->part_count - 1);
+	} else {
+		overhead = 0;
+	}
+	return ns > overhead ? ns - overhead : ns;
 }
 
 /*
@@ -532,6 +575,7 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 	capture_points(sub, waits, signals);
 	for (uint32_t i = 0; i < count; i++)
 		capture_part(sub, i, cbs[i], tables ? &tables[i] : NULL);
+	sub->job.predicted_ns = submission_predict(sub);
 	if (!claim_one_shots(sub, fn)) {
 		submission_destroy(&sub->job);
 		return -EBADFD;

@@ -172,6 +172,12 @@ struct accel_sched_queue_params {
  *                from any thread; frees the job (and drops what @release
  *                would have, if it was not called).
  * @label:        "submission #3 on queue cpu://0" for messages.
+ * @predicted_ns: set by the submitter: the device time the cost model
+ *                predicts for the job (accel/cost.h), or 0 when it has
+ *                no prediction (a command buffer with an undeclared
+ *                dispatch that never ran, a barrier). The embedded kind
+ *                charges it at release instead of the queue's running
+ *                average; the kernel kind is to send it with the job.
  * @pending:      waits not yet reached, plus one while submitting.
  * @wait_error:   0, or the error of the first wait that failed.
  * @wait_index:   its index in @waits.
@@ -203,6 +209,7 @@ struct accel_sched_job {
 	void (*release)(struct accel_sched_job *job);
 	void (*destroy)(struct accel_sched_job *job);
 	char label[96];
+	uint64_t predicted_ns;
 
 	atomic_uint pending;
 	atomic_int wait_error;

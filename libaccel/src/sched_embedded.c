@@ -37,10 +37,11 @@
  * 4). A runnable job joins its queue's runnable list in submission order; the
  * engine releases (pushes to the queue's executor) while it has credits:
  * from the highest class with runnable work, the queue with the least
- * virtual time (device time * 1024 / weight; charged the queue's average
- * at release, corrected by ->job_done with the measured time, which also
- * returns the credit). A queue that becomes runnable starts at its class's
- * floor. A job whose wait failed skips the arbiter: it is not run.
+ * virtual time (device time * 1024 / weight; charged at release with the
+ * job's predicted device time from the cost model, or the queue's running
+ * average when it has none, and corrected by ->job_done with the measured
+ * time, which also returns the credit). A queue that becomes runnable
+ * starts at its class's floor. A job whose wait failed skips the arbiter: it is not run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -499,7 +500,8 @@ struct emb_engine {
  * struct emb_queue - a queue's place in its engine (the executor's data).
  * @vruntime: device time consumed (estimated at release, corrected when
  *            done) times EMB_WEIGHT_UNIT over @weight.
- * @avg_ns:   running average of its jobs' device time: a release's charge.
+ * @avg_ns:   running average of its jobs' device time: the charge of a
+ *            release without a prediction.
  * @runnable: its runnable jobs not released yet, by submission number.
  * @next_seq: the next job's submission number.
  */
@@ -524,7 +526,8 @@ struct job_tp {
 /*
  * struct emb_job - a job's arbitration state and its wait timepoints
  * (struct accel_sched_job.priv; one allocation, freed by the executor).
- * @charged: the device time charged at release (the queue's average).
+ * @charged: the device time charged at release (its prediction, else the
+ *           queue's average).
  * @credit:  it holds one of its engine's credits.
  */
 struct emb_job {
@@ -569,6 +572,17 @@ static struct emb_queue *pick_locked(struct emb_engine *e)
 	return NULL;
 }
 
+/*
+ * What a release charges: the cost model's prediction, which is right from
+ * a queue's first job and follows jobs that change size, else the queue's
+ * running average of measured times, which lags both.
+ */
+static uint64_t release_charge(const struct emb_queue *q,
+			       const struct accel_sched_job *job)
+{
+	return job->predicted_ns ? job->predicted_ns : q->avg_ns;
+}
+
 /* Releases what the engine's credits allow. */
 static void schedule_locked(struct emb_engine *e)
 {
@@ -581,7 +595,7 @@ static void schedule_locked(struct emb_engine *e)
 		j = q->runnable;
 		q->runnable = j->next;
 		j->credit = true;
-		j->charged = q->avg_ns;
+		j->charged = release_charge(q, j->job);
 		queue_charge_locked(q, (int64_t)j->charged);
 		e->in_flight++;
 		accel_executor_push(q->executor, j->job);

@@ -222,6 +222,51 @@ if dj is not None:
         skip("devices of a driver not available exits 1",
              "every driver is available here")
 
+# ---- calibrate ----------------------------------------------------------------
+
+expect_exit("calibrate --help exits 0", run(ACCELCTL, "calibrate", "--help"), 0,
+            "Usage: accelctl calibrate [-j|--json] [--show] [DRIVER[://N]]...",
+            "stdout")
+expect_exit("calibrate unknown option exits 2", run(ACCELCTL, "calibrate", "-x"),
+            2, "accelctl: calibrate: unknown option '-x'")
+with tempfile.TemporaryDirectory(prefix="accelctl-calibrate-") as cache:
+    env = {"ACCEL_CACHE_DIR": cache}
+    bad = run(ACCELCTL, "calibrate", "nosuch", env=env)
+    expect_exit("calibrate of no such driver exits 1", bad, 1,
+                "nosuch://: failed: ", "stdout")
+    shown = run(ACCELCTL, "calibrate", "--show", "-j", "cpu", env=env)
+    expect_exit("calibrate --show exits 0", shown, 0)
+    cal = run(ACCELCTL, "calibrate", "-j", "cpu", env=env)
+    expect_exit("calibrate cpu exits 0", cal, 0)
+    again = run(ACCELCTL, "calibrate", "--show", "-j", "cpu", env=env)
+    text = run(ACCELCTL, "calibrate", "--show", "cpu", env=env)
+    try:
+        before = json.loads(shown.stdout)["devices"][0]
+        dev = json.loads(cal.stdout)["devices"][0]
+        cached = json.loads(again.stdout)["devices"][0]
+        keys = ("bandwidth_bytes_per_s", "kernel_bandwidth_bytes_per_s",
+                "operation_rate_per_s",
+                "dispatch_ns", "submission_ns")
+        check("calibrate: defaults before, measured after, cached after that",
+              (before["source"], dev["source"], cached["source"]) ==
+              ("default", "calibrated", "cached") and dev["error"] is None,
+              f"{shown.stdout}{cal.stdout}{again.stdout}")
+        check("calibrate: every parameter is a positive count or zero",
+              all(isinstance(dev[k], int) and dev[k] >= 0 for k in keys) and
+              dev["bandwidth_bytes_per_s"] > 0 and dev["operation_rate_per_s"] > 0
+              and dev["kernel_bandwidth_bytes_per_s"] > 0,
+              cal.stdout)
+        check("calibrate: the next process reads the same parameters",
+              all(cached[k] == dev[k] for k in keys), again.stdout)
+        check("calibrate: the text holds the JSON's data",
+              dev["uri"] in text.stdout and "(cached)" in text.stdout and
+              f"{dev['bandwidth_bytes_per_s'] / 1e9:.2f} GB/s" in text.stdout and
+              f"{dev['kernel_bandwidth_bytes_per_s'] / 1e9:.2f} GB/s" in text.stdout and
+              f"{dev['submission_ns'] / 1e3:.2f} us" in text.stdout, text.stdout)
+    except (ValueError, KeyError, IndexError) as e:
+        check("calibrate -j is JSON with the parameters", False,
+              f"{e}:\n{cal.stdout}")
+
 # ---- top, on fake trees -----------------------------------------------------
 
 DEV = "/dev/accelsched"

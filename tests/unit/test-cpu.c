@@ -286,7 +286,7 @@ START_TEST(test_executable_bad_objects)
 
 	ASSERT_ERRNO(accel_executable_load(dev, getenv("ACCEL_TEST_KERNELS_BAD_ABI"), &e), ENOEXEC);
 	ck_assert_ptr_null(e);
-	ASSERT_MESSAGE_CONTAINS("has abi_version 7, but this libaccel reads version 1");
+	ASSERT_MESSAGE_CONTAINS("has abi_version 8, but this libaccel reads versions 1 and 2");
 	ASSERT_ERRNO(accel_executable_load(dev, getenv("ACCEL_TEST_KERNELS_NO_TABLE"), &e), ENOEXEC);
 	ASSERT_MESSAGE_CONTAINS("does not export accel_cpu_executable_v1");
 	ASSERT_ERRNO(accel_executable_load(dev, "/nonexistent/kernels.so", &e), ENOENT);
@@ -340,17 +340,17 @@ START_TEST(test_executable_linked_in)
 						      { "twice", 1, 0, { 1, 1, 1 }, twice } };
 	static const struct accel_cpu_entry zero_wg[] = { { "twice", 1, 0, { 1, 0, 1 }, twice } };
 	static const struct accel_cpu_entry many[] = { { "twice", 300, 0, { 1, 1, 1 }, twice } };
-	const struct accel_cpu_executable t_good = { ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, good };
+	const struct accel_cpu_executable t_good = { ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, good, NULL };
 	const struct {
 		struct accel_cpu_executable t;
 		const char *msg;
 	} bad[] = {
-		{ { 2, 1, good }, "the linked-in table: its accel_cpu_executable_v1 has abi_version 2" },
-		{ { 1, 1, no_fn }, "entry 'twice' has no function" },
-		{ { 1, 2, dup }, "two entries are named 'twice'" },
-		{ { 1, 1, zero_wg }, "entry 'twice' has a zero workgroup size" },
-		{ { 1, 1, many }, "entry 'twice' has 300 bindings and 0 constants; the most is 256" },
-		{ { 1, 3, NULL }, "entry_count is 3 but entries is NULL" },
+		{ { 3, 1, good, NULL }, "the linked-in table: its accel_cpu_executable_v1 has abi_version 3" },
+		{ { 1, 1, no_fn, NULL }, "entry 'twice' has no function" },
+		{ { 1, 2, dup, NULL }, "two entries are named 'twice'" },
+		{ { 1, 1, zero_wg, NULL }, "entry 'twice' has a zero workgroup size" },
+		{ { 1, 1, many, NULL }, "entry 'twice' has 300 bindings and 0 constants; the most is 256" },
+		{ { 1, 3, NULL, NULL }, "entry_count is 3 but entries is NULL" },
 	};
 	accel_executable_t *e = TEST_NOT_NULL;
 	accel_buffer_t *b = buffer_new(16);
@@ -378,6 +378,49 @@ START_TEST(test_executable_linked_in)
 		ck_assert_uint_eq(p[i], 2 * ((uint32_t)i + 1));
 	accel_command_buffer_release(cb);
 	accel_buffer_release(b);
+}
+END_TEST
+
+/*
+ * Declared costs: a version 2 table's costs are read back per entry; an
+ * entry with none says so (-ENODATA); a version 1 table declares none;
+ * a cost above ACCEL_EXPORT_COST_MAX is refused (-ERANGE) naming the
+ * entry and the field, and nothing is created.
+ */
+START_TEST(test_executable_declared_costs)
+{
+	static const struct accel_cpu_entry two[] = { { "twice", 1, 0, { 1, 1, 1 }, twice },
+						      { "again", 1, 0, { 1, 1, 1 }, twice } };
+	static const accel_export_cost_t costs[] = { { 3, 16 }, { 0, 0 } };
+	static const accel_export_cost_t huge_ops[] = { { ACCEL_EXPORT_COST_MAX + 1, 4 }, { 0, 0 } };
+	static const accel_export_cost_t huge_bytes[] = { { 1, 0 }, { 0, UINT64_MAX } };
+	const struct accel_cpu_executable t = { ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, two, costs };
+	const struct accel_cpu_executable v1 = { 1, 2, two, costs }; /* not read */
+	const struct accel_cpu_executable bad_ops = { ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, two, huge_ops };
+	const struct accel_cpu_executable bad_bytes = { ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, two, huge_bytes };
+	accel_export_cost_t c = { 7, 7 };
+	accel_executable_t *e = TEST_NOT_NULL;
+
+	ASSERT_OK(accel_cpu_executable_create(dev, &t, &e));
+	ASSERT_OK(accel_executable_export_cost(e, 0, &c));
+	ck_assert_uint_eq(c.operations, 3);
+	ck_assert_uint_eq(c.bytes, 16);
+	ASSERT_ERRNO(accel_executable_export_cost(e, 1, &c), ENODATA);
+	ASSERT_MESSAGE_CONTAINS("entry 'again' declares no cost");
+	ck_assert_uint_eq(c.operations + c.bytes, 0);
+	ASSERT_ERRNO(accel_executable_export_cost(e, 2, &c), ERANGE);
+	ASSERT_ERRNO(accel_executable_export_cost(NULL, 0, &c), EINVAL);
+	ASSERT_ERRNO(accel_executable_export_cost(e, 0, NULL), EINVAL);
+	accel_executable_release(e);
+	ASSERT_OK(accel_cpu_executable_create(dev, &v1, &e));
+	ASSERT_ERRNO(accel_executable_export_cost(e, 0, &c), ENODATA);
+	accel_executable_release(e);
+	e = TEST_NOT_NULL;
+	ASSERT_ERRNO(accel_cpu_executable_create(dev, &bad_ops, &e), ERANGE);
+	ck_assert_ptr_null(e);
+	ASSERT_MESSAGE_CONTAINS("entry 'twice' declares 1099511627777 operations per workgroup, above ACCEL_EXPORT_COST_MAX");
+	ASSERT_ERRNO(accel_cpu_executable_create(dev, &bad_bytes, &e), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("entry 'again' declares 18446744073709551615 bytes per workgroup");
 }
 END_TEST
 
@@ -540,6 +583,7 @@ static Suite *cpu_suite(void)
 	if (cpu) { /* the cpu executable formats */
 		tcase_add_test(tc, test_executable_bad_objects);
 		tcase_add_test(tc, test_executable_linked_in);
+		tcase_add_test(tc, test_executable_declared_costs);
 	}
 	suite_add_tcase(s, tc);
 

@@ -277,7 +277,7 @@ START_TEST(test_executable_bad_abi)
 	accel_executable_t *e = TEST_NOT_NULL;
 
 	ASSERT_ERRNO(accel_executable_load(dev, getenv("ACCEL_TEST_KERNELS_BAD_ABI"), &e), ENOEXEC);
-	ASSERT_MESSAGE_CONTAINS("has abi_version 7, but this libaccel reads version 1");
+	ASSERT_MESSAGE_CONTAINS("has abi_version 8, but this libaccel reads versions 1 and 2");
 	ck_assert_ptr_null(e);
 }
 END_TEST

@@ -518,13 +518,14 @@ static size_t make_bundle(uint8_t *out, uint32_t format)
 		{ .name = "fill", .binding_count = 1, .constant_count = 1,
 		  .workgroup_size = { 256, 1, 1 } },
 	};
-	uint32_t header[6] = { 1, 2, format, 32 + 2 * 96, sizeof(image) - 1, 0 };
+	uint32_t header[6] = { 2, 2, format, 32 + 2 * 112, sizeof(image) - 1, 0 };
 
+	e[0].cost = (accel_export_cost_t){ 128, 768 };
 	memcpy(out, "ACCELGPU", 8);
 	memcpy(out + 8, header, sizeof(header));
 	memcpy(out + 32, e, sizeof(e));
-	memcpy(out + 32 + 2 * 96, image, sizeof(image) - 1);
-	return 32 + 2 * 96 + sizeof(image) - 1;
+	memcpy(out + 32 + 2 * 112, image, sizeof(image) - 1);
+	return 32 + 2 * 112 + sizeof(image) - 1;
 }
 
 static void parse_bad(const uint8_t *data, size_t size, uint32_t formats,
@@ -548,6 +549,9 @@ START_TEST(test_bundle)
 	ck_assert_uint_eq(b.format, GPU_IMAGE_PTX);
 	ck_assert_str_eq(b.entries[1].name, "fill");
 	ck_assert_uint_eq(b.entries[0].workgroup_size[0], 64);
+	ck_assert_uint_eq(b.entries[0].cost.operations, 128);
+	ck_assert_uint_eq(b.entries[0].cost.bytes, 768);
+	ck_assert_uint_eq(b.entries[1].cost.operations + b.entries[1].cost.bytes, 0);
 	ck_assert_uint_eq(b.image_size, 27);
 	ck_assert_int_eq(memcmp(b.image, ".version", 8), 0);
 	free(b.entries);
@@ -556,9 +560,9 @@ START_TEST(test_bundle)
 	parse_bad((const uint8_t *)"not a bundle at all, really, no.", 32, cuda,
 		  "is not a cuda/hip executable");
 	memcpy(bad, good, size);
-	v = 2;
+	v = 3;
 	memcpy(bad + 8, &v, 4);
-	parse_bad(bad, size, cuda, "bundle version 2, but this libaccel reads version 1");
+	parse_bad(bad, size, cuda, "bundle version 3, but this libaccel reads versions 1 and 2");
 	memcpy(bad, good, size);
 	v = 1000;
 	memcpy(bad + 12, &v, 4);
@@ -566,9 +570,9 @@ START_TEST(test_bundle)
 	memcpy(bad, good, size);
 	v = (uint32_t)size;
 	memcpy(bad + 24, &v, 4);
-	parse_bad(bad, size, cuda, "its image (offset 224, 251 bytes) is empty or outside the file");
+	parse_bad(bad, size, cuda, "its image (offset 256, 283 bytes) is empty or outside the file");
 	memcpy(bad, good, size);
-	memcpy(bad + 32 + 96, "saxpy", 6);
+	memcpy(bad + 32 + 112, "saxpy", 6);
 	parse_bad(bad, size, cuda, "two entries are named 'saxpy'");
 	memcpy(bad, good, size);
 	memset(bad + 32 + 64 + 8, 0, 4);
@@ -577,6 +581,10 @@ START_TEST(test_bundle)
 	v = ACCEL_DISPATCH_MAX_BINDINGS + 1;
 	memcpy(bad + 32 + 64, &v, 4);
 	parse_bad(bad, size, cuda, "entry 'saxpy' has 257 bindings");
+	memcpy(bad, good, size);
+	memset(bad + 32 + 96, 0xff, 8); /* entry 0's operations per workgroup */
+	ASSERT_ERRNO(gpu_bundle_parse(bad, size, cuda, "fn", "k.cuexe", &b), ERANGE);
+	ASSERT_MESSAGE_CONTAINS("entry 'saxpy' declares 18446744073709551615 operations per workgroup");
 	size = make_bundle(good, GPU_IMAGE_HSACO);
 	ASSERT_OK(gpu_bundle_parse(good, size, hip, "fn", "k.hipexe", &b));
 	free(b.entries);

@@ -49,7 +49,7 @@ static const struct accel_cpu_entry k_entries[] = {
 };
 
 static const struct accel_cpu_executable k_table = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, k_entries,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, k_entries, NULL,
 };
 
 static accel_executable_t *exe;

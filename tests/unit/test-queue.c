@@ -1797,7 +1797,7 @@ static const struct accel_cpu_entry arb_entries[] = {
 	{ "record", 0, 1, { 1, 1, 1 }, record_fn },
 };
 static const struct accel_cpu_executable arb_table = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, arb_entries,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, arb_entries, NULL,
 };
 static accel_executable_t *arb_exe;
 

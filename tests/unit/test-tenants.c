@@ -101,7 +101,7 @@ static const struct accel_cpu_entry entries[] = {
 	{ "warm", 0, 0, { 1, 1, 1 }, warm_fn },
 };
 static const struct accel_cpu_executable table = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 3, entries,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 3, entries, NULL,
 };
 
 /* ---- sysfs and cgroups ------------------------------------------------- */

@@ -100,7 +100,7 @@ static uint8_t *read_bundle(size_t *size)
 	ck_assert_ptr_nonnull(f);
 	*size = fread(data, 1, 1 << 20, f);
 	fclose(f);
-	ck_assert_uint_gt(*size, 16 + 96);
+	ck_assert_uint_gt(*size, 16 + 112);
 	return data;
 }
 
@@ -128,15 +128,16 @@ START_TEST(test_bad_bundles)
 {
 	size_t size;
 	uint8_t *good = read_bundle(&size), *b = malloc(size);
+	uint64_t big;
 	uint32_t v;
 	accel_executable_t *e;
 
 	load_bad((const uint8_t *)"this is not a bundle\n", 21, ENOEXEC,
 		 "is not a vulkan executable (no \"ACCELVK\" bundle header");
 	memcpy(b, good, size);
-	v = 2;
+	v = 3;
 	memcpy(b + 8, &v, 4);
-	load_bad(b, size, ENOEXEC, "bundle version 2, but this libaccel reads version 1");
+	load_bad(b, size, ENOEXEC, "bundle version 3, but this libaccel reads versions 1 and 2");
 	memcpy(b, good, size);
 	v = 100000;
 	memcpy(b + 12, &v, 4);
@@ -150,11 +151,16 @@ START_TEST(test_bad_bundles)
 	memcpy(b + 16 + 84, &v, 4);
 	load_bad(b, size, ENOEXEC, "entry 'fill_u32': its SPIR-V");
 	memcpy(b, good, size);
-	memcpy(b + 16 + 96, "fill_u32", 9); /* entry 1 renamed as entry 0 */
+	memcpy(b + 16 + 112, "fill_u32", 9); /* entry 1 renamed as entry 0 */
 	load_bad(b, size, ENOEXEC, "two entries are named 'fill_u32'");
 	memcpy(b, good, size);
 	memset(b + 16 + 64 + 8, 0, 4); /* entry 0's workgroup_size[0] */
 	load_bad(b, size, ENOEXEC, "entry 'fill_u32' has a zero workgroup size");
+	memcpy(b, good, size);
+	big = ACCEL_EXPORT_COST_MAX + 1;
+	memcpy(b + 16 + 104, &big, 8); /* entry 0's bytes per workgroup */
+	load_bad(b, size, ERANGE,
+		 "entry 'fill_u32' declares 1099511627777 bytes per workgroup, above ACCEL_EXPORT_COST_MAX");
 	ASSERT_ERRNO(accel_executable_load(dev, "/nonexistent/k.vkexe", &e), ENOENT);
 	ASSERT_MESSAGE_CONTAINS("/nonexistent/k.vkexe: no such file");
 	free(b);

@@ -69,4 +69,12 @@ int bench_vkcache(const struct opts *o);
 /* vkcache.c: the same on cuda://0 (ACCEL_BENCH_CUDA_EXECUTABLES). */
 int bench_cucache(const struct opts *o);
 
+/*
+ * model.c: the cost model's predictions against measured device time
+ * (model), and fair share charged by prediction vs by the running
+ * average on the embedded scheduler (share).
+ */
+int bench_model(const struct opts *o);
+int bench_share(const struct opts *o);
+
 #endif

@@ -74,7 +74,7 @@ static const struct accel_cpu_entry touch_entries[] = {
 };
 
 static const struct accel_cpu_executable touch_table = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, touch_entries,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, touch_entries, NULL,
 };
 
 struct cmdbuf_bench {

@@ -61,7 +61,7 @@ static const struct accel_cpu_entry saxpy_entries[] = {
 };
 
 static const struct accel_cpu_executable saxpy_table = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, saxpy_entries,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, saxpy_entries, NULL,
 };
 
 /* ---- the baseline team ---------------------------------------------- */

@@ -27,6 +27,10 @@
  *	tenant, ktenant  tenants sharing the cpu engine through libaccel, on
  *	      the embedded scheduler and on the module (in the VM): a HIGH
  *	      tenant's p99 under a flood, weighted shares, 8 queues vs 1.
+ *	model the cost model's median relative error, predicted against
+ *	      measured device time, on cpu:// and vulkan://0.
+ *	share fair share when one queue's jobs are 10x the other's and
+ *	      change size, charged by prediction vs the running average.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -61,6 +65,8 @@ static const struct bench benches[] = {
 	{ "chain", "vulkan://, cuda:// dependent chain: edges ordered on the device vs the host", 0, bench_chain },
 	{ "vkcache", "vulkan:// executable loads with a warm executable cache vs a cold one", 0, bench_vkcache },
 	{ "cucache", "cuda:// PTX executable loads with a warm executable cache vs a cold one", 0, bench_cucache },
+	{ "model", "cost model: median |predicted - measured| / measured on cpu:// and vulkan://0", 0, bench_model },
+	{ "share", "fair share of 1:1 queues with 10x and changing job sizes: charged by prediction vs average", 0, bench_share },
 };
 
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))

@@ -154,7 +154,7 @@ static const struct accel_cpu_entry spin_entries[] = {
 };
 
 static const struct accel_cpu_executable spin_table = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, spin_entries,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 1, spin_entries, NULL,
 };
 
 /* Iterations per ns of spin(): the fastest of a few 2 ms runs. */

@@ -38,5 +38,6 @@
 #include <accel/semaphore.h>
 #include <accel/queue.h>
 #include <accel/transfer.h>
+#include <accel/cost.h>
 
 #endif /* ACCEL_ACCEL_H */

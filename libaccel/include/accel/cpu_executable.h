@@ -8,9 +8,15 @@
  * driver loads it with dlopen(RTLD_NOW | RTLD_LOCAL) and checks:
  *
  * - the symbol exists (else -ENOEXEC);
- * - @abi_version is ACCEL_CPU_EXECUTABLE_ABI_VERSION (else -ENOEXEC);
+ * - @abi_version is 1 or ACCEL_CPU_EXECUTABLE_ABI_VERSION (else -ENOEXEC);
  * - every entry has a non-empty unique name shorter than
- *   ACCEL_EXPORT_NAME_MAX, a function, and workgroup sizes >= 1.
+ *   ACCEL_EXPORT_NAME_MAX, a function, and workgroup sizes >= 1;
+ * - version 2 only: @costs, when not NULL, holds @entry_count costs, each
+ *   field at most ACCEL_EXPORT_COST_MAX (else -ERANGE, naming the entry).
+ *
+ * Version 2 added @costs, the cost each entry declares per workgroup
+ * (accel/executable.h, "Declared costs"); a table of version 1 is read as
+ * declaring none.
  *
  * A dispatch of W = (x, y, z) workgroups calls the entry's function once
  * per workgroup id in [0, x) x [0, y) x [0, z), in no promised order and
@@ -45,8 +51,11 @@ extern "C" {
 #endif
 
 /** ACCEL_CPU_EXECUTABLE_ABI_VERSION - the version this header describes. */
-#define ACCEL_CPU_EXECUTABLE_ABI_VERSION 1
-/** ACCEL_CPU_EXECUTABLE_SYMBOL - the name of the table symbol. */
+#define ACCEL_CPU_EXECUTABLE_ABI_VERSION 2
+/**
+ * ACCEL_CPU_EXECUTABLE_SYMBOL - the name of the table symbol (the same for
+ * every ABI version: @abi_version tells them apart).
+ */
 #define ACCEL_CPU_EXECUTABLE_SYMBOL "accel_cpu_executable_v1"
 
 /**
@@ -95,11 +104,15 @@ struct accel_cpu_entry {
  * @abi_version: ACCEL_CPU_EXECUTABLE_ABI_VERSION.
  * @entry_count: number of @entries.
  * @entries:     the entry points; ordinals are indexes into this array.
+ * @costs:       version 2: NULL, or @entry_count costs, one per entry (in
+ *               the order of @entries; an entry whose cost is all zero
+ *               declares none). Not read in a version 1 table.
  */
 struct accel_cpu_executable {
 	uint32_t abi_version;
 	uint32_t entry_count;
 	const struct accel_cpu_entry *entries;
+	const accel_export_cost_t *costs;
 };
 
 /**
@@ -112,7 +125,8 @@ struct accel_cpu_executable {
  *
  * Return: 0, -EINVAL (NULL argument), -ENODEV (@device is not a cpu
  * device), -ENOEXEC (the table is malformed: another ABI version, an entry
- * without a name or function, ...; the message says which), -ENOMEM.
+ * without a name or function, ...; the message says which), -ERANGE (a
+ * declared cost above ACCEL_EXPORT_COST_MAX), -ENOMEM.
  *
  * Thread-safety: thread-safe.
  */

@@ -9,6 +9,18 @@
  * workgroup size. Dispatches name an entry point by its ordinal (see
  * accel_executable_lookup()).
  *
+ * **Declared costs.** An entry point may declare what one of its
+ * workgroups costs: the operations it performs and the bytes it reads and
+ * writes in device memory (struct accel_export_cost). libaccel's cost model
+ * (accel/cost.h) predicts a dispatch of W workgroups as
+ * ``max(W * operations / operation rate, W * bytes / bandwidth)`` plus the
+ * device's launch overhead. Each executable format carries the costs in its
+ * own metadata: the cost table of a cpu executable (accel/cpu_executable.h),
+ * the ``--entry NAME:B:C:OPS:BYTES`` fields of a vulkan bundle (vkpack.py).
+ * Declare a cost only when it does not depend on the dispatch's constants
+ * or data; otherwise leave it out and the model learns the command
+ * buffer's time from its measured runs.
+ *
  * Thread-safety: an executable is immutable after loading: thread-safe.
  */
 #ifndef ACCEL_EXECUTABLE_H
@@ -43,6 +55,27 @@ typedef struct accel_export_info {
 } accel_export_info_t;
 
 /**
+ * ACCEL_EXPORT_COST_MAX - the largest operations or bytes one workgroup
+ * may declare (2^40): a larger figure is a dispatch's cost, not a
+ * workgroup's, and would overflow the model's arithmetic.
+ */
+#define ACCEL_EXPORT_COST_MAX (UINT64_C(1) << 40)
+
+/**
+ * struct accel_export_cost - what one workgroup of an entry point costs.
+ * @operations: arithmetic operations it performs (an FMA counts 2), at
+ *              most ACCEL_EXPORT_COST_MAX.
+ * @bytes:      bytes it reads plus bytes it writes in device memory, at
+ *              most ACCEL_EXPORT_COST_MAX.
+ *
+ * Both zero means "not declared".
+ */
+typedef struct accel_export_cost {
+	uint64_t operations;
+	uint64_t bytes;
+} accel_export_cost_t;
+
+/**
  * accel_executable_load() - load the executable file at @path for @device.
  * @out: receives it (one reference); set to NULL first, NULL on failure.
  *       It holds a reference to @device.
@@ -73,6 +106,17 @@ uint32_t accel_executable_export_count(const accel_executable_t *executable);
  */
 int accel_executable_export_info(const accel_executable_t *executable,
 				 uint32_t ordinal, accel_export_info_t *info);
+
+/**
+ * accel_executable_export_cost() - the cost entry point @ordinal declares
+ * per workgroup.
+ *
+ * Return: 0 with *@cost set, -EINVAL (NULL argument), -ERANGE (@ordinal
+ * not below the export count), -ENODATA (the entry point declares no
+ * cost; *@cost is zeroed).
+ */
+int accel_executable_export_cost(const accel_executable_t *executable,
+				 uint32_t ordinal, accel_export_cost_t *cost);
 
 /**
  * accel_executable_lookup() - the ordinal of the entry point named @name.

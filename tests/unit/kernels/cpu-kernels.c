@@ -56,5 +56,5 @@ static const struct accel_cpu_entry entries[] = {
 
 __attribute__((visibility("default")))
 const struct accel_cpu_executable accel_cpu_executable_v1 = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, sizeof(entries) / sizeof(entries[0]), entries,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, sizeof(entries) / sizeof(entries[0]), entries, 0,
 };

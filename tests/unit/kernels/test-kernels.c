@@ -91,6 +91,18 @@ static const struct accel_cpu_entry entries[] = {
 	{ "increment", 1, 0, { 1, 1, 1 }, increment },
 };
 
+#ifndef NO_TABLE
+/* Per workgroup (accel/executable.h): operations, bytes read + written. */
+static const accel_export_cost_t costs[] = {
+	{ 0, 4 * WG },          /* fill_u32: writes 64 u32 */
+	{ 2 * WG, 3 * 4 * WG }, /* saxpy: an FMA; read x, y, write y */
+	{ WG, 3 * 4 * WG },     /* add_u32 */
+	{ 0, 12 },              /* write_count */
+	{ 0, 4 },               /* workgroup_ids */
+	{ 0, 0 },               /* increment: declares nothing (learned) */
+};
+#endif
+
 #ifdef BAD_ABI
 #define ABI (ACCEL_CPU_EXECUTABLE_ABI_VERSION + 6)
 #else
@@ -100,7 +112,7 @@ static const struct accel_cpu_entry entries[] = {
 #ifndef NO_TABLE
 __attribute__((visibility("default")))
 const struct accel_cpu_executable accel_cpu_executable_v1 = {
-	ABI, sizeof(entries) / sizeof(entries[0]), entries,
+	ABI, sizeof(entries) / sizeof(entries[0]), entries, costs,
 };
 #else
 __attribute__((visibility("default"))) const void *const not_a_table = entries;

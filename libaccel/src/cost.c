@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The cost model (accel/cost.h, Documentation/libaccel.rst "Cost model").
+ *
+ * Device parameters. Each device holds its struct accel_cost_params under
+ * its cost_lock: the defaults until the first use, which reads a cached
+ * calibration if one is stored for the device's identity. A calibration
+ * replaces them and bumps the device's cost_gen.
+ *
+ * Command buffer models. The first prediction of an ended command buffer
+ * walks its commands once and sums, with the device's parameters, what is
+ * known at record time (struct accel_cb_model): each dispatch's
+ * max(compute, memory) + launch (memory at the kernel bandwidth), each
+ * transfer's bytes / bandwidth + launch, the submission's overhead. What only the binding table tells (a
+ * fill through an indirect ref of ACCEL_WHOLE_BUFFER length) is kept per
+ * used slot: a count and an offset sum, so a submission adds
+ * count * length - offsets for each such slot, O(slots used). The model is
+ * published with a compare-and-swap and never freed before the command
+ * buffer (a reader may hold it); a model of older parameters is rebuilt
+ * and chained to the new one.
+ *
+ * Learning. The queue reports the device time of each run of a command
+ * buffer (accel_cost_learn()); a command buffer whose model is not fully
+ * declared (a dispatch without a declared cost, a dispatch-indirect) is
+ * predicted from the moving average of those runs.
+ *
+ * The cache. A calibration is a small record (struct calib_file) stored
+ * through the executable cache (exec_cache.h) under the key of the driver
+ * "cost" and the device's identity, so it is checked as any cache entry is
+ * (length, SHA-256), and then field by field (magic, version, ranges); a
+ * record that does not check out is rejected (the file removed) and the
+ * defaults used.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "error.h"
+#include "exec_cache.h"
+#include "sched.h"
+
+/*
+ * struct accel_cb_model - a command buffer's prediction for one set of
+ * device parameters.
+ * @older:       the model it replaced (freed with the command buffer).
+ * @gen:         the device's cost_gen it was built for.
+ * @declared:    every dispatch declares its cost; none is indirect.
+ * @fixed_ns:    the prediction of everything known at record time.
+ * @ns_per_byte: of a fill, for the whole-range fills below.
+ * @whole_count: per used slot (NULL when no such fill): the fills through
+ *               an indirect ref of ACCEL_WHOLE_BUFFER length on it, and
+ * @whole_off:   the sum of their offsets into the slot's range.
+ */
+struct accel_cb_model {
+	struct accel_cb_model *older;
+	unsigned int gen;
+	bool declared;
+	double fixed_ns;
+	double ns_per_byte;
+	uint32_t *whole_count;
+	uint64_t *whole_off;
+};
+
+/* ---- device parameters ------------------------------------------------ */
+
+#define CALIB_MAGIC "ACCOST1"
+#define CALIB_VERSION 2u
+/* What a calibration may report; outside, the record is foreign or damaged. */
+#define BANDWIDTH_MIN UINT64_C(1000000)            /* 1 MB/s */
+#define BANDWIDTH_MAX UINT64_C(100000000000000)    /* 100 TB/s */
+#define RATE_MIN UINT64_C(1000000)                 /* 1 Mop/s */
+#define RATE_MAX UINT64_C(100000000000000000)      /* 1e17 op/s */
+#define OVERHEAD_MAX UINT64_C(1000000000)          /* 1 s */
+
+struct calib_file {
+	char magic[8];
+	uint32_t version;
+	uint32_t size;
+	uint64_t bandwidth;
+	uint64_t operation_rate;
+	uint64_t dispatch_ns;
+	uint64_t submission_ns;
+	uint64_t kernel_bandwidth;
+};
+
+static void params_default(accel_cost_params_t *p)
+{
+	*p = (accel_cost_params_t){
+		.bandwidth = ACCEL_COST_DEFAULT_BANDWIDTH,
+		.operation_rate = ACCEL_COST_DEFAULT_OPERATION_RATE,
+		.dispatch_ns = ACCEL_COST_DEFAULT_DISPATCH_NS,
+		.submission_ns = ACCEL_COST_DEFAULT_SUBMISSION_NS,
+		.source = ACCEL_COST_SOURCE_DEFAULT,
+		.kernel_bandwidth = ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH,
+	};
+}
+
+/* NULL when @p could be a calibration; else which field is not. */
+static const char *params_invalid(const accel_cost_params_t *p)
+{
+	if (p->bandwidth < BANDWIDTH_MIN || p->bandwidth > BANDWIDTH_MAX)
+		return "bandwidth";
+	if (p->kernel_bandwidth < BANDWIDTH_MIN || p->kernel_bandwidth > BANDWIDTH_MAX)
+		return "kernel bandwidth";
+	if (p->operation_rate < RATE_MIN || p->operation_rate > RATE_MAX)
+		return "operation rate";
+	if (p->dispatch_ns > OVERHEAD_MAX)
+		return "dispatch overhead";
+	if (p->submission_ns > OVERHEAD_MAX)
+		return "submission overhead";
+	return NULL;
+}
+
+/* The cache of calibrations of @d's kind of device, and its key; NULL: off. */
+static struct accel_exec_cache *calib_cache(const accel_device_t *d,
+					    uint8_t key[ACCEL_SHA256_SIZE])
+{
+	static const char what[] = "calibration " CALIB_MAGIC;
+	struct accel_exec_cache *c = NULL;
+	char id[sizeof(d->identity) + 80];
+
+	accel_strfmt(id, sizeof(id), "%s\n%s", d->driver->name,
+		     d->identity[0] ? d->identity : d->uri);
+	if (accel_exec_cache_create("cost", id, strlen(id),
+				    ACCEL_CACHE_OPTION_UNSET, &c) || !c)
+		return NULL;
+	accel_exec_cache_key(c, what, sizeof(what) - 1, key);
+	return c;
+}
+
+/* A calibration stored for @d, checked: true with *@p set. */
+static bool calib_load(const accel_device_t *d, accel_cost_params_t *p)
+{
+	uint8_t key[ACCEL_SHA256_SIZE], *data = NULL;
+	struct accel_exec_cache *c = calib_cache(d, key);
+	struct calib_file f;
+	const char *bad = NULL;
+	size_t len = 0;
+
+	if (!c)
+		return false;
+	if (!accel_exec_cache_lookup(c, key, &data, &len)) {
+		accel_exec_cache_destroy(c);
+		return false;
+	}
+	if (len != sizeof(f)) {
+		bad = "a calibration record of another size";
+	} else {
+		memcpy(&f, data, sizeof(f));
+		*p = (accel_cost_params_t){ f.bandwidth, f.operation_rate,
+					    f.dispatch_ns, f.submission_ns,
+					    ACCEL_COST_SOURCE_CACHED, 0,
+					    f.kernel_bandwidth };
+		if (memcmp(f.magic, CALIB_MAGIC, 8) || f.version != CALIB_VERSION ||
+		    f.size != sizeof(f))
+			bad = "not a calibration record of this libaccel";
+		else if (params_invalid(p))
+			bad = "a calibration record with a value out of range";
+	}
+	if (bad)
+		accel_exec_cache_reject(c, key, bad);
+	free(data);
+	accel_exec_cache_destroy(c);
+	return !bad;
+}
+
+static void calib_store(const accel_device_t *d, const accel_cost_params_t *p)
+{
+	uint8_t key[ACCEL_SHA256_SIZE];
+	struct accel_exec_cache *c = calib_cache(d, key);
+	struct calib_file f = {
+		.magic = CALIB_MAGIC,
+		.version = CALIB_VERSION,
+		.size = sizeof(f),
+		.bandwidth = p->bandwidth,
+		.operation_rate = p->operation_rate,
+		.dispatch_ns = p->dispatch_ns,
+		.submission_ns = p->submission_ns,
+		.kernel_bandwidth = p->kernel_bandwidth,
+	};
+
+	if (!c)
+		return;
+	accel_exec_cache_store(c, key, &f, sizeof(f));
+	accel_exec_cache_destroy(c);
+}
+
+void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out)
+{
+	pthread_mutex_lock(&d->cost_lock);
+	if (!d->cost_loaded) {
+		if (!calib_load(d, &d->cost))
+			params_default(&d->cost);
+		d->cost_loaded = true;
+	}
+	*out = d->cost;
+	pthread_mutex_unlock(&d->cost_lock);
+}
+
+static void params_set(accel_device_t *d, const accel_cost_params_t *p)
+{
+	pthread_mutex_lock(&d->cost_lock);
+	d->cost = *p;
+	d->cost_loaded = true;
+	atomic_fetch_add(&d->cost_gen, 1);
+	pthread_mutex_unlock(&d->cost_lock);
+}
+
+ACCEL_EXPORT int accel_device_cost_params(accel_device_t *device,
+					  accel_cost_params_t *out)
+{
+	if (!device || !out)
+		return accel_fail(EINVAL, "accel_device_cost_params: %s is NULL",
+				  device ? "out" : "device");
+	accel_cost_params_get(device, out);
+	return 0;
+}
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+ACCEL_EXPORT int accel_device_calibrate(accel_device_t *device, uint32_t flags,
+					accel_cost_params_t *out)
+{
+	accel_cost_params_t p;
+	int err;
+
+	if (!device)
+		return accel_fail(EINVAL, "accel_device_calibrate: device is NULL");
+	if (flags & ~ACCEL_CALIBRATE_FORCE)
+		return accel_fail(EINVAL,
+			"accel_device_calibrate: unknown flags 0x%x; the only flag is ACCEL_CALIBRATE_FORCE",
+			flags & ~ACCEL_CALIBRATE_FORCE);
+	accel_cost_params_get(device, &p);
+	if (!(flags & ACCEL_CALIBRATE_FORCE) && p.source != ACCEL_COST_SOURCE_DEFAULT) {
+		if (out)
+			*out = p;
+		return 0;
+	}
+	err = accel_cost_measure(device, &p);
+	if (err)
+		return err;
+	/* A timer's noise on a tiny run must not make a record the cache refuses. */
+	p.bandwidth = clamp_u64(p.bandwidth, BANDWIDTH_MIN, BANDWIDTH_MAX);
+	p.kernel_bandwidth = clamp_u64(p.kernel_bandwidth, BANDWIDTH_MIN, BANDWIDTH_MAX);
+	p.operation_rate = clamp_u64(p.operation_rate, RATE_MIN, RATE_MAX);
+	p.dispatch_ns = clamp_u64(p.dispatch_ns, 0, OVERHEAD_MAX);
+	p.submission_ns = clamp_u64(p.submission_ns, 0, OVERHEAD_MAX);
+	params_set(device, &p);
+	calib_store(device, &p);
+	if (out)
+		*out = p;
+	return 0;
+}
+
+/* ---- command buffer models -------------------------------------------- */
+
+static double transfer_ns(const accel_cost_params_t *p, double bytes)
+{
+	return bytes * 1e9 / (double)p->bandwidth + (double)p->dispatch_ns;
+}
+
+static double dispatch_ns(const accel_cost_params_t *p,
+			  const struct accel_cmd *cmd)
+{
+	const accel_export_cost_t *c = &cmd->dispatch.export->cost;
+	double wg = (double)cmd->dispatch.workgroup_count[0] *
+		    cmd->dispatch.workgroup_count[1] * cmd->dispatch.workgroup_count[2];
+	double compute = wg * (double)c->operations * 1e9 / (double)p->operation_rate;
+	double memory = wg * (double)c->bytes * 1e9 / (double)p->kernel_bandwidth;
+
+	if (wg == 0)
+		return 0; /* records nothing on the device */
+	return (compute > memory ? compute : memory) + (double)p->dispatch_ns;
+}
+
+/* A fill through an indirect whole-range ref: counted on its slot. */
+static int whole_fill(struct accel_cb_model *m, const struct accel_plan *plan,
+		      const struct accel_plan_ref *ref)
+{
+	if (!m->whole_count) {
+		m->whole_count = calloc(plan->used_count, sizeof(*m->whole_count));
+		m->whole_off = calloc(plan->used_count, sizeof(*m->whole_off));
+		if (!m->whole_count || !m->whole_off)
+			return -ENOMEM;
+	}
+	m->whole_count[ref->slot]++;
+	m->whole_off[ref->slot] += ref->address;
+	return 0;
+}
+
+/* One command's share of the model; -ENOMEM. */
+static int model_add(struct accel_cb_model *m, const accel_cost_params_t *p,
+		     const struct accel_plan *plan, const struct accel_cmd *cmd)
+{
+	const struct accel_plan_ref *ref = (const struct accel_plan_ref *)
+		((const uint8_t *)plan->params.data + cmd->params);
+
+	switch ((enum accel_cmd_type)cmd->type) {
+	case ACCEL_CMD_FILL:
+		if (ref->slot != ACCEL_PLAN_DIRECT && ref->length == ACCEL_WHOLE_BUFFER) {
+			m->fixed_ns += (double)p->dispatch_ns;
+			return whole_fill(m, plan, ref);
+		}
+		m->fixed_ns += transfer_ns(p, (double)ref->length);
+		return 0;
+	case ACCEL_CMD_UPDATE:
+		m->fixed_ns += transfer_ns(p, (double)ref->length);
+		return 0;
+	case ACCEL_CMD_COPY:
+		m->fixed_ns += transfer_ns(p, 2.0 * (double)ref->length);
+		return 0;
+	case ACCEL_CMD_DISPATCH:
+		if (!cmd->dispatch.export->cost.operations &&
+		    !cmd->dispatch.export->cost.bytes) {
+			m->declared = false;
+			m->fixed_ns += (double)p->dispatch_ns;
+		} else {
+			m->fixed_ns += dispatch_ns(p, cmd);
+		}
+		return 0;
+	case ACCEL_CMD_DISPATCH_INDIRECT:
+		m->declared = false;
+		m->fixed_ns += (double)p->dispatch_ns;
+		return 0;
+	case ACCEL_CMD_BARRIER:
+		return 0;
+	}
+	return 0;
+}
+
+static void model_free(struct accel_cb_model *m)
+{
+	while (m) {
+		struct accel_cb_model *older = m->older;
+
+		free(m->whole_count);
+		free(m->whole_off);
+		free(m);
+		m = older;
+	}
+}
+
+/* Builds @cb's model for generation @gen; NULL: out of memory. */
+static struct accel_cb_model *model_build(accel_command_buffer_t *cb,
+					  unsigned int gen)
+{
+	const struct accel_plan *plan = &cb->plan;
+	struct accel_cb_model *m = calloc(1, sizeof(*m));
+	accel_cost_params_t p;
+	size_t n = ACCEL_VEC_COUNT(&plan->commands, struct accel_cmd);
+
+	if (!m)
+		return NULL;
+	accel_cost_params_get(cb->device, &p);
+	m->gen = gen;
+	m->declared = true;
+	m->fixed_ns = (double)p.submission_ns;
+	m->ns_per_byte = 1e9 / (double)p.bandwidth;
+	for (size_t i = 0; i < n; i++) {
+		if (model_add(m, &p, plan, &ACCEL_VEC_AT(&plan->commands, struct accel_cmd, i))) {
+			model_free(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+/* @cb's model for the device's current parameters; NULL: out of memory. */
+static struct accel_cb_model *model_get(accel_command_buffer_t *cb)
+{
+	unsigned int gen = atomic_load(&cb->device->cost_gen);
+	struct accel_cb_model *cur = atomic_load(&cb->model), *m;
+
+	while (!cur || cur->gen != gen) {
+		m = model_build(cb, gen);
+		if (!m)
+			return NULL;
+		m->older = cur;
+		if (atomic_compare_exchange_strong(&cb->model, &cur, m))
+			return m;
+		m->older = NULL; /* another thread published one: use it */
+		model_free(m);
+	}
+	return cur;
+}
+
+void accel_cost_predict(accel_command_buffer_t *cb,
+			const struct accel_plan_slot *slots,
+			accel_prediction_t *out)
+{
+	struct accel_cb_model *m = model_get(cb);
+	uint64_t learned = atomic_load(&cb->learned_ns);
+	double ns;
+
+	out->runs = atomic_load(&cb->runs);
+	out->measured_ns = atomic_load(&cb->last_ns);
+	if (!m || !m->declared) {
+		out->source = learned ? ACCEL_PREDICTION_LEARNED : ACCEL_PREDICTION_NONE;
+		out->ns = learned ? learned : m ? (uint64_t)m->fixed_ns : 0;
+		return;
+	}
+	ns = m->fixed_ns;
+	for (uint32_t i = 0; m->whole_count && i < cb->plan.used_count; i++)
+		if (m->whole_count[i])
+			ns += ((double)m->whole_count[i] * (double)slots[i].length -
+			       (double)m->whole_off[i]) * m->ns_per_byte;
+	out->source = ACCEL_PREDICTION_DECLARED;
+	out->ns = (uint64_t)ns;
+}
+
+void accel_cost_learn(accel_command_buffer_t *cb, uint64_t ns)
+{
+	uint_fast64_t old = atomic_load(&cb->learned_ns), next;
+
+	atomic_store(&cb->last_ns, ns);
+	do
+		next = old ? old - old / 4 + ns / 4 : ns;
+	while (!atomic_compare_exchange_weak(&cb->learned_ns, &old, next ? next : 1));
+	atomic_fetch_add(&cb->runs, 1);
+}
+
+void accel_cost_cb_free(accel_command_buffer_t *cb)
+{
+	model_free(atomic_load(&cb->model));
+}
+
+ACCEL_EXPORT int accel_command_buffer_predict(accel_device_t *device,
+					      accel_command_buffer_t *cb,
+					      const accel_binding_table_t *table,
+					      accel_prediction_t *out)
+{
+	static const char fn[] = "accel_command_buffer_predict";
+	struct accel_plan_slot *slots = NULL;
+	int err;
+
+	if (!device || !cb || !out)
+		return accel_fail(EINVAL, "%s: %s is NULL", fn,
+				  !device ? "device" : !cb ? "cb" : "out");
+	if (cb->device != device)
+		return accel_fail(EXDEV, "%s: the command buffer is for device %s, not %s",
+				  fn, cb->device->uri, device->uri);
+	if (cb->state != ACCEL_CB_EXECUTABLE)
+		return accel_fail(EBADFD,
+			"%s: the command buffer was not ended; call accel_command_buffer_end() first",
+			fn);
+	if (table && table->count && !table->bindings)
+		return accel_fail(EINVAL, "%s: table->bindings is NULL but table->count is %u",
+				  fn, table->count);
+	err = accel_plan_validate(&cb->plan, device, table, fn);
+	if (err)
+		return err;
+	if (cb->plan.used_count) {
+		slots = malloc(cb->plan.used_count * sizeof(*slots));
+		if (!slots)
+			return accel_fail(ENOMEM, "%s: out of memory", fn);
+		accel_plan_capture(&cb->plan, table, slots);
+	}
+	accel_cost_predict(cb, slots, out);
+	free(slots);
+	return 0;
+}

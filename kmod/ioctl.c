@@ -49,7 +49,8 @@ void accel_fill_info(struct accel_file *afile, struct accel_info *info)
 		info->features |= ACCEL_FEATURE_URING_CANCEL;
 	if (ACCEL_URING_RES2)
 		info->features |= ACCEL_FEATURE_URING_SEQ;
-	info->features |= ACCEL_FEATURE_TENANTS | ACCEL_FEATURE_URING_INLINE_JOB;
+	info->features |= ACCEL_FEATURE_TENANTS | ACCEL_FEATURE_URING_INLINE_JOB |
+			   ACCEL_FEATURE_JOB_PREDICTION;
 	info->client_id = afile->client_id;
 	strscpy(info->version, ACCEL_MODULE_VERSION, sizeof(info->version));
 	strscpy(info->kernel_release, init_utsname()->release,

@@ -561,7 +561,9 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 	 * once (accel_job_point() copies each point before it checks it),
 	 * with no copy of the whole job first.
 	 */
-	if (READ_ONCE(uj->flags))
+	u16 flags = READ_ONCE(uj->flags);
+
+	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL)
 		return -EINVAL;
 	a = (struct accel_job_args){
 		.user_data = READ_ONCE(uj->user_data),
@@ -570,7 +572,11 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 		.nsignals = READ_ONCE(uj->nsignals),
 		.queue = READ_ONCE(uj->queue),
 	};
-	if (a.nwaits + a.nsignals > ACCEL_URING_JOB_POINTS)
+	/* Before ABI 1.6 the last 8 bytes were not the job's: only if said. */
+	if (flags & ACCEL_URING_JOB_F_PREDICTED)
+		a.predicted_us = READ_ONCE(uj->predicted_us);
+	if (a.nwaits + a.nsignals > ACCEL_URING_JOB_POINTS ||
+	    a.predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
 		return -EINVAL;
 	return accel_uring_job_issue(afile, cmd, issue_flags, &a);
 }
@@ -786,7 +792,7 @@ static void accel_show_queue(struct seq_file *m, unsigned long handle,
 {
 	struct accel_engine *e = q->engine;
 	u32 runnable, in_flight;
-	u64 released, busy_ns, latency_ns;
+	u64 released, busy_ns, latency_ns, predicted_ns, predicted_busy_ns;
 
 	spin_lock_irq(&e->lock);
 	runnable = q->nr_runnable;
@@ -794,12 +800,15 @@ static void accel_show_queue(struct seq_file *m, unsigned long handle,
 	released = q->nr_released;
 	busy_ns = q->busy_ns;
 	latency_ns = q->latency_ns;
+	predicted_ns = q->predicted_ns;
+	predicted_busy_ns = q->predicted_busy_ns;
 	spin_unlock_irq(&e->lock);
 	seq_printf(m, "accel-queue-%lu:\tengine=", handle);
 	accel_seq_engine_name(m, e->name);
-	seq_printf(m, " priority=%s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu\n",
+	seq_printf(m, " priority=%s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu predicted_ns=%llu predicted_busy_ns=%llu\n",
 		   accel_priority_names[q->priority], q->weight, runnable,
-		   in_flight, released, busy_ns, latency_ns);
+		   in_flight, released, busy_ns, latency_ns, predicted_ns,
+		   predicted_busy_ns);
 }
 
 /**

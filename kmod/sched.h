@@ -190,6 +190,10 @@ struct accel_file_engine {
  * @vruntime: engine time consumed, scaled by 1/@weight (engine lock).
  * @busy_ns:  engine time consumed (engine lock).
  * @avg_ns:   running average of its jobs' engine time (engine lock).
+ * @predicted_ns: the sum of the predictions its completed jobs carried
+ *            (ACCEL_FEATURE_JOB_PREDICTION; engine lock).
+ * @predicted_busy_ns: the engine time those same jobs took (engine lock):
+ *            against @predicted_ns, how well its executor predicts.
  * @rb:       in @ent->rq while @on_rq.
  * @on_rq:    it has runnable jobs and sits in its entity's run queue.
  * @runnable: its runnable jobs, in submission order (engine lock).
@@ -213,6 +217,8 @@ struct accel_queue {
 	u64 vruntime;
 	u64 busy_ns;
 	u64 avg_ns;
+	u64 predicted_ns;
+	u64 predicted_busy_ns;
 	struct rb_node rb;
 	bool on_rq;
 	struct list_head runnable;

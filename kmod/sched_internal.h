@@ -137,6 +137,7 @@ struct accel_sched_job {
 	u64 release_ns;
 	u64 deadline;
 	u64 charged;
+	u64 predicted_ns;
 	struct list_head tlink;
 	u32 nwaits, nsignals;
 	struct accel_job_dep *deps;
@@ -242,6 +243,7 @@ void accel_job_cancel(struct accel_sched_job *job, int error);
 struct accel_job_args {
 	u64 user_data;
 	u64 timeout_ns;
+	u32 predicted_us;
 	u64 uwaits, usignals;
 	const struct accel_point *kpoints;
 	u32 nwaits, nsignals;
@@ -252,10 +254,11 @@ struct accel_job_args {
 static inline int accel_job_args_user(struct accel_job_args *a,
 				      const struct accel_job *uj)
 {
-	if (uj->flags || uj->pad)
+	if (uj->flags || uj->predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
 		return -EINVAL;
 	*a = (struct accel_job_args){
 		.user_data = uj->user_data, .timeout_ns = uj->timeout_ns,
+		.predicted_us = uj->predicted_us,
 		.uwaits = uj->waits, .usignals = uj->signals,
 		.nwaits = uj->nwaits, .nsignals = uj->nsignals,
 		.queue = uj->queue,

@@ -202,8 +202,11 @@ static __always_inline void __accel_job_release_locked(struct accel_sched_job *j
 			refcount_dec(&e->ref.refcount); /* never the last: the job has one */
 	}
 	accel_queue_count_release_locked(q, job->release_ns - job->runnable_ns);
-	/* Charge the queue's average now, so credits spread fairly. */
-	job->charged = q->avg_ns;
+	/*
+	 * Charge now, so credits spread fairly: the executor's prediction,
+	 * else the queue's average; COMPLETE corrects it.
+	 */
+	job->charged = job->predicted_ns ?: q->avg_ns;
 	if (job->charged)
 		accel_queue_charge_locked(q, job->charged);
 	accel_timeout_add_locked(e, job);
@@ -528,6 +531,9 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	job->priority = q->priority;
 	job->user_data = args->user_data;
 	job->timeout_ns = timeout_ns;
+	/* No job runs longer than its timeout; nor is it charged more. */
+	job->predicted_ns = min((u64)args->predicted_us * NSEC_PER_USEC,
+				timeout_ns);
 	job->state = ACCEL_JOB_PENDING;
 	INIT_LIST_HEAD(&job->qlink);
 	INIT_LIST_HEAD(&job->tlink);
@@ -997,6 +1003,10 @@ int accel_job_do_complete(struct accel_file *afile,
 		 job->timeout_ns);
 	q->avg_ns = q->avg_ns ? (q->avg_ns * 7 + dt) / 8 : dt;
 	q->busy_ns += dt;
+	if (job->predicted_ns) {
+		q->predicted_ns += job->predicted_ns;
+		q->predicted_busy_ns += dt;
+	}
 	q->fstat->busy_ns += dt;
 	e->busy_ns += dt;
 	accel_queue_charge_locked(q, (s64)dt - (s64)job->charged);
@@ -1007,7 +1017,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	this_cpu_add(afile->tenant->stats->busy_ns, dt);
 
 	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
-			   args->status, dt);
+			   args->status, dt, job->predicted_ns);
 	if (job->state == ACCEL_JOB_DONE) {
 		/* A pipelined job's failed wait overrides its status. */
 		accel_job_signal(job, atomic_read(&job->error) ?: args->status);

@@ -10,7 +10,8 @@
  *                           fence that reaching the point signals
  *   accelsched:job_runnable its last wait was reached
  *   accelsched:job_release  the policy released it to its executor
- *   accelsched:job_complete the executor completed it (status, device time)
+ *   accelsched:job_complete the executor completed it (status, device time,
+ *                           and the time it predicted, 0 for none)
  *   accelsched:job_fail     it failed without running (a failed wait, a
  *                           cancellation, its file closed)
  *   accelsched:job_timeout  it ran past its timeout
@@ -97,8 +98,8 @@ DEFINE_EVENT(accel_job_point, job_signal,
 
 TRACE_EVENT(job_complete,
 	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, int status,
-		 u64 device_ns),
-	TP_ARGS(client, engine, queue, job, status, device_ns),
+		 u64 device_ns, u64 predicted_ns),
+	TP_ARGS(client, engine, queue, job, status, device_ns, predicted_ns),
 	TP_STRUCT__entry(
 		__field(u64, client)
 		__string(engine, engine)
@@ -106,6 +107,7 @@ TRACE_EVENT(job_complete,
 		__field(u32, job)
 		__field(int, status)
 		__field(u64, device_ns)
+		__field(u64, predicted_ns)
 	),
 	TP_fast_assign(
 		__entry->client = client;
@@ -114,10 +116,12 @@ TRACE_EVENT(job_complete,
 		__entry->job = job;
 		__entry->status = status;
 		__entry->device_ns = device_ns;
+		__entry->predicted_ns = predicted_ns;
 	),
-	TP_printk("client=%llu engine=%s queue=%u job=%u status=%d device_ns=%llu",
+	TP_printk("client=%llu engine=%s queue=%u job=%u status=%d device_ns=%llu predicted_ns=%llu",
 		  __entry->client, __get_str(engine), __entry->queue,
-		  __entry->job, __entry->status, __entry->device_ns)
+		  __entry->job, __entry->status, __entry->device_ns,
+		  __entry->predicted_ns)
 );
 
 TRACE_EVENT(job_fail,

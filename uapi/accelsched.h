@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 5
+#define ACCEL_ABI_MINOR 6
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -85,6 +85,15 @@ extern "C" {
  * whole job inside the SQE of an IORING_SETUP_SQE128 ring (ABI 1.5).
  */
 #define ACCEL_FEATURE_URING_INLINE_JOB (1ULL << 6)
+/*
+ * ACCEL_FEATURE_JOB_PREDICTION - (ABI 1.6) a job may carry the engine time
+ * its executor predicts for it (struct accel_job.predicted_us, or an inline
+ * job's with ACCEL_URING_JOB_F_PREDICTED): its queue is charged that at
+ * release instead of its running average, and corrected at COMPLETE by the
+ * time reported. fdinfo's queue lines and the job_complete tracepoint show
+ * predictions against measured times.
+ */
+#define ACCEL_FEATURE_JOB_PREDICTION (1ULL << 7)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -459,7 +468,11 @@ struct accel_point {
  * @queue:      the queue's handle.
  * @flags:      must be zero.
  * @id:         out: the job's id in this file, for COMPLETE.
- * @pad:        must be zero.
+ * @predicted_us: (ABI 1.6; "pad", zero, before) the engine time the
+ *              executor predicts for the job, in microseconds, charged to
+ *              its queue at release (at most its timeout); 0 for none (the
+ *              queue's running average is charged). At most
+ *              ACCEL_JOB_PREDICTION_MAX_US (-EINVAL above).
  */
 struct accel_job {
 	__u64 user_data;
@@ -471,8 +484,11 @@ struct accel_job {
 	__u32 queue;
 	__u32 flags;
 	__u32 id;
-	__u32 pad;
+	__u32 predicted_us;
 };
+
+/* ACCEL_JOB_PREDICTION_MAX_US - the largest prediction: one hour. */
+#define ACCEL_JOB_PREDICTION_MAX_US 3600000000U
 
 /**
  * struct accel_job_submit - ACCEL_IOCTL_JOB_SUBMIT: submit a batch of jobs.
@@ -523,8 +539,12 @@ struct accel_uring_submit {
  * @nwaits:     the waits: the first @nwaits entries of @points.
  * @nsignals:   the signals: the @nsignals entries after them;
  *              @nwaits + @nsignals <= ACCEL_URING_JOB_POINTS.
- * @flags:      must be zero.
+ * @flags:      0, or ACCEL_URING_JOB_F_PREDICTED (ABI 1.6).
  * @points:     the waits, then the signals (their flags must be zero).
+ * @predicted_us: (ABI 1.6) as in struct accel_job; read only with
+ *              ACCEL_URING_JOB_F_PREDICTED (before ABI 1.6 the SQE's last
+ *              8 bytes were not the job's, and may hold anything).
+ * @pad:        not read.
  */
 struct accel_uring_job {
 	__u64 user_data;
@@ -534,7 +554,13 @@ struct accel_uring_job {
 	__u8 nsignals;
 	__u16 flags;
 	struct accel_point points[ACCEL_URING_JOB_POINTS];
+	__u32 predicted_us;
+	__u32 pad;
 };
+
+/* ACCEL_URING_JOB_F_PREDICTED - struct accel_uring_job.predicted_us is set. */
+#define ACCEL_URING_JOB_F_PREDICTED (1U << 0)
+#define ACCEL_URING_JOB_FLAGS_ALL (ACCEL_URING_JOB_F_PREDICTED)
 
 /*
  * ACCEL_JOB_RES_PIPELINED - the job was released before its waits were
@@ -648,7 +674,13 @@ struct accel_job_fetch {
 #define ACCEL_URING_CMD_SYNCOBJ_WAIT _IOW(ACCEL_IOCTL_BASE, 0x82, struct accel_uring_wait)
 #define ACCEL_URING_CMD_JOB_SUBMIT _IOW(ACCEL_IOCTL_BASE, 0x83, struct accel_uring_submit)
 #define ACCEL_URING_CMD_JOB_COMPLETE _IOW(ACCEL_IOCTL_BASE, 0x84, struct accel_job_complete)
-#define ACCEL_URING_CMD_JOB_SUBMIT_INLINE _IOW(ACCEL_IOCTL_BASE, 0x85, struct accel_uring_job)
+/*
+ * The inline SUBMIT's number keeps the size struct accel_uring_job had when
+ * it came (ABI 1.5, 72 bytes); the struct grew into the rest of the SQE's
+ * 80 command bytes since.
+ */
+#define ACCEL_URING_JOB_SIZE_VER0 72
+#define ACCEL_URING_CMD_JOB_SUBMIT_INLINE _IOC(_IOC_WRITE, ACCEL_IOCTL_BASE, 0x85, ACCEL_URING_JOB_SIZE_VER0)
 
 #if defined(__cplusplus)
 }

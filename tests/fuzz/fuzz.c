@@ -299,7 +299,7 @@ static const struct field f_job[] = {
 	FLD(accel_job, signals, FK_PTR), FLD(accel_job, timeout_ns, FK_VAL),
 	FLD(accel_job, nwaits, FK_COUNT), FLD(accel_job, nsignals, FK_COUNT),
 	FLD(accel_job, queue, FK_HANDLE), FLD(accel_job, flags, FK_FLAGS),
-	FLD(accel_job, id, FK_ZERO), FLD(accel_job, pad, FK_ZERO),
+	FLD(accel_job, id, FK_ZERO), FLD(accel_job, predicted_us, FK_VAL),
 };
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -791,6 +791,9 @@ static bool build_job(struct thr *t, int d, struct accel_job *j,
 	j->queue = q.handle;
 	j->user_data = r64(&t->r);
 	j->timeout_ns = tmo[rn(&t->r, N(tmo))];
+	/* A prediction now and then (ABI 1.6), within its bound. */
+	if (one_in(&t->r, 3))
+		j->predicted_us = (uint32_t)(r64(&t->r) % (ACCEL_JOB_PREDICTION_MAX_US + 1ULL));
 	for (uint32_t i = 0; i < nw; i++) {
 		if (!pick_so(&t->r, d, &e))
 			break;

@@ -73,6 +73,7 @@ TEST_F(device, info_reports_abi_and_versions)
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_SCHED);
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_URING_SEQ);
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_TENANTS);
+	ASSERT_TRUE(info.features & ACCEL_FEATURE_JOB_PREDICTION);
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_URING_INLINE_JOB);
 	ASSERT_EQ(0, info.features & ~(ACCEL_FEATURE_URING_CMD |
 				       ACCEL_FEATURE_URING_CANCEL |
@@ -80,7 +81,8 @@ TEST_F(device, info_reports_abi_and_versions)
 				       ACCEL_FEATURE_SCHED |
 				       ACCEL_FEATURE_URING_SEQ |
 				       ACCEL_FEATURE_TENANTS |
-				       ACCEL_FEATURE_URING_INLINE_JOB));
+				       ACCEL_FEATURE_URING_INLINE_JOB |
+				       ACCEL_FEATURE_JOB_PREDICTION));
 	ASSERT_NE(NULL, memchr(info.version, 0, sizeof(info.version)));
 	ASSERT_STREQ(ACCEL_VERSION, info.version); /* the project's VERSION */
 	ASSERT_EQ(0, uname(&u));

@@ -1021,6 +1021,109 @@ TEST_F(sched, uring_inline_submit_and_complete)
  * point promised, no credit taken, no id spent (the next good job is
  * released at once).
  */
+/*
+ * A job's predicted time is charged to its queue at release (ABI 1.6), so
+ * that jobs released before any of them completes are spread by their
+ * sizes from the first one on. Four credits held by four blockers; behind
+ * them two queues of weight 1, one of 10 ms jobs and one of 1 ms jobs, all
+ * runnable; each blocker's COMPLETE frees a credit for one of them. Charged
+ * its prediction, the long queue gets one of those four releases and the
+ * short one three; charged their running averages (0 for new queues), the
+ * two alternate.
+ */
+TEST_F(sched, prediction_is_charged_at_release)
+{
+	int fd = accel_test_open(), blk[4], na = 0;
+	struct accel_job_event ev[8];
+	const char *e = engine_name("pred");
+	uint32_t qa, qb, qc;
+
+	ASSERT_GE(fd, 0);
+	qc = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 4);
+	qa = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 4);
+	qb = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 4);
+	for (int i = 0; i < 4; i++) {
+		blk[i] = submit(fd, qc, NOPTS, NOPTS, 'c', 0);
+		ASSERT_GT(blk[i], 0);
+		ASSERT_EQ(blk[i], (int)next_release(_metadata, fd, 1000).id);
+	}
+	for (int i = 0; i < 8; i++) {
+		struct pts w = NOPTS, s = NOPTS;
+		struct accel_job j;
+		struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+
+		job_fill(&j, i < 4 ? qa : qb, &w, &s, i < 4 ? 'a' : 'b');
+		j.predicted_us = i < 4 ? 10000 : 1000;
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+	}
+	ASSERT_EQ(0, fetch(_metadata, fd, ev, 8)); /* all runnable, no credit */
+	for (int i = 0; i < 4; i++) {
+		ASSERT_EQ(0, complete(fd, blk[i], 0, 1000000));
+		ev[i] = next_release(_metadata, fd, 1000);
+		na += ev[i].user_data == 'a';
+	}
+	TH_LOG("four releases: %d of the 10 ms queue", na);
+	ASSERT_EQ(1, na);
+	/* The rest as they come, each completed at its prediction. */
+	for (int done = 0, n = 4, t = 0; done < 8; ) {
+		for (int i = 0; i < n; i++, done++)
+			ASSERT_EQ(0, complete(fd, ev[i].id, 0,
+					      ev[i].user_data == 'a' ? 10000000 : 1000000));
+		n = 0;
+		while (done < 8 && !(n = fetch(_metadata, fd, ev, 8))) {
+			ASSERT_LT(t++, 2000);
+			usleep(1000);
+		}
+	}
+	close(fd);
+}
+
+/*
+ * A prediction past ACCEL_JOB_PREDICTION_MAX_US is refused with -EINVAL
+ * and nothing of the job remains: no id, no event, its signal not
+ * promised. At the bound it is taken.
+ */
+TEST_F(sched, prediction_bad_input_changes_nothing)
+{
+	int fd = accel_test_open();
+	struct accel_job_event ev;
+	uint64_t v, sub;
+	uint32_t q, x;
+	const uint32_t bad[] = { ACCEL_JOB_PREDICTION_MAX_US + 1, UINT32_MAX };
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("predbad"), ACCEL_PRIORITY_NORMAL, 1, 4);
+	x = so_new(_metadata, fd, 0);
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct pts w = NOPTS, s = PTS(P(x, 1));
+		struct accel_job j;
+		struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+
+		job_fill(&j, q, &w, &s, 1);
+		j.predicted_us = bad[i];
+		ASSERT_EQ(-EINVAL, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+		ASSERT_EQ(0, a.submitted);
+		ASSERT_EQ(0, j.id);
+		ASSERT_EQ(0, so_query(fd, x, &v, &sub, NULL));
+		ASSERT_EQ(0, v);
+		ASSERT_EQ(0, sub); /* not promised */
+		ASSERT_EQ(0, fetch(_metadata, fd, &ev, 1));
+	}
+	{
+		struct pts w = NOPTS, s = PTS(P(x, 1));
+		struct accel_job j;
+		struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+
+		job_fill(&j, q, &w, &s, 2);
+		j.predicted_us = ACCEL_JOB_PREDICTION_MAX_US;
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+		ASSERT_EQ(j.id, next_release(_metadata, fd, 1000).id);
+		ASSERT_EQ(0, complete(fd, j.id, 0, 0));
+		ASSERT_EQ(0, so_wait1(fd, x, 1, 0, in_ms(5000)));
+	}
+	close(fd);
+}
+
 TEST_F(sched, uring_inline_bad_input_changes_nothing)
 {
 	int fd = accel_test_open(), res;
@@ -1054,8 +1157,10 @@ TEST_F(sched, uring_inline_bad_input_changes_nothing)
 		{ "timeout past an hour", good, -EINVAL },
 		{ "timeout 2^64 - 1", good, -EINVAL },
 		{ "timeout 2^63", good, -EINVAL },
+		{ "prediction past an hour", good, -EINVAL },
+		{ "prediction 2^32 - 1", good, -EINVAL },
 	};
-	bad[0].j.flags = 1;
+	bad[0].j.flags = 2; /* 1 is ACCEL_URING_JOB_F_PREDICTED */
 	bad[1].j.nwaits = 1;
 	bad[1].j.nsignals = 3;
 	bad[2].j.nwaits = 255;
@@ -1069,6 +1174,10 @@ TEST_F(sched, uring_inline_bad_input_changes_nothing)
 	bad[10].j.timeout_ns = 3600ull * 1000000000ull + 1;
 	bad[11].j.timeout_ns = UINT64_MAX;
 	bad[12].j.timeout_ns = 1ull << 63;
+	bad[13].j.flags = ACCEL_URING_JOB_F_PREDICTED;
+	bad[13].j.predicted_us = ACCEL_JOB_PREDICTION_MAX_US + 1;
+	bad[14].j.flags = ACCEL_URING_JOB_F_PREDICTED;
+	bad[14].j.predicted_us = UINT32_MAX;
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uring_inline_prep(&ring, fd, &bad[i].j, 100 + i);
 		ASSERT_EQ(1, io_uring_submit(&ring));

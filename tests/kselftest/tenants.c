@@ -757,6 +757,7 @@ struct qline {
 	char priority[16];
 	unsigned int weight, runnable, in_flight;
 	unsigned long long released, busy_ns, latency_ns;
+	unsigned long long predicted_ns, predicted_busy_ns;
 };
 
 /* Parse one accel-queue line's fields (after the tab); 0 or -EINVAL. */
@@ -764,10 +765,11 @@ static int qline_parse(const char *l, struct qline *q)
 {
 	int n = -1;
 
-	if (sscanf(l, "engine=%63s priority=%15s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu%n",
+	if (sscanf(l, "engine=%63s priority=%15s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu predicted_ns=%llu predicted_busy_ns=%llu%n",
 		   q->engine, q->priority, &q->weight, &q->runnable,
 		   &q->in_flight, &q->released, &q->busy_ns, &q->latency_ns,
-		   &n) != 8 || n < 0 || (l[n] && l[n] != '\n'))
+		   &q->predicted_ns, &q->predicted_busy_ns,
+		   &n) != 10 || n < 0 || (l[n] && l[n] != '\n'))
 		return -EINVAL;
 	return 0;
 }
@@ -1203,6 +1205,73 @@ TEST_F(tenants, tenant_sysfs_counts_its_jobs_over_engines)
 	close(fb);
 	cg_remove(&a);
 	cg_remove(&b);
+}
+
+/*
+ * fdinfo's queue line sums the predictions its completed jobs carried
+ * (ABI 1.6) and the engine time those jobs took: by ioctl, capped at the
+ * job's timeout, and inline with ACCEL_URING_JOB_F_PREDICTED. A job with
+ * no prediction counts in neither, nor does an inline job whose last SQE
+ * bytes hold anything without the flag (a caller from before ABI 1.6).
+ */
+TEST_F(tenants, fdinfo_shows_predictions)
+{
+	static const struct {
+		uint32_t predicted_us;
+		uint64_t timeout_ns, device_ns;
+	} byioctl[] = {
+		{ 10000, 0, 8000000 },                          /* 10 ms, took 8 */
+		{ ACCEL_JOB_PREDICTION_MAX_US, 1000000000, 500000000 }, /* capped: 1 s */
+		{ 0, 0, 7000000 },                              /* none */
+	};
+	int fd = accel_test_open(), id;
+	struct io_uring ring;
+	char buf[8192];
+	struct qline l;
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	q = queue_new(_metadata, fd, engine_name("pred"), ACCEL_PRIORITY_NORMAL, 1);
+	for (size_t i = 0; i < sizeof(byioctl) / sizeof(byioctl[0]); i++) {
+		struct accel_job j = { .queue = q,
+				       .predicted_us = byioctl[i].predicted_us,
+				       .timeout_ns = byioctl[i].timeout_ns };
+
+		id = submit_job(fd, &j);
+		ASSERT_GT(id, 0);
+		ASSERT_EQ(id, (int)next_event(_metadata, fd, 2000).id);
+		ASSERT_EQ(0, complete(fd, id, byioctl[i].device_ns));
+	}
+	for (int flagged = 0; flagged < 2; flagged++) {
+		struct accel_uring_job ij = { .queue = q };
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		uint32_t garbage = 0xdeadbeef;
+
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+		sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT_INLINE;
+		if (flagged) {
+			ij.flags = ACCEL_URING_JOB_F_PREDICTED;
+			ij.predicted_us = 2000;
+		}
+		memcpy(sqe->cmd, &ij, sizeof(ij));
+		if (!flagged) /* what an ABI 1.5 caller may leave there */
+			memcpy(sqe->cmd + offsetof(struct accel_uring_job, predicted_us),
+			       &garbage, sizeof(garbage));
+		ASSERT_EQ(1, io_uring_submit(&ring));
+		id = uring_reap1(&ring, 5000, NULL);
+		ASSERT_GT(id, 0);
+		ASSERT_EQ(0, complete(fd, id & ACCEL_JOB_RES_ID_MASK,
+				      flagged ? 3000000 : 1000000));
+	}
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_queue(buf, q, &l));
+	ASSERT_EQ(5, l.released);
+	ASSERT_EQ(8000000ULL + 500000000 + 7000000 + 1000000 + 3000000, l.busy_ns);
+	ASSERT_EQ(10000000ULL + 1000000000 + 2000000, l.predicted_ns);
+	ASSERT_EQ(8000000ULL + 500000000 + 3000000, l.predicted_busy_ns);
+	io_uring_queue_exit(&ring);
+	close(fd);
 }
 
 /*

@@ -101,6 +101,8 @@ struct queue {
 	char engine[NAME_LEN];
 	char priority[16];
 	uint64_t weight, runnable, in_flight, released, busy_ns, latency_ns;
+	/* Its completed jobs' predictions, and the time those jobs took. */
+	uint64_t predicted_ns, predicted_busy_ns;
 };
 
 struct client {
@@ -327,6 +329,8 @@ static const struct {
 	{ "released", offsetof(struct queue, released) },
 	{ "busy_ns", offsetof(struct queue, busy_ns) },
 	{ "latency_ns", offsetof(struct queue, latency_ns) },
+	{ "predicted_ns", offsetof(struct queue, predicted_ns) },
+	{ "predicted_busy_ns", offsetof(struct queue, predicted_busy_ns) },
 };
 
 /* "accel-queue-<handle>:" then "name=value" fields, space-separated. */
@@ -343,6 +347,7 @@ static void parse_queue(struct client *c, const char *handle, char *fields)
 	strcpy(q->priority, "-");
 	q->weight = q->runnable = q->in_flight = NONE;
 	q->released = q->busy_ns = q->latency_ns = NONE;
+	q->predicted_ns = q->predicted_busy_ns = NONE;
 	for (char *f = strtok_r(fields, " ", &save); f; f = strtok_r(NULL, " ", &save)) {
 		char *v = strchr(f, '=');
 
@@ -998,6 +1003,20 @@ static const char *num(char *buf, size_t len, uint64_t v, const char *none)
 	return buf;
 }
 
+/*
+ * A queue's predictions over the time its predicted jobs took, in tenths of
+ * a percent: 1000 is exact, above is over-predicted. NO_VALUE without a
+ * predicted job (a module before ABI 1.6, or an executor that predicts
+ * nothing).
+ */
+static int64_t queue_pred10(const struct queue *q)
+{
+	if (q->predicted_ns == NONE || q->predicted_busy_ns == NONE ||
+	    !q->predicted_busy_ns)
+		return NO_VALUE;
+	return ratio(q->predicted_ns, 1000, q->predicted_busy_ns);
+}
+
 /* The three derived columns: share/busy %, released/s, latency (ms). */
 #define F_PCT(r) fixed(b1, sizeof(b1), (r)->pct10, 1, none)
 #define F_RATE(r) fixed(b2, sizeof(b2), (r)->rate10, 1, none)
@@ -1046,27 +1065,31 @@ static void text_frame(const struct view *v)
 			       F_PCT(&t->shares[k].r));
 	}
 
-	printf("\n%-7s %6s %-12s %5s %-16s %-6s %6s %8s %8s %6s %8s %8s  %s\n",
+	printf("\n%-7s %6s %-12s %5s %-16s %-6s %6s %8s %8s %6s %8s %8s %6s  %s\n",
 	       "PID", "CLIENT", "TENANT", "QUEUE", "ENGINE", "PRIO", "WEIGHT",
-	       "RUNNABLE", "INFLIGHT", "SHARE%", "REL/S", "LAT(ms)", "COMM");
+	       "RUNNABLE", "INFLIGHT", "SHARE%", "REL/S", "LAT(ms)", "PRED%",
+	       "COMM");
 	for (size_t i = 0; i < s->nclients; i++) {
 		const struct vclient *vc = &v->clients[i];
 		const struct client *c = vc->c;
 
 		if (!c->nqueues)
-			printf("%-7ld %6" PRIu64 " %-12s %5s %-16s %-6s %6s %8s %8s %6s %8s %8s  %s\n",
+			printf("%-7ld %6" PRIu64 " %-12s %5s %-16s %-6s %6s %8s %8s %6s %8s %8s %6s  %s\n",
 			       c->pid, c->id, vc->tenant[0] ? vc->tenant : none,
 			       none, none, none, none, none, none, none, none,
-			       none, c->comm);
+			       none, none, c->comm);
 		for (size_t k = 0; k < c->nqueues; k++) {
 			const struct queue *q = &c->queues[k];
 			const struct rates *r = &vc->queues[k];
+			char b4[32];
 
-			printf("%-7ld %6" PRIu64 " %-12s %5" PRIu64 " %-16s %-6s %6s %8s %8s %6s %8s %8s  %s\n",
+			printf("%-7ld %6" PRIu64 " %-12s %5" PRIu64 " %-16s %-6s %6s %8s %8s %6s %8s %8s %6s  %s\n",
 			       c->pid, c->id, vc->tenant[0] ? vc->tenant : none,
 			       q->handle, q->engine, q->priority, N(q->weight),
 			       N2(q->runnable), N3(q->in_flight), F_PCT(r),
-			       F_RATE(r), F_LAT(r), c->comm);
+			       F_RATE(r), F_LAT(r),
+			       fixed(b4, sizeof(b4), queue_pred10(q), 1, none),
+			       c->comm);
 		}
 	}
 	if (s->unreadable_procs)
@@ -1162,6 +1185,7 @@ static void json_tenant(const struct vtenant *t)
 static void json_client(const struct vclient *vc)
 {
 	const struct client *c = vc->c;
+	char b4[32];
 
 	printf("{\"pid\": %ld, \"comm\": ", c->pid);
 	json_string(c->comm);
@@ -1202,6 +1226,10 @@ static void json_client(const struct vclient *vc)
 		json_key_num("in_flight", q->in_flight, true);
 		json_rates(&vc->queues[k], "share_pct");
 		json_totals(q->busy_ns, q->released, q->latency_ns);
+		printf(", \"predicted_pct\": %s, ",
+		       fixed(b4, sizeof(b4), queue_pred10(q), 1, "null"));
+		json_key_num("predicted_ns", q->predicted_ns, true);
+		json_key_num("predicted_busy_ns", q->predicted_busy_ns, false);
 		printf("}");
 	}
 	printf("]}");

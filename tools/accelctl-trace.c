@@ -97,6 +97,7 @@ struct tev {
 	int engine;       /* index in the names, -1 for none */
 	int64_t status;   /* complete's status, fail's error */
 	uint64_t device_ns;
+	uint64_t predicted_ns; /* complete's; 0: none, or a module before ABI 1.6 */
 	uint64_t context, seqno;
 };
 
@@ -308,9 +309,13 @@ static int parse_line(struct trace *t, const char *line, unsigned long lineno,
 
 		ok = ok && en && (e->engine = engine_index(t, en, len)) >= 0;
 	}
-	if (type == TEV_COMPLETE)
+	if (type == TEV_COMPLETE) {
 		ok = ok && field_s32(rest, "status", &e->status) &&
 		     field_u64(rest, "device_ns", &e->device_ns);
+		/* Optional: a module before ABI 1.6 has no predictions. */
+		if (ok && !field_u64(rest, "predicted_ns", &e->predicted_ns))
+			e->predicted_ns = 0;
+	}
 	else if (type == TEV_FAIL)
 		ok = ok && field_s32(rest, "error", &e->status);
 	else if (field_u64(rest, "prio", &v) && v <= UINT32_MAX)
@@ -438,6 +443,8 @@ static int raw_event(struct tep_event *event, struct tep_record *rec,
 			ok = ok && raw_u64(event, rec, "status", &v);
 			e->status = (int32_t)v;
 			ok = ok && raw_u64(event, rec, "device_ns", &e->device_ns);
+			if (ok && !raw_u64(event, rec, "predicted_ns", &e->predicted_ns))
+				e->predicted_ns = 0; /* before ABI 1.6 */
 		} else if (type == TEV_FAIL) {
 			ok = ok && raw_u64(event, rec, "error", &v);
 			e->status = (int32_t)v;
@@ -611,7 +618,7 @@ struct job {
 	bool seen_submit, seen_runnable, seen_release;
 	enum job_end end;
 	int64_t status;
-	uint64_t device_ns;
+	uint64_t device_ns, predicted_ns;
 	int qtid, etid;     /* its thread (lane) in its client's and engine's process */
 	uint32_t serial;
 };
@@ -810,6 +817,7 @@ static int build(struct model *m, struct trace *t)
 				 e->type == TEV_FAIL ? END_FAIL : END_TIMEOUT;
 			j->status = e->status;
 			j->device_ns = e->device_ns;
+			j->predicted_ns = e->predicted_ns;
 			j->t_end = e->ts;
 			slot = open_slot(m, j->client, j->id, &found);
 			if (found)
@@ -1009,8 +1017,11 @@ static void job_args(struct out *o, const struct model *m, const struct trace *t
 	if (j->end == END_COMPLETE || j->end == END_FAIL)
 		fprintf(o->f, ",\"status\":%" PRId64 ",\"status_name\":\"%s\"",
 			j->status, j->status ? errname(j->status) : "0");
-	if (j->end == END_COMPLETE)
+	if (j->end == END_COMPLETE) {
 		fprintf(o->f, ",\"device_ns\":%" PRIu64, j->device_ns);
+		if (j->predicted_ns)
+			fprintf(o->f, ",\"predicted_ns\":%" PRIu64, j->predicted_ns);
+	}
 	if (!j->seen_submit)
 		fputs(",\"submitted_before_trace\":true", o->f);
 	for (int sig = 0; sig < 2; sig++) {

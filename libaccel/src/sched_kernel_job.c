@@ -290,7 +290,8 @@ void kernel_resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem
 
 /* ---- submission ------------------------------------------------------- */
 
-static struct kernel_job *kernel_job_new(struct accel_sched_job *job,
+static struct kernel_job *kernel_job_new(struct accel_sched_kernel *k,
+					 struct accel_sched_job *job,
 					 uint32_t queue)
 {
 	uint32_t nw = job->wait_count, ns = job->signal_count;
@@ -310,6 +311,17 @@ static struct kernel_job *kernel_job_new(struct accel_sched_job *job,
 		r->pts[i].point = p->value;
 	}
 	r->job = job;
+	/*
+	 * The cost model's prediction, which the module charges at release
+	 * (ABI 1.6); an older module requires the field to be zero. Rounded
+	 * up: a job predicted at all is charged at least a microsecond.
+	 */
+	if (k->info.features & ACCEL_FEATURE_JOB_PREDICTION && job->predicted_ns) {
+		uint64_t us = (job->predicted_ns + 999) / 1000;
+
+		r->kj.predicted_us = us > ACCEL_JOB_PREDICTION_MAX_US ?
+				     ACCEL_JOB_PREDICTION_MAX_US : (uint32_t)us;
+	}
 	r->kj.user_data = (uint64_t)(uintptr_t)r;
 	r->kj.waits = (uint64_t)(uintptr_t)r->pts;
 	r->kj.signals = (uint64_t)(uintptr_t)(r->pts + nw);
@@ -381,6 +393,8 @@ static void prep_submit(struct io_uring_sqe *sqe, int fd, struct kernel_job *r,
 			.user_data = r->kj.user_data, .timeout_ns = r->kj.timeout_ns,
 			.queue = r->kj.queue, .nwaits = (uint8_t)r->kj.nwaits,
 			.nsignals = (uint8_t)r->kj.nsignals,
+			.flags = r->kj.predicted_us ? ACCEL_URING_JOB_F_PREDICTED : 0,
+			.predicted_us = r->kj.predicted_us,
 		};
 
 		/* The waits, then the signals: already so in @r->pts. */
@@ -567,7 +581,7 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 
 	if (err)
 		return err;
-	r = kernel_job_new(job, q->handle);
+	r = kernel_job_new(k, job, q->handle);
 	if (!r)
 		return accel_fail(ENOMEM, "accel_queue_execute: out of memory for the kernel job");
 	atomic_init(&job->pending, 0);

@@ -249,6 +249,89 @@ out:
 END_TEST
 
 /*
+ * The sum of "<key>=" over the accel-queue lines of this process's device
+ * files' fdinfo.
+ */
+static uint64_t fdinfo_queue_sum(const char *key)
+{
+	char path[300], target[64], line[512], pat[64];
+	uint64_t total = 0;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(d);
+	snprintf(pat, sizeof(pat), " %s=", key);
+	while ((e = readdir(d))) {
+		ssize_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strcmp(target, "/dev/" ACCEL_DEVICE_NAME) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		f = fopen(path, "re");
+		ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
+		while (fgets(line, sizeof(line), f)) {
+			const char *v = strstr(line, pat);
+
+			if (strncmp(line, "accel-queue-", 12) == 0 && v)
+				total += strtoull(v + strlen(pat), NULL, 10);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return total;
+}
+
+/*
+ * The cost model's predictions reach the module (ABI 1.6): a command
+ * buffer run once is predicted from then on, and the queue's fdinfo line
+ * counts those predictions and the time their jobs took.
+ */
+START_TEST(test_predictions_reach_the_module)
+{
+	enum { N = 1 << 16 };
+	accel_buffer_t *b;
+	accel_command_buffer_t *cb;
+	accel_semaphore_t *s;
+	accel_scheduler_info_t info;
+
+	if (!kernel_setup(false))
+		return;
+	ASSERT_OK(accel_scheduler_query(sched, &info));
+	if (!(info.features & ACCEL_FEATURE_JOB_PREDICTION)) {
+		printf("SKIP: the module predates ABI 1.6 (no job predictions)\n");
+		kernel_teardown();
+		return;
+	}
+	b = buffer_new(N * 4);
+	cb = fill_cb(b, N, 7);
+	s = sem_new(0);
+	ck_assert_uint_eq(fdinfo_queue_sum("predicted_ns"), 0);
+	for (uint64_t i = 1; i <= 4; i++) {
+		POINT(sig, s, i);
+
+		ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, NULL, 0));
+		ASSERT_OK(accel_semaphore_wait(s, i, 0, WAIT_LONG));
+	}
+	/* The first run had nothing to learn from; the next three did. */
+	ck_assert_msg(fdinfo_queue_sum("predicted_ns") > 0,
+		      "no prediction reached the module");
+	ck_assert_msg(fdinfo_queue_sum("predicted_busy_ns") > 0,
+		      "the predicted jobs' engine time is not counted");
+	check_u32(map(b), N, 7, "buffer");
+	accel_semaphore_release(s);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+	kernel_teardown();
+}
+END_TEST
+
+/*
  * A batch of 8 command buffers is one job of the module: the file's
  * released jobs grow by 1, and all 8 ran.
  */
@@ -458,6 +541,7 @@ static Suite *kernel_sched_suite(void)
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_uring);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_ioctl);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_polled);
+	tcase_add_test(tc, test_predictions_reach_the_module);
 	tcase_add_test(tc, test_failure_across_queues_uring);
 	tcase_add_test(tc, test_failure_across_queues_ioctl);
 	tcase_add_test(tc, test_job_timeout);

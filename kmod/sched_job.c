@@ -54,8 +54,11 @@ static void accel_job_free(struct kref *ref)
 			dma_fence_put(job->deps[i].fence);
 		accel_syncobj_put(job->deps[i].s);
 	}
-	for (i = 0; i < job->nsignals; i++)
+	for (i = 0; i < job->nsignals; i++) {
+		/* No promise leads here once the memory is reused. */
+		accel_syncobj_forget_promiser(job->sigs[i].s, &job->ref);
 		accel_syncobj_put(job->sigs[i].s);
+	}
 	if (job->deps != job->deps_inline)
 		kfree(job->deps);
 	if (job->sigs != job->sigs_inline)
@@ -808,7 +811,7 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 	for (i = 0; i < job->nsignals; i++) {
 		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point);
 		accel_syncobj_set_promiser(job->sigs[i].s, job->afile, job->id,
-					   job->sigs[i].point);
+					   job->sigs[i].point, &job->ref);
 	}
 	ACCEL_JOB_TRACE(submit, job);
 	if (trace_job_wait_enabled())

@@ -15,7 +15,10 @@
  * runnable queues, by queue vruntime. Charging engine time advances both,
  * scaled by the queue's and the tenant's weights. The release policy,
  * accel_engine_schedule_locked(), releases what the credits allow: the
- * class first, then its tenant, then the tenant's queue. The engine's kick
+ * class first, then its tenant, then the tenant's queue; a queue that
+ * priority inheritance raised to a class (sched_inherit.c) is served
+ * ahead of that class's tenants, from the engine's per-class list of
+ * raised queues, and is still charged in its own class. The engine's kick
  * work makes the jobs of its ready list runnable (or fails them) and
  * releases, then tries the followers a release freed (pipelining, in
  * sched_job.c). Also here: the engines' sysfs (credits, in_flight and the
@@ -178,8 +181,10 @@ retry:
 		credits = clamp(accel_default_credits, 1U, (u32)ACCEL_CREDITS_MAX);
 	e->credits = credits;
 	INIT_LIST_HEAD(&e->entities);
-	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++)
+	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++) {
 		e->rq[i] = RB_ROOT_CACHED;
+		INIT_LIST_HEAD(&e->boosted[i]);
+	}
 	init_llist_head(&e->ready);
 	init_llist_head(&e->pool);
 	spin_lock_init(&e->pool_lock);
@@ -231,6 +236,7 @@ void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
 	lockdep_assert_held(&e->lock);
 	rb_erase_cached(&q->rb, &ent->rq);
 	q->on_rq = false;
+	list_del_init(&q->blink); /* nothing runnable, or destroyed */
 	if (RB_EMPTY_ROOT(&ent->rq.rb_root)) {
 		rb_erase_cached(&ent->rb, &e->rq[ent->priority]);
 		ent->on_rq = false;
@@ -256,31 +262,44 @@ void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns)
 		rb_add_cached(&ent->rb, rq, accel_entity_less);
 }
 
+/*
+ * The queue to release from next: the class first, then its tenant, then
+ * the tenant's queue. A queue raised to a class by priority inheritance
+ * (sched_inherit.c) is served ahead of that class's tenants; it stays in
+ * its own class's run queue too, and is charged there.
+ */
+static struct accel_queue *accel_engine_pick_locked(struct accel_engine *e)
+{
+	int p;
+
+	for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
+		struct rb_node *n = rb_first_cached(&e->rq[p]);
+		struct accel_entity *ent;
+		struct accel_queue *q;
+
+		if (!list_empty(&e->boosted[p]))
+			return list_first_entry(&e->boosted[p],
+						struct accel_queue, blink);
+		if (!n)
+			continue;
+		ent = rb_entry(n, struct accel_entity, rb);
+		e->min_vruntime[p] = max(e->min_vruntime[p], ent->vruntime);
+		q = rb_entry(rb_first_cached(&ent->rq), struct accel_queue, rb);
+		ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
+		return q;
+	}
+	return NULL;
+}
+
 /* Release what the credits allow. */
 void accel_engine_schedule_locked(struct accel_engine *e)
 {
+	struct accel_queue *q;
+
 	lockdep_assert_held(&e->lock);
-	while (e->in_flight < e->credits) {
-		struct accel_queue *q = NULL;
+	while (e->in_flight < e->credits && (q = accel_engine_pick_locked(e))) {
 		struct accel_sched_job *job;
-		int p;
 
-		/* The class first, then its tenant, then the tenant's queue. */
-		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
-			struct rb_node *n = rb_first_cached(&e->rq[p]);
-			struct accel_entity *ent;
-
-			if (n) {
-				ent = rb_entry(n, struct accel_entity, rb);
-				e->min_vruntime[p] = max(e->min_vruntime[p], ent->vruntime);
-				q = rb_entry(rb_first_cached(&ent->rq),
-					     struct accel_queue, rb);
-				ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
-				break;
-			}
-		}
-		if (!q)
-			break;
 		job = list_first_entry(&q->runnable, struct accel_sched_job, qlink);
 		list_del_init(&job->qlink);
 		q->nr_runnable--;
@@ -315,8 +334,10 @@ static void accel_engine_kick(struct work_struct *work)
 			accel_job_unlink(job);
 		}
 	}
-	llist_for_each_entry_safe(job, tmp, list, ready)
+	llist_for_each_entry_safe(job, tmp, list, ready) {
+		accel_job_drop_promisers(job); /* not pending any more */
 		accel_job_put(job);
+	}
 	accel_engine_follow(e);
 	accel_engine_put(e);
 }

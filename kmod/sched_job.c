@@ -54,6 +54,8 @@ static void accel_job_free(struct kref *ref)
 			dma_fence_put(job->deps[i].fence);
 		accel_syncobj_put(job->deps[i].s);
 	}
+	/* A pipelined job that timed out still holds them. */
+	accel_job_drop_promisers(job);
 	for (i = 0; i < job->nsignals; i++) {
 		/* No promise leads here once the memory is reused. */
 		accel_syncobj_forget_promiser(job->sigs[i].s, &job->ref);
@@ -195,6 +197,7 @@ static __always_inline void __accel_job_release_locked(struct accel_sched_job *j
 	struct accel_queue *q = job->queue;
 
 	lockdep_assert_held(&e->lock);
+	accel_job_unboost_locked(job);
 	job->state = ACCEL_JOB_RELEASED;
 	job->release_ns = now;
 	if (job->has_followers && !list_empty(&e->followers)) {
@@ -254,6 +257,7 @@ static __always_inline bool __accel_job_ready_locked(struct accel_sched_job *job
 		return false;
 	accel_job_unfollow_locked(job);
 	if (error) {
+		accel_job_unboost_locked(job);
 		job->state = ACCEL_JOB_DONE;
 		e->nr_failed++;
 		accel_job_answer_locked(job, error);
@@ -309,6 +313,8 @@ static __always_inline void accel_job_runnable_locked(struct accel_sched_job *jo
 		q->vruntime = max(q->vruntime, q->ent->min_vruntime);
 		accel_rq_add_locked(e, q);
 	}
+	if (job->boosted) /* inherited while pending */
+		accel_job_runnable_boost_locked(job);
 }
 
 /*
@@ -423,6 +429,7 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 		spin_unlock_irq(&e->lock);
 		return;
 	}
+	accel_job_unboost_locked(job);
 	job->state = ACCEL_JOB_DONE;
 	if (was != ACCEL_JOB_TIMEDOUT) /* counted once, as timed out */
 		e->nr_failed++;
@@ -433,6 +440,7 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 	if (was == ACCEL_JOB_PENDING || was == ACCEL_JOB_FINISHING ||
 	    job->pipelined)
 		accel_job_disarm(job);
+	accel_job_drop_promisers(job);
 	if (was == ACCEL_JOB_TIMEDOUT) /* its points failed already */
 		accel_job_unlink(job);
 	else
@@ -590,6 +598,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		job->deps[job->nwaits].fence = f;
 		job->deps[job->nwaits].s = s;
 		job->deps[job->nwaits].point = pt.point;
+		job->deps[job->nwaits].promiser = NULL;
 		job->deps[job->nwaits++].job = job;
 	}
 	ret = accel_job_id_get(afile, job);
@@ -808,6 +817,7 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 	if (guard)
 		kref_get(&job->ref);
 
+	accel_job_find_promisers(job); /* before its own promises */
 	for (i = 0; i < job->nsignals; i++) {
 		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point);
 		accel_syncobj_set_promiser(job->sigs[i].s, job->afile, job->id,
@@ -853,6 +863,7 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 						  &job->deps[i].cb);
 	if (!atomic_dec_and_test(&job->deps_left)) {
 		accel_job_try_pipeline(job);
+		accel_job_inherit(job);
 		/* A fence callback takes it from here, perhaps already. */
 		if (cmd) {
 			spin_lock_irq(&e->lock);
@@ -876,8 +887,10 @@ ready:
 	/* Only a wait can fail a job here: it has a reference then. */
 	if (failed)
 		accel_job_failed(job, atomic_read(&job->error));
-	if (guard)
+	if (guard) {
+		accel_job_drop_promisers(job); /* not pending any more */
 		accel_job_put(job);
+	}
 	return ret;
 }
 

@@ -975,11 +975,14 @@ static void accel_show_job(struct seq_file *m, struct accel_sched_job *job,
 	enum accel_job_state state;
 	u64 since = 0;
 	bool pipelined;
+	int boost = -1;
 	u32 i;
 
 	spin_lock_irq(&e->lock);
 	state = job->state;
 	pipelined = job->pipelined;
+	if (job->boosted)
+		boost = job->boost;
 	if (state == ACCEL_JOB_RUNNABLE)
 		since = job->runnable_ns;
 	else if (state == ACCEL_JOB_RELEASED || state == ACCEL_JOB_TIMEDOUT)
@@ -992,6 +995,8 @@ static void accel_show_job(struct seq_file *m, struct accel_sched_job *job,
 		   accel_job_state_names[state]);
 	if (pipelined)
 		seq_puts(m, " pipelined");
+	if (boost >= 0)
+		seq_printf(m, " boost %s", accel_priority_names[boost]);
 	if (since)
 		seq_printf(m, " for_ns %llu", now > since ? now - since : 0);
 	seq_puts(m, " waits");

@@ -448,11 +448,15 @@ static int accel_engines_show(struct seq_file *m, void *unused)
 				for (n = rb_first_cached(&ent->rq); n; n = rb_next(n)) {
 					struct accel_queue *q = rb_entry(n, struct accel_queue, rb);
 
-					seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu runnable %u in_flight %u latency_ns %llu\n",
+					seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu runnable %u in_flight %u latency_ns %llu",
 						   prio[p], q->afile->client_id, q->handle,
 						   q->weight, q->vruntime, q->busy_ns,
 						   q->nr_runnable, q->nr_in_flight,
 						   q->latency_ns);
+					if (q->nr_boosted)
+						seq_printf(m, " boosted %s %u",
+							   prio[q->boost], q->nr_boosted);
+					seq_putc(m, '\n');
 				}
 			}
 		}

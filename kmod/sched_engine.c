@@ -309,6 +309,62 @@ void accel_engine_schedule_locked(struct accel_engine *e)
 	}
 }
 
+/* Queue @e's kick, which holds an engine reference while queued. */
+static void accel_engine_queue_kick(struct accel_engine *e)
+{
+	kref_get(&e->ref);
+	if (!queue_work(accel_wq, &e->kick))
+		refcount_dec(&e->ref.refcount); /* never the last: the caller has one */
+}
+
+/**
+ * accel_engine_ready_now() - make the jobs on @e's ready list runnable, and
+ * release, now rather than in the kick.
+ * @e: the engine; the caller holds a reference.
+ *
+ * For a COMPLETE whose points were just reached: the fence callbacks of
+ * the jobs that waited on them put those jobs on the ready list and queue
+ * the kick, which may run much later (a workqueue's wake-up), after the
+ * credit the COMPLETE freed went to a job that was runnable before. Here
+ * they become runnable first, and the credit goes to the best by the
+ * policy. Jobs that fail or finish (a failed wait, a pipelined job
+ * completed before its waits) go back to the ready list for the kick,
+ * which finishes them: their files wait for the kick, not for this.
+ *
+ * Context: process context, no lock held; takes the engine lock.
+ */
+void accel_engine_ready_now(struct accel_engine *e)
+{
+	struct llist_node *list, *keep = NULL, *back = NULL, *back_last = NULL;
+	struct accel_sched_job *job, *tmp;
+
+	list = llist_reverse_order(llist_del_all(&e->ready));
+	spin_lock_irq(&e->lock);
+	llist_for_each_entry_safe(job, tmp, list, ready) {
+		if (job->state == ACCEL_JOB_FINISHING ||
+		    (job->state == ACCEL_JOB_PENDING && atomic_read(&job->error))) {
+			job->ready.next = back;
+			back = &job->ready;
+			if (!back_last)
+				back_last = back;
+			continue;
+		}
+		accel_job_ready_locked(job); /* runnable, or nothing to do */
+		job->ready.next = keep;
+		keep = &job->ready;
+	}
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+	if (back) {
+		llist_add_batch(back, back_last, &e->ready);
+		accel_engine_queue_kick(e);
+	}
+	llist_for_each_entry_safe(job, tmp, keep, ready) {
+		accel_job_drop_promisers(job); /* not pending any more */
+		accel_job_put(job);
+	}
+}
+
 static void accel_engine_kick(struct work_struct *work)
 {
 	struct accel_engine *e = container_of(work, struct accel_engine, kick);

@@ -230,6 +230,7 @@ void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q);
 void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns);
 void accel_engine_follow(struct accel_engine *e);
 void accel_engine_schedule_locked(struct accel_engine *e);
+void accel_engine_ready_now(struct accel_engine *e);
 void accel_engine_debugfs_init(struct dentry *dir);
 
 /* sched_job.c */

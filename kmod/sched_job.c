@@ -961,6 +961,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	struct accel_sched_job *job;
 	struct accel_engine *e;
 	struct accel_queue *q;
+	bool reach;
 	u64 dt;
 
 	if (args->status && !accel_user_errno_ok(args->status))
@@ -1017,7 +1018,15 @@ int accel_job_do_complete(struct accel_file *afile,
 	e->busy_ns += dt;
 	accel_queue_charge_locked(q, (s64)dt - (s64)job->charged);
 	accel_timeout_del_locked(e, job);
-	accel_engine_schedule_locked(e);
+	/*
+	 * A job that reaches points may make jobs runnable, a HIGH waiter
+	 * of a boosted LOW producer say: the credit it frees goes to the
+	 * best of those and the rest, so it is given once its points are
+	 * reached (below), not to whatever was runnable before.
+	 */
+	reach = job->state == ACCEL_JOB_DONE && job->nsignals;
+	if (!reach)
+		accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
 	/* The job is the caller's file's, and so is the tenant. */
 	this_cpu_add(afile->tenant->stats->busy_ns, dt);
@@ -1029,6 +1038,9 @@ int accel_job_do_complete(struct accel_file *afile,
 		accel_job_signal(job, atomic_read(&job->error) ?: args->status);
 		accel_job_unlink(job);
 	}
+	/* What the points made ready on this engine competes for the credit. */
+	if (reach)
+		accel_engine_ready_now(e);
 	accel_job_put(job);
 	return 0;
 }

@@ -1564,6 +1564,48 @@ TEST_F(sched, no_pipelining_across_engines_or_before_release)
 }
 
 /*
+ * A COMPLETE that reaches a point gives the credit it frees to the best of
+ * what is runnable once the point is reached: a HIGH job waiting on that
+ * point goes before a LOW flood that was runnable already (its wait is
+ * reached inside the COMPLETE, not later in the engine's kick).
+ */
+TEST_F(sched, complete_gives_its_credit_to_what_it_made_runnable)
+{
+	int fd = accel_test_open(), fd2 = accel_test_open(), sfd, p;
+	const char *e = engine_name("cready");
+	struct accel_job_event ev;
+	uint32_t lq, hq, q2, x, x2;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fd2, 0);
+	lq = queue_new(_metadata, fd, e, ACCEL_PRIORITY_LOW, 1, 1);
+	hq = queue_new(_metadata, fd, e, ACCEL_PRIORITY_HIGH, 1, 0);
+	/* The producer in another file: its consumer is not pipelined. */
+	q2 = queue_new(_metadata, fd2, e, ACCEL_PRIORITY_NORMAL, 1, 0);
+	x = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, so_export(fd, x, &sfd));
+	ASSERT_EQ(0, so_import(fd2, sfd, &x2));
+	close(sfd);
+	p = submit(fd2, q2, NOPTS, PTS(P(x2, 1)), 'p', 0);
+	ASSERT_GT(p, 0);
+	ASSERT_EQ('p', next_release(_metadata, fd2, 1000).user_data);
+	for (int i = 0; i < 4; i++)
+		ASSERT_GT(submit(fd, lq, NOPTS, NOPTS, 100 + i, 0), 0);
+	ASSERT_GT(submit(fd, hq, PTS(P(x, 1)), NOPTS, 'h', 0), 0);
+	ASSERT_EQ(0, complete(fd2, p, 0, 1000));
+	ev = next_release(_metadata, fd, 1000);
+	ASSERT_EQ('h', ev.user_data);
+	ASSERT_EQ(0, complete(fd, ev.id, 0, 1000));
+	for (int i = 0; i < 4; i++) {
+		ev = next_release(_metadata, fd, 1000);
+		ASSERT_EQ(100 + i, ev.user_data);
+		ASSERT_EQ(0, complete(fd, ev.id, 0, 1000));
+	}
+	close(fd2);
+	close(fd);
+}
+
+/*
  * Priority inheritance along sync points. The stage: a one-credit engine
  * held by a blocker job; a LOW flood of FLOOD jobs queued behind it; LOW
  * producer queues each handicapped by a second of engine time already
@@ -1826,13 +1868,12 @@ TEST_F(sched, inherit_chain_of_three)
 
 /*
  * Across processes: the producer is another process's job, on a syncobj
- * it imported; the consumer's boost releases it before the flood. The
- * consumer becomes runnable when the producer completes, after the
- * COMPLETE gave the credit to the flood's first job.
+ * it imported; the consumer's boost releases it before the flood, and the
+ * producer's COMPLETE gives its credit to the consumer it made runnable.
  */
 TEST_F(sched, inherit_across_processes)
 {
-	int sv[2], sfd, status, h;
+	int sv[2], sfd, status;
 	struct inv v;
 	uint32_t x;
 	pid_t pid;
@@ -1900,14 +1941,12 @@ TEST_F(sched, inherit_across_processes)
 	ASSERT_EQ(1, write(sv[0], "b", 1));
 	ASSERT_EQ(1, read(sv[0], &c, 1));
 	ASSERT_EQ('r', c);
-	h = submit(v.fd, v.hq, PTS(P(x, 1)), NOPTS, 'h', 0);
-	ASSERT_GT(h, 0);
+	ASSERT_GT(submit(v.fd, v.hq, PTS(P(x, 1)), NOPTS, 'h', 0), 0);
 	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
 	ASSERT_EQ(1, read(sv[0], &c, 1));
 	ASSERT_EQ('p', c); /* the producer, released first, completed */
-	inv_next_then(_metadata, v.fd, 100, v.engine, h);
 	inv_next(_metadata, v.fd, 'h');
-	inv_flood(_metadata, &v, 1);
+	inv_flood(_metadata, &v, 0);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	close(v.fd);

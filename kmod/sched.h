@@ -57,7 +57,7 @@ struct io_uring_cmd;
  *            (@nr_followers of them; @follow_retry: the kick tries them).
  * @boosted:  per priority class, the queues that a runnable job raised to
  *            it by priority inheritance, in the order they were raised;
- *            served before the class's tenants (see sched_inherit.c).
+ *            served after the class's own queues (see sched_inherit.c).
  *
  * The counters run from the engine's creation; sysfs reads them without
  * the lock.

@@ -16,9 +16,9 @@
  * scaled by the queue's and the tenant's weights. The release policy,
  * accel_engine_schedule_locked(), releases what the credits allow: the
  * class first, then its tenant, then the tenant's queue; a queue that
- * priority inheritance raised to a class (sched_inherit.c) is served
- * ahead of that class's tenants, from the engine's per-class list of
- * raised queues, and is still charged in its own class. The engine's kick
+ * priority inheritance raised to a class (sched_inherit.c) is served in
+ * that class after the class's own queues, from the engine's per-class
+ * list of raised queues, and is still charged in its own class. The engine's kick
  * work makes the jobs of its ready list runnable (or fails them) and
  * releases, then tries the followers a release freed (pipelining, in
  * sched_job.c). Also here: the engines' sysfs (credits, in_flight and the
@@ -265,8 +265,10 @@ void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns)
 /*
  * The queue to release from next: the class first, then its tenant, then
  * the tenant's queue. A queue raised to a class by priority inheritance
- * (sched_inherit.c) is served ahead of that class's tenants; it stays in
- * its own class's run queue too, and is charged there.
+ * (sched_inherit.c) is served in that class after its own queues, as a
+ * boosted task queues behind the tasks already runnable at its new
+ * priority; it stays in its own class's run queue too, and is charged
+ * there.
  */
 static struct accel_queue *accel_engine_pick_locked(struct accel_engine *e)
 {
@@ -277,7 +279,7 @@ static struct accel_queue *accel_engine_pick_locked(struct accel_engine *e)
 		struct accel_entity *ent;
 		struct accel_queue *q;
 
-		if (!list_empty(&e->boosted[p]))
+		if (!n && !list_empty(&e->boosted[p]))
 			return list_first_entry(&e->boosted[p],
 						struct accel_queue, blink);
 		if (!n)

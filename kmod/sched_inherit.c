@@ -14,11 +14,14 @@
  * the point too; a syncobj remembers only its latest promise). A promiser
  * of a lower class that is not yet released is boosted to C:
  *
- * - a *runnable* promiser raises its queue to C: the queue is served ahead
- *   of class C's tenants (from the engine's &accel_engine.boosted[C], in
- *   the order queues were raised) until the boosted job is released. The
- *   queue's runnable jobs ahead of it go first, as submission order on a
- *   queue is kept (like the critical section of a boosted lock holder);
+ * - a *runnable* promiser raises its queue to C: the queue is served in
+ *   class C, after C's own runnable queues and before every lower class
+ *   (from the engine's &accel_engine.boosted[C], in the order queues were
+ *   raised), until the boosted job is released, as a task boosted by an
+ *   rt_mutex queues behind the tasks already runnable at its new priority:
+ *   work that is of class C is never delayed by a boost. The queue's
+ *   runnable jobs ahead of it go first, as submission order on a queue is
+ *   kept (like the critical section of a boosted lock holder);
  * - a *pending* promiser keeps the boost for when it becomes runnable, and
  *   passes it on to its own promisers, transitively.
  *

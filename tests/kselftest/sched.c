@@ -1832,6 +1832,32 @@ TEST_F(sched, inherit_boost_ends_at_release)
 }
 
 /*
+ * A boost never delays work that is of the raised class: an independent
+ * HIGH job, runnable, goes before the boosted producer, which goes before
+ * the flood.
+ */
+TEST_F(sched, inherit_boost_behind_the_class_own_jobs)
+{
+	struct inv v;
+	uint32_t x;
+	int h;
+
+	inv_setup(_metadata, &v, "piown");
+	x = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+	h = submit(v.fd, v.hq, PTS(P(x, 1)), NOPTS, 'h', 0);
+	ASSERT_GT(h, 0);
+	ASSERT_GT(submit(v.fd, v.hq, NOPTS, NOPTS, 'i', 0), 0);
+	ASSERT_DBG(1, v.engine, false, "boosted high 1\n");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_next(_metadata, v.fd, 'i');
+	inv_next_then(_metadata, v.fd, 'p', v.engine, h);
+	inv_next(_metadata, v.fd, 'h');
+	inv_flood(_metadata, &v, 0);
+	close(v.fd);
+}
+
+/*
  * Transitively: the consumer waits on p1, pending on p2, pending on p3,
  * runnable behind the flood (three producer queues). All three are
  * boosted and released in chain order before the flood (each pipelined

@@ -839,7 +839,7 @@ static void inv_handicap(int fd, uint32_t q)
 int bench_inversion(const struct opts *o)
 {
 	int fd = open_dev("inversion"), pfd = open_dev("inversion"), first = 1;
-	int n = 100, inherit = inv_inheritance(), ahead[2] = { 0, 0 };
+	int n = 1000, inherit = inv_inheritance(), ahead[2] = { 0, 0 };
 	double *direct = calloc(o->rounds, sizeof(double));
 	double *dep = calloc(o->rounds, sizeof(double));
 	double *direct50 = calloc(o->rounds, sizeof(double));

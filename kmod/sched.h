@@ -55,6 +55,8 @@ struct io_uring_cmd;
  *            runnable to released (see accel_job_release_locked()).
  * @followers: pending jobs to pipeline once their promisers are released
  *            (@nr_followers of them; @follow_retry: the kick tries them).
+ * @completing: COMPLETEs between reaching their points and making what
+ *            that readied runnable (accel_engine_ready_now()).
  * @boosted:  per priority class, the queues that a runnable job raised to
  *            it by priority inheritance, in the order they were raised;
  *            served after the class's own queues (see sched_inherit.c).
@@ -89,6 +91,7 @@ struct accel_engine {
 	struct list_head followers;
 	u32 nr_followers;
 	bool follow_retry;
+	atomic_t completing;
 	struct list_head boosted[3];
 };
 

@@ -333,6 +333,11 @@ static void accel_engine_queue_kick(struct accel_engine *e)
  * completed before its waits) go back to the ready list for the kick,
  * which finishes them: their files wait for the kick, not for this.
  *
+ * The COMPLETE counted itself in &accel_engine.completing before reaching
+ * its points, so that the fence callbacks of its waiters queue no kick
+ * (a wake-up for nothing, once this has taken their jobs); this ends that
+ * count, and queues the kick for what a callback added meanwhile.
+ *
  * Context: process context, no lock held; takes the engine lock.
  */
 void accel_engine_ready_now(struct accel_engine *e)
@@ -357,10 +362,14 @@ void accel_engine_ready_now(struct accel_engine *e)
 	}
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
-	if (back) {
+	if (back)
 		llist_add_batch(back, back_last, &e->ready);
+	/* Pairs with the fully ordered add of accel_job_dep_cb(). */
+	smp_mb__before_atomic();
+	atomic_dec(&e->completing);
+	smp_mb__after_atomic();
+	if (!llist_empty(&e->ready))
 		accel_engine_queue_kick(e);
-	}
 	llist_for_each_entry_safe(job, tmp, keep, ready) {
 		accel_job_drop_promisers(job); /* not pending any more */
 		accel_job_put(job);

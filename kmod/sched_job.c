@@ -375,6 +375,13 @@ static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 
 		kref_get(&job->ref);
 		llist_add(&job->ready, &e->ready);
+		/*
+		 * A COMPLETE in progress makes it runnable itself; it looks
+		 * at the list again once it is done (accel_engine_ready_now():
+		 * the add and its decrement are both fully ordered).
+		 */
+		if (atomic_read(&e->completing))
+			return;
 		/* A queued kick holds the engine: it may run after the jobs go. */
 		kref_get(&e->ref);
 		if (!queue_work(accel_wq, &e->kick))
@@ -1027,6 +1034,8 @@ int accel_job_do_complete(struct accel_file *afile,
 	reach = job->state == ACCEL_JOB_DONE && job->nsignals;
 	if (!reach)
 		accel_engine_schedule_locked(e);
+	else
+		atomic_inc(&e->completing); /* until accel_engine_ready_now() */
 	spin_unlock_irq(&e->lock);
 	/* The job is the caller's file's, and so is the tenant. */
 	this_cpu_add(afile->tenant->stats->busy_ns, dt);

@@ -46,7 +46,10 @@
  * executor reports, so that several credits do not all go to one queue.
  * Only points order jobs: a queue's jobs become runnable in any order and a
  * blocked job never holds back a later independent one, while the runnable
- * jobs of a queue are released in submission order.
+ * jobs of a queue are released in submission order. *Priority inheritance*
+ * (sched_inherit.c): a job waiting on a point that an unreleased job of a
+ * lower class promised raises that job, and transitively the unreleased
+ * jobs it waits on, to its class until its release.
  *
  * **Statistics.** Engine time (the device time a COMPLETE reports, else the
  * time since the release), releases, and *latency*, the time from runnable
@@ -73,9 +76,10 @@
  * and io_uring commands, a file's scheduler state from open to release,
  * fdinfo, the sysfs root and the module's init and exit. The rest is split
  * by concern, as the DRM scheduler's is: sched_engine.c (engines, their run
- * queues and the release policy), sched_job.c (a job's life),
- * sched_timeout.c (the released jobs' timeouts) and sched_tenant.c
- * (tenants); sched_internal.h is what they share. Each opens with its own
+ * queues and the release policy), sched_inherit.c (priority inheritance),
+ * sched_job.c (a job's life), sched_timeout.c (the released jobs'
+ * timeouts) and sched_tenant.c (tenants); sched_internal.h is what they
+ * share. Each opens with its own
  * DOC block, which names its locking.
  */
 #include <linux/capability.h>
@@ -260,6 +264,7 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	q->weight = args->weight;
 	INIT_LIST_HEAD(&q->runnable);
 	RB_CLEAR_NODE(&q->rb);
+	INIT_LIST_HEAD(&q->blink);
 	mutex_lock(&afile->sched_mutex);
 	q->fstat = accel_file_engine_get(afile, e);
 	mutex_unlock(&afile->sched_mutex);
@@ -979,11 +984,14 @@ static void accel_show_job(struct seq_file *m, struct accel_sched_job *job,
 	enum accel_job_state state;
 	u64 since = 0;
 	bool pipelined;
+	int boost = -1;
 	u32 i;
 
 	spin_lock_irq(&e->lock);
 	state = job->state;
 	pipelined = job->pipelined;
+	if (job->boosted)
+		boost = job->boost;
 	if (state == ACCEL_JOB_RUNNABLE)
 		since = job->runnable_ns;
 	else if (state == ACCEL_JOB_RELEASED || state == ACCEL_JOB_TIMEDOUT)
@@ -996,6 +1004,8 @@ static void accel_show_job(struct seq_file *m, struct accel_sched_job *job,
 		   accel_job_state_names[state]);
 	if (pipelined)
 		seq_puts(m, " pipelined");
+	if (boost >= 0)
+		seq_printf(m, " boost %s", accel_priority_names[boost]);
 	if (since)
 		seq_printf(m, " for_ns %llu", now > since ? now - since : 0);
 	seq_puts(m, " waits");

@@ -55,6 +55,11 @@ struct io_uring_cmd;
  *            runnable to released (see accel_job_release_locked()).
  * @followers: pending jobs to pipeline once their promisers are released
  *            (@nr_followers of them; @follow_retry: the kick tries them).
+ * @completing: COMPLETEs between reaching their points and making what
+ *            that readied runnable (accel_engine_ready_now()).
+ * @boosted:  per priority class, the queues that a runnable job raised to
+ *            it by priority inheritance, in the order they were raised;
+ *            served after the class's own queues (see sched_inherit.c).
  *
  * The counters run from the engine's creation; sysfs reads them without
  * the lock.
@@ -86,6 +91,8 @@ struct accel_engine {
 	struct list_head followers;
 	u32 nr_followers;
 	bool follow_retry;
+	atomic_t completing;
+	struct list_head boosted[3];
 };
 
 /**
@@ -205,6 +212,12 @@ struct accel_file_engine {
  * @dead:     destroyed: no new jobs.
  * @answer_seq: the next number of a release answered through io_uring
  *            (engine lock).
+ * @blink:    in its engine's &accel_engine.boosted[@boost] while one of its
+ *            runnable jobs is boosted and it is on its run queue (engine
+ *            lock).
+ * @boost:    the best class its boosted runnable jobs inherited (engine
+ *            lock; meaningful while @nr_boosted).
+ * @nr_boosted: its runnable jobs that are boosted (engine lock).
  */
 struct accel_queue {
 	struct accel_file *afile;
@@ -228,6 +241,9 @@ struct accel_queue {
 	u64 latency_ns;
 	bool dead;
 	u32 answer_seq;
+	struct list_head blink;
+	u32 boost;
+	u32 nr_boosted;
 };
 
 int accel_sched_file_tenant(struct accel_file *afile);

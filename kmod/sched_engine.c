@@ -15,7 +15,10 @@
  * runnable queues, by queue vruntime. Charging engine time advances both,
  * scaled by the queue's and the tenant's weights. The release policy,
  * accel_engine_schedule_locked(), releases what the credits allow: the
- * class first, then its tenant, then the tenant's queue. The engine's kick
+ * class first, then its tenant, then the tenant's queue; a queue that
+ * priority inheritance raised to a class (sched_inherit.c) is served in
+ * that class after the class's own queues, from the engine's per-class
+ * list of raised queues, and is still charged in its own class. The engine's kick
  * work makes the jobs of its ready list runnable (or fails them) and
  * releases, then tries the followers a release freed (pipelining, in
  * sched_job.c). Also here: the engines' sysfs (credits, in_flight and the
@@ -178,8 +181,10 @@ retry:
 		credits = clamp(accel_default_credits, 1U, (u32)ACCEL_CREDITS_MAX);
 	e->credits = credits;
 	INIT_LIST_HEAD(&e->entities);
-	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++)
+	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++) {
 		e->rq[i] = RB_ROOT_CACHED;
+		INIT_LIST_HEAD(&e->boosted[i]);
+	}
 	init_llist_head(&e->ready);
 	init_llist_head(&e->pool);
 	spin_lock_init(&e->pool_lock);
@@ -231,6 +236,7 @@ void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
 	lockdep_assert_held(&e->lock);
 	rb_erase_cached(&q->rb, &ent->rq);
 	q->on_rq = false;
+	list_del_init(&q->blink); /* nothing runnable, or destroyed */
 	if (RB_EMPTY_ROOT(&ent->rq.rb_root)) {
 		rb_erase_cached(&ent->rb, &e->rq[ent->priority]);
 		ent->on_rq = false;
@@ -256,37 +262,117 @@ void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns)
 		rb_add_cached(&ent->rb, rq, accel_entity_less);
 }
 
+/*
+ * The queue to release from next: the class first, then its tenant, then
+ * the tenant's queue. A queue raised to a class by priority inheritance
+ * (sched_inherit.c) is served in that class after its own queues, as a
+ * boosted task queues behind the tasks already runnable at its new
+ * priority; it stays in its own class's run queue too, and is charged
+ * there.
+ */
+static struct accel_queue *accel_engine_pick_locked(struct accel_engine *e)
+{
+	int p;
+
+	for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
+		struct rb_node *n = rb_first_cached(&e->rq[p]);
+		struct accel_entity *ent;
+		struct accel_queue *q;
+
+		if (!n && !list_empty(&e->boosted[p]))
+			return list_first_entry(&e->boosted[p],
+						struct accel_queue, blink);
+		if (!n)
+			continue;
+		ent = rb_entry(n, struct accel_entity, rb);
+		e->min_vruntime[p] = max(e->min_vruntime[p], ent->vruntime);
+		q = rb_entry(rb_first_cached(&ent->rq), struct accel_queue, rb);
+		ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
+		return q;
+	}
+	return NULL;
+}
+
 /* Release what the credits allow. */
 void accel_engine_schedule_locked(struct accel_engine *e)
 {
+	struct accel_queue *q;
+
 	lockdep_assert_held(&e->lock);
-	while (e->in_flight < e->credits) {
-		struct accel_queue *q = NULL;
+	while (e->in_flight < e->credits && (q = accel_engine_pick_locked(e))) {
 		struct accel_sched_job *job;
-		int p;
 
-		/* The class first, then its tenant, then the tenant's queue. */
-		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
-			struct rb_node *n = rb_first_cached(&e->rq[p]);
-			struct accel_entity *ent;
-
-			if (n) {
-				ent = rb_entry(n, struct accel_entity, rb);
-				e->min_vruntime[p] = max(e->min_vruntime[p], ent->vruntime);
-				q = rb_entry(rb_first_cached(&ent->rq),
-					     struct accel_queue, rb);
-				ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
-				break;
-			}
-		}
-		if (!q)
-			break;
 		job = list_first_entry(&q->runnable, struct accel_sched_job, qlink);
 		list_del_init(&job->qlink);
 		q->nr_runnable--;
 		if (list_empty(&q->runnable))
 			accel_rq_del_locked(e, q);
 		accel_job_release_locked(job, ktime_get_ns());
+	}
+}
+
+/* Queue @e's kick, which holds an engine reference while queued. */
+static void accel_engine_queue_kick(struct accel_engine *e)
+{
+	kref_get(&e->ref);
+	if (!queue_work(accel_wq, &e->kick))
+		refcount_dec(&e->ref.refcount); /* never the last: the caller has one */
+}
+
+/**
+ * accel_engine_ready_now() - make the jobs on @e's ready list runnable, and
+ * release, now rather than in the kick.
+ * @e: the engine; the caller holds a reference.
+ *
+ * For a COMPLETE whose points were just reached: the fence callbacks of
+ * the jobs that waited on them put those jobs on the ready list and queue
+ * the kick, which may run much later (a workqueue's wake-up), after the
+ * credit the COMPLETE freed went to a job that was runnable before. Here
+ * they become runnable first, and the credit goes to the best by the
+ * policy. Jobs that fail or finish (a failed wait, a pipelined job
+ * completed before its waits) go back to the ready list for the kick,
+ * which finishes them: their files wait for the kick, not for this.
+ *
+ * The COMPLETE counted itself in &accel_engine.completing before reaching
+ * its points, so that the fence callbacks of its waiters queue no kick
+ * (a wake-up for nothing, once this has taken their jobs); this ends that
+ * count, and queues the kick for what a callback added meanwhile.
+ *
+ * Context: process context, no lock held; takes the engine lock.
+ */
+void accel_engine_ready_now(struct accel_engine *e)
+{
+	struct llist_node *list, *keep = NULL, *back = NULL, *back_last = NULL;
+	struct accel_sched_job *job, *tmp;
+
+	list = llist_reverse_order(llist_del_all(&e->ready));
+	spin_lock_irq(&e->lock);
+	llist_for_each_entry_safe(job, tmp, list, ready) {
+		if (job->state == ACCEL_JOB_FINISHING ||
+		    (job->state == ACCEL_JOB_PENDING && atomic_read(&job->error))) {
+			job->ready.next = back;
+			back = &job->ready;
+			if (!back_last)
+				back_last = back;
+			continue;
+		}
+		accel_job_ready_locked(job); /* runnable, or nothing to do */
+		job->ready.next = keep;
+		keep = &job->ready;
+	}
+	accel_engine_schedule_locked(e);
+	spin_unlock_irq(&e->lock);
+	if (back)
+		llist_add_batch(back, back_last, &e->ready);
+	/* Pairs with the fully ordered add of accel_job_dep_cb(). */
+	smp_mb__before_atomic();
+	atomic_dec(&e->completing);
+	smp_mb__after_atomic();
+	if (!llist_empty(&e->ready))
+		accel_engine_queue_kick(e);
+	llist_for_each_entry_safe(job, tmp, keep, ready) {
+		accel_job_drop_promisers(job); /* not pending any more */
+		accel_job_put(job);
 	}
 }
 
@@ -315,8 +401,10 @@ static void accel_engine_kick(struct work_struct *work)
 			accel_job_unlink(job);
 		}
 	}
-	llist_for_each_entry_safe(job, tmp, list, ready)
+	llist_for_each_entry_safe(job, tmp, list, ready) {
+		accel_job_drop_promisers(job); /* not pending any more */
 		accel_job_put(job);
+	}
 	accel_engine_follow(e);
 	accel_engine_put(e);
 }
@@ -427,11 +515,15 @@ static int accel_engines_show(struct seq_file *m, void *unused)
 				for (n = rb_first_cached(&ent->rq); n; n = rb_next(n)) {
 					struct accel_queue *q = rb_entry(n, struct accel_queue, rb);
 
-					seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu runnable %u in_flight %u latency_ns %llu\n",
+					seq_printf(m, "  runnable %s client %llu queue %u weight %u vruntime %llu busy_ns %llu runnable %u in_flight %u latency_ns %llu",
 						   prio[p], q->afile->client_id, q->handle,
 						   q->weight, q->vruntime, q->busy_ns,
 						   q->nr_runnable, q->nr_in_flight,
 						   q->latency_ns);
+					if (q->nr_boosted)
+						seq_printf(m, " boosted %s %u",
+							   prio[q->boost], q->nr_boosted);
+					seq_putc(m, '\n');
 				}
 			}
 		}

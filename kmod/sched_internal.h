@@ -43,6 +43,12 @@ struct accel_job_dep {
 	struct dma_fence *fence;
 	struct accel_sched_job *job;
 	struct accel_syncobj *s;  /* until armed: for pipelining */
+	/*
+	 * The job that promised the point when this one was armed, with a
+	 * reference, while this one is pending (priority inheritance, see
+	 * sched_inherit.c): read under the engine lock of this one.
+	 */
+	struct accel_sched_job *promiser;
 	u64 point;
 };
 
@@ -67,6 +73,10 @@ struct accel_event_node {
  * @id:         its id in the file (for COMPLETE and events).
  * @qhandle:    its queue's handle (for traces; the queue may go first).
  * @priority:   its queue's class.
+ * @boost:      the class it inherited from a waiter, while @boosted (engine
+ *              lock; see sched_inherit.c).
+ * @boosted:    it is released as of class @boost until its release.
+ * @qboost:     runnable and counted in its queue's &accel_queue.nr_boosted.
  * @seq:        submission order in the file.
  * @user_data:  the executor's tag.
  * @timeout_ns: how long it may stay released.
@@ -116,6 +126,9 @@ struct accel_sched_job {
 	u32 id;
 	u32 qhandle;
 	u32 priority;
+	u32 boost;
+	bool boosted;
+	bool qboost;
 	u64 seq;
 	u64 user_data;
 	u64 timeout_ns;
@@ -218,6 +231,7 @@ void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q);
 void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns);
 void accel_engine_follow(struct accel_engine *e);
 void accel_engine_schedule_locked(struct accel_engine *e);
+void accel_engine_ready_now(struct accel_engine *e);
 void accel_engine_debugfs_init(struct dentry *dir);
 
 /* sched_job.c */
@@ -278,6 +292,15 @@ void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline);
 void accel_timeout_del_locked(struct accel_engine *e,
 			      struct accel_sched_job *job);
 void accel_engine_timeout(struct work_struct *work);
+
+/* sched_inherit.c */
+extern bool accel_inherit;
+
+void accel_job_find_promisers(struct accel_sched_job *job);
+void accel_job_drop_promisers(struct accel_sched_job *job);
+void accel_job_inherit(struct accel_sched_job *job);
+void accel_job_runnable_boost_locked(struct accel_sched_job *job);
+void accel_job_unboost_locked(struct accel_sched_job *job);
 
 /* sched_tenant.c */
 extern struct mutex accel_tenants_lock;

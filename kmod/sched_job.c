@@ -54,8 +54,13 @@ static void accel_job_free(struct kref *ref)
 			dma_fence_put(job->deps[i].fence);
 		accel_syncobj_put(job->deps[i].s);
 	}
-	for (i = 0; i < job->nsignals; i++)
+	/* A pipelined job that timed out still holds them. */
+	accel_job_drop_promisers(job);
+	for (i = 0; i < job->nsignals; i++) {
+		/* No promise leads here once the memory is reused. */
+		accel_syncobj_forget_promiser(job->sigs[i].s, &job->ref);
 		accel_syncobj_put(job->sigs[i].s);
+	}
 	if (job->deps != job->deps_inline)
 		kfree(job->deps);
 	if (job->sigs != job->sigs_inline)
@@ -192,6 +197,7 @@ static __always_inline void __accel_job_release_locked(struct accel_sched_job *j
 	struct accel_queue *q = job->queue;
 
 	lockdep_assert_held(&e->lock);
+	accel_job_unboost_locked(job);
 	job->state = ACCEL_JOB_RELEASED;
 	job->release_ns = now;
 	if (job->has_followers && !list_empty(&e->followers)) {
@@ -254,6 +260,7 @@ static __always_inline bool __accel_job_ready_locked(struct accel_sched_job *job
 		return false;
 	accel_job_unfollow_locked(job);
 	if (error) {
+		accel_job_unboost_locked(job);
 		job->state = ACCEL_JOB_DONE;
 		e->nr_failed++;
 		accel_job_answer_locked(job, error);
@@ -309,6 +316,8 @@ static __always_inline void accel_job_runnable_locked(struct accel_sched_job *jo
 		q->vruntime = max(q->vruntime, q->ent->min_vruntime);
 		accel_rq_add_locked(e, q);
 	}
+	if (job->boosted) /* inherited while pending */
+		accel_job_runnable_boost_locked(job);
 }
 
 /*
@@ -369,6 +378,13 @@ static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 
 		kref_get(&job->ref);
 		llist_add(&job->ready, &e->ready);
+		/*
+		 * A COMPLETE in progress makes it runnable itself; it looks
+		 * at the list again once it is done (accel_engine_ready_now():
+		 * the add and its decrement are both fully ordered).
+		 */
+		if (atomic_read(&e->completing))
+			return;
 		/* A queued kick holds the engine: it may run after the jobs go. */
 		kref_get(&e->ref);
 		if (!queue_work(accel_wq, &e->kick))
@@ -423,6 +439,7 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 		spin_unlock_irq(&e->lock);
 		return;
 	}
+	accel_job_unboost_locked(job);
 	job->state = ACCEL_JOB_DONE;
 	if (was != ACCEL_JOB_TIMEDOUT) /* counted once, as timed out */
 		e->nr_failed++;
@@ -433,6 +450,7 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 	if (was == ACCEL_JOB_PENDING || was == ACCEL_JOB_FINISHING ||
 	    job->pipelined)
 		accel_job_disarm(job);
+	accel_job_drop_promisers(job);
 	if (was == ACCEL_JOB_TIMEDOUT) /* its points failed already */
 		accel_job_unlink(job);
 	else
@@ -593,6 +611,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		job->deps[job->nwaits].fence = f;
 		job->deps[job->nwaits].s = s;
 		job->deps[job->nwaits].point = pt.point;
+		job->deps[job->nwaits].promiser = NULL;
 		job->deps[job->nwaits++].job = job;
 	}
 	ret = accel_job_id_get(afile, job);
@@ -811,10 +830,11 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 	if (guard)
 		kref_get(&job->ref);
 
+	accel_job_find_promisers(job); /* before its own promises */
 	for (i = 0; i < job->nsignals; i++) {
 		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point);
 		accel_syncobj_set_promiser(job->sigs[i].s, job->afile, job->id,
-					   job->sigs[i].point);
+					   job->sigs[i].point, &job->ref);
 	}
 	ACCEL_JOB_TRACE(submit, job);
 	if (trace_job_wait_enabled())
@@ -856,6 +876,7 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 						  &job->deps[i].cb);
 	if (!atomic_dec_and_test(&job->deps_left)) {
 		accel_job_try_pipeline(job);
+		accel_job_inherit(job);
 		/* A fence callback takes it from here, perhaps already. */
 		if (cmd) {
 			spin_lock_irq(&e->lock);
@@ -879,8 +900,10 @@ ready:
 	/* Only a wait can fail a job here: it has a reference then. */
 	if (failed)
 		accel_job_failed(job, atomic_read(&job->error));
-	if (guard)
+	if (guard) {
+		accel_job_drop_promisers(job); /* not pending any more */
 		accel_job_put(job);
+	}
 	return ret;
 }
 
@@ -951,6 +974,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	struct accel_sched_job *job;
 	struct accel_engine *e;
 	struct accel_queue *q;
+	bool reach;
 	u64 dt;
 
 	if (args->status && !accel_user_errno_ok(args->status))
@@ -1011,7 +1035,17 @@ int accel_job_do_complete(struct accel_file *afile,
 	e->busy_ns += dt;
 	accel_queue_charge_locked(q, (s64)dt - (s64)job->charged);
 	accel_timeout_del_locked(e, job);
-	accel_engine_schedule_locked(e);
+	/*
+	 * A job that reaches points may make jobs runnable, a HIGH waiter
+	 * of a boosted LOW producer say: the credit it frees goes to the
+	 * best of those and the rest, so it is given once its points are
+	 * reached (below), not to whatever was runnable before.
+	 */
+	reach = job->state == ACCEL_JOB_DONE && job->nsignals;
+	if (!reach)
+		accel_engine_schedule_locked(e);
+	else
+		atomic_inc(&e->completing); /* until accel_engine_ready_now() */
 	spin_unlock_irq(&e->lock);
 	/* The job is the caller's file's, and so is the tenant. */
 	this_cpu_add(afile->tenant->stats->busy_ns, dt);
@@ -1023,6 +1057,9 @@ int accel_job_do_complete(struct accel_file *afile,
 		accel_job_signal(job, atomic_read(&job->error) ?: args->status);
 		accel_job_unlink(job);
 	}
+	/* What the points made ready on this engine competes for the credit. */
+	if (reach)
+		accel_engine_ready_now(e);
 	accel_job_put(job);
 	return 0;
 }

@@ -350,17 +350,21 @@ int accel_syncobj_reach(struct accel_syncobj *s, u64 point)
  * @owner: an opaque owner (the scheduler passes the job's file).
  * @id:    the owner's id for the promise (its job id).
  * @point: the promised point.
+ * @ref:   the promise's reference count (the scheduler's job), kept as a
+ *         weak reference for accel_syncobj_promiser_get(); its owner calls
+ *         accel_syncobj_forget_promiser() before the memory goes.
  *
  * Only the latest promise is kept. Context: any context.
  */
 void accel_syncobj_set_promiser(struct accel_syncobj *s, const void *owner,
-				u32 id, u64 point)
+				u32 id, u64 point, struct kref *ref)
 {
 	spin_lock(&s->lock);
 	if (point >= s->promiser.point || !s->promiser.owner) {
 		s->promiser.owner = owner;
 		s->promiser.id = id;
 		s->promiser.point = point;
+		s->promiser.ref = ref;
 	}
 	spin_unlock(&s->lock);
 }
@@ -386,6 +390,49 @@ bool accel_syncobj_get_promiser(struct accel_syncobj *s, const void *owner,
 	*point = s->promiser.point;
 	spin_unlock(&s->lock);
 	return mine;
+}
+
+/**
+ * accel_syncobj_promiser_get() - a reference to whoever promised @point.
+ * @s:     the syncobj.
+ * @point: the point waited on.
+ *
+ * The latest promise counts if it is at or above @point: reaching it
+ * reaches @point too. Its reference is taken under &accel_syncobj.lock,
+ * only while it is not zero: its owner forgets the promise under the same
+ * lock before the memory is reused (accel_syncobj_forget_promiser()).
+ *
+ * Context: any context; takes &accel_syncobj.lock.
+ * Return: the promise's &struct kref with a reference taken, or NULL (no
+ * promise covers @point, its owner is going, or the syncobj failed).
+ */
+struct kref *accel_syncobj_promiser_get(struct accel_syncobj *s, u64 point)
+{
+	struct kref *ref = NULL;
+
+	spin_lock(&s->lock);
+	if (s->promiser.ref && s->promiser.point >= point && !s->error &&
+	    kref_get_unless_zero(s->promiser.ref))
+		ref = s->promiser.ref;
+	spin_unlock(&s->lock);
+	return ref;
+}
+
+/**
+ * accel_syncobj_forget_promiser() - drop the weak reference to @ref, if
+ * the latest promise is still its.
+ * @s:   the syncobj.
+ * @ref: what accel_syncobj_set_promiser() was given.
+ *
+ * The promise's id and point stay (pipelining compares them only).
+ * Context: any context; takes &accel_syncobj.lock.
+ */
+void accel_syncobj_forget_promiser(struct accel_syncobj *s, struct kref *ref)
+{
+	spin_lock(&s->lock);
+	if (s->promiser.ref == ref)
+		s->promiser.ref = NULL;
+	spin_unlock(&s->lock);
 }
 
 /**

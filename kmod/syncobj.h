@@ -46,8 +46,9 @@ enum accel_point_kind {
  * @context:   the first of three dma_fence contexts (one per kind, and
  *             one for @fail_fence).
  * @promiser:  who made the latest promise (an opaque owner, a job id and
- *             its point), for the scheduler's pipelining; never
- *             dereferenced here.
+ *             its point), for the scheduler's pipelining, and a weak
+ *             reference to it (@promiser.ref, cleared by its owner before
+ *             it goes), for priority inheritance; never dereferenced here.
  *
  * Waiting is always through a point fence (a &struct dma_fence whose seqno
  * is the point): accel_syncobj_point_fence() finds or makes it, and every
@@ -69,6 +70,7 @@ struct accel_syncobj {
 		const void *owner;
 		u32 id;
 		u64 point;
+		struct kref *ref;
 	} promiser;
 };
 
@@ -99,9 +101,11 @@ int accel_syncobj_signal(struct accel_syncobj *s, u64 value);
 int accel_syncobj_promise(struct accel_syncobj *s, u64 point);
 int accel_syncobj_reach(struct accel_syncobj *s, u64 point);
 void accel_syncobj_set_promiser(struct accel_syncobj *s, const void *owner,
-				u32 id, u64 point);
+				u32 id, u64 point, struct kref *ref);
 bool accel_syncobj_get_promiser(struct accel_syncobj *s, const void *owner,
 				u32 *id, u64 *point);
+struct kref *accel_syncobj_promiser_get(struct accel_syncobj *s, u64 point);
+void accel_syncobj_forget_promiser(struct accel_syncobj *s, struct kref *ref);
 int accel_syncobj_fail(struct accel_syncobj *s, int error);
 void accel_syncobj_query(struct accel_syncobj *s, u64 *value, u64 *submitted,
 			 int *error);

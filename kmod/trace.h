@@ -15,6 +15,11 @@
  *   accelsched:job_fail     it failed without running (a failed wait, a
  *                           cancellation, its file closed)
  *   accelsched:job_timeout  it ran past its timeout
+ *   accelsched:job_boost    a waiter of a higher class raised it (priority
+ *                           inheritance): it is released as of class
+ *                           boost=, not its own prio=
+ *   accelsched:job_boost_end its boost ended (it was released, failed or
+ *                           cancelled)
  *
  * Every event carries client=<file's client id> queue=<handle> job=<id>;
  * all but job_wait and job_signal also engine=<name>. A point is named by
@@ -66,6 +71,40 @@ DEFINE_EVENT(accel_job, job_release,
 DEFINE_EVENT(accel_job, job_timeout,
 	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio),
 	TP_ARGS(client, engine, queue, job, prio));
+
+DECLARE_EVENT_CLASS(accel_job_boost,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio,
+		 u32 boost),
+	TP_ARGS(client, engine, queue, job, prio, boost),
+	TP_STRUCT__entry(
+		__field(u64, client)
+		__string(engine, engine)
+		__field(u32, queue)
+		__field(u32, job)
+		__field(u32, prio)
+		__field(u32, boost)
+	),
+	TP_fast_assign(
+		__entry->client = client;
+		__assign_str_compat(engine, engine);
+		__entry->queue = queue;
+		__entry->job = job;
+		__entry->prio = prio;
+		__entry->boost = boost;
+	),
+	TP_printk("client=%llu engine=%s queue=%u job=%u prio=%u boost=%u",
+		  __entry->client, __get_str(engine), __entry->queue,
+		  __entry->job, __entry->prio, __entry->boost)
+);
+
+DEFINE_EVENT(accel_job_boost, job_boost,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio,
+		 u32 boost),
+	TP_ARGS(client, engine, queue, job, prio, boost));
+DEFINE_EVENT(accel_job_boost, job_boost_end,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio,
+		 u32 boost),
+	TP_ARGS(client, engine, queue, job, prio, boost));
 
 DECLARE_EVENT_CLASS(accel_job_point,
 	TP_PROTO(u64 client, u32 queue, u32 job, u64 context, u64 seqno),

@@ -373,7 +373,11 @@ struct accel_uring_wait {
  * independent job of its queue), and runnable jobs of one queue are released
  * in submission order. The policy releases, within the engine's credit
  * limit, from the highest non-empty priority class, and within a class from
- * the queue that has consumed the least engine time for its weight.
+ * the queue that has consumed the least engine time for its weight. A job
+ * that waits on a point promised by a not yet released job of a lower class
+ * raises that job (and, transitively, the unreleased jobs it waits on) to
+ * its own class until it is released (priority inheritance; the queue of a
+ * raised job releases its earlier runnable jobs first).
  *
  * A released job goes to its executor (the file that submitted it): as the
  * completion of its io_uring SUBMIT, or as an ACCEL_JOB_EVENT_RELEASED event

@@ -1672,4 +1672,735 @@ TEST_F(sched, no_pipelining_across_engines_or_before_release)
 	}
 }
 
+/*
+ * A COMPLETE that reaches a point gives the credit it frees to the best of
+ * what is runnable once the point is reached: a HIGH job waiting on that
+ * point goes before a LOW flood that was runnable already (its wait is
+ * reached inside the COMPLETE, not later in the engine's kick).
+ */
+TEST_F(sched, complete_gives_its_credit_to_what_it_made_runnable)
+{
+	int fd = accel_test_open(), fd2 = accel_test_open(), sfd, p;
+	const char *e = engine_name("cready");
+	struct accel_job_event ev;
+	uint32_t lq, hq, q2, x, x2;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fd2, 0);
+	lq = queue_new(_metadata, fd, e, ACCEL_PRIORITY_LOW, 1, 1);
+	hq = queue_new(_metadata, fd, e, ACCEL_PRIORITY_HIGH, 1, 0);
+	/* The producer in another file: its consumer is not pipelined. */
+	q2 = queue_new(_metadata, fd2, e, ACCEL_PRIORITY_NORMAL, 1, 0);
+	x = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, so_export(fd, x, &sfd));
+	ASSERT_EQ(0, so_import(fd2, sfd, &x2));
+	close(sfd);
+	p = submit(fd2, q2, NOPTS, PTS(P(x2, 1)), 'p', 0);
+	ASSERT_GT(p, 0);
+	ASSERT_EQ('p', next_release(_metadata, fd2, 1000).user_data);
+	for (int i = 0; i < 4; i++)
+		ASSERT_GT(submit(fd, lq, NOPTS, NOPTS, 100 + i, 0), 0);
+	ASSERT_GT(submit(fd, hq, PTS(P(x, 1)), NOPTS, 'h', 0), 0);
+	ASSERT_EQ(0, complete(fd2, p, 0, 1000));
+	ev = next_release(_metadata, fd, 1000);
+	ASSERT_EQ('h', ev.user_data);
+	ASSERT_EQ(0, complete(fd, ev.id, 0, 1000));
+	for (int i = 0; i < 4; i++) {
+		ev = next_release(_metadata, fd, 1000);
+		ASSERT_EQ(100 + i, ev.user_data);
+		ASSERT_EQ(0, complete(fd, ev.id, 0, 1000));
+	}
+	close(fd2);
+	close(fd);
+}
+
+/*
+ * Priority inheritance along sync points. The stage: a one-credit engine
+ * held by a blocker job; a LOW flood of FLOOD jobs queued behind it; LOW
+ * producer queues each handicapped by a second of engine time already
+ * charged, so that without inheritance fair share releases the whole flood
+ * before them; and a HIGH queue for the consumer.
+ */
+#define FLOOD 8
+
+struct inv {
+	int fd;
+	char engine[ACCEL_ENGINE_NAME_LEN];
+	uint32_t lq, pq[3], hq;
+	int blocker;
+};
+
+/* Charge a second of engine time to @q, on an idle engine. */
+static void inv_handicap(struct __test_metadata *_metadata, int fd, uint32_t q)
+{
+	struct accel_job_event ev;
+	int id = submit(fd, q, NOPTS, NOPTS, 'w', 0);
+
+	ASSERT_GT(id, 0);
+	ev = next_release(_metadata, fd, 1000);
+	ASSERT_EQ((uint32_t)id, ev.id);
+	ASSERT_EQ(0, complete(fd, id, 0, 1000000000ull));
+}
+
+static void inv_setup(struct __test_metadata *_metadata, struct inv *v,
+		      const char *tag)
+{
+	struct accel_job_event ev;
+
+	v->fd = accel_test_open();
+	ASSERT_GE(v->fd, 0);
+	snprintf(v->engine, sizeof(v->engine), "%s", engine_name(tag));
+	v->lq = queue_new(_metadata, v->fd, v->engine, ACCEL_PRIORITY_LOW, 1, 1);
+	v->hq = queue_new(_metadata, v->fd, v->engine, ACCEL_PRIORITY_HIGH, 1, 0);
+	for (int i = 0; i < 3; i++) {
+		v->pq[i] = queue_new(_metadata, v->fd, v->engine,
+				     ACCEL_PRIORITY_LOW, 1, 0);
+		inv_handicap(_metadata, v->fd, v->pq[i]);
+	}
+	v->blocker = submit(v->fd, v->lq, NOPTS, NOPTS, 'b', 0);
+	ASSERT_GT(v->blocker, 0);
+	ev = next_release(_metadata, v->fd, 1000);
+	ASSERT_EQ('b', ev.user_data);
+	for (int i = 0; i < FLOOD; i++)
+		ASSERT_GT(submit(v->fd, v->lq, NOPTS, NOPTS, 100 + i, 0), 0);
+}
+
+/*
+ * debugfs: how many times @needle occurs in engine @engine's block of the
+ * engines listing (@jobs false), or how many lines of the jobs listing for
+ * its jobs hold it (@jobs true); -1 without debugfs.
+ */
+static int dbg_count(const char *engine, bool jobs, const char *needle)
+{
+	static char buf[1 << 20];
+	char head[64], *p, *end;
+	ssize_t n, got = 0;
+	int fd, count = 0;
+
+	fd = open(jobs ? "/sys/kernel/debug/accelsched/jobs" :
+		  "/sys/kernel/debug/accelsched/engines", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	if (jobs) {
+		snprintf(head, sizeof(head), " engine %s ", engine);
+		for (p = buf; p && *p; p = end ? end + 1 : NULL) {
+			end = strchr(p, '\n');
+			if (end)
+				*end = 0;
+			if (strstr(p, head) && strstr(p, needle))
+				count++;
+		}
+		return count;
+	}
+	snprintf(head, sizeof(head), "engine %s ", engine);
+	p = strstr(buf, head);
+	if (!p)
+		return 0;
+	end = strstr(p + 1, "\nengine ");
+	for (p = strstr(p, needle); p && (!end || p < end); p = strstr(p + 1, needle))
+		count++;
+	return count;
+}
+
+#define ASSERT_DBG(want, engine, jobs, needle)                               \
+	do {                                                                 \
+		int got_ = dbg_count(engine, jobs, needle);                  \
+		if (got_ < 0)                                                \
+			SKIP(return, "debugfs is not mounted");              \
+		ASSERT_EQ(want, got_);                                       \
+	} while (0)
+
+/*
+ * Wait (2 s at most) until job @id of @engine is runnable or released: a
+ * job made runnable by a fence or a release does so in its engine's kick,
+ * after the COMPLETE or the release that caused it has returned.
+ */
+static void wait_job_ready(struct __test_metadata *_metadata,
+			   const char *engine, int id)
+{
+	static char line[4096];
+	char needle[96];
+
+	snprintf(needle, sizeof(needle), " id %d engine %s priority ", id, engine);
+	for (int i = 0; i < 2000; i++) {
+		FILE *f = fopen("/sys/kernel/debug/accelsched/jobs", "r");
+		bool ok = false;
+
+		if (!f) {
+			usleep(100000); /* no debugfs: give the kick time */
+			return;
+		}
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, needle) &&
+			    (strstr(line, " state runnable") ||
+			     strstr(line, " state released")))
+				ok = true;
+		fclose(f);
+		if (ok)
+			return;
+		usleep(1000);
+	}
+	TH_LOG("job %d of %s never became runnable", id, engine);
+	ASSERT_TRUE(0);
+}
+
+/*
+ * The next release of @fd is @tag; complete it, once job @ready (if not 0)
+ * of @engine is runnable or released.
+ */
+static void inv_next_then(struct __test_metadata *_metadata, int fd,
+			  uint64_t tag, const char *engine, int ready)
+{
+	struct accel_job_event ev = next_release(_metadata, fd, 2000);
+
+	if (ev.user_data != tag)
+		TH_LOG("released %llu, expected %llu",
+		       (unsigned long long)ev.user_data, (unsigned long long)tag);
+	ASSERT_EQ(tag, ev.user_data);
+	if (ready)
+		wait_job_ready(_metadata, engine, ready);
+	ASSERT_EQ(0, complete(fd, ev.id, 0, 1000));
+}
+
+static void inv_next(struct __test_metadata *_metadata, int fd, uint64_t tag)
+{
+	inv_next_then(_metadata, fd, tag, NULL, 0);
+}
+
+/* The flood's jobs from the @from'th, in order, each completed. */
+static void inv_flood(struct __test_metadata *_metadata, struct inv *v,
+		      int from)
+{
+	for (int i = from; i < FLOOD; i++)
+		inv_next(_metadata, v->fd, 100 + i);
+}
+
+/*
+ * Inversion: the HIGH consumer's LOW producer is released before the
+ * flood's remaining jobs, then the consumer (pipelined behind it: same
+ * file and engine), then the flood.
+ */
+TEST_F(sched, inherit_producer_released_before_the_flood)
+{
+	struct inv v;
+	uint32_t x, y;
+	int h;
+
+	inv_setup(_metadata, &v, "pi");
+	x = so_new(_metadata, v.fd, 0);
+	y = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+	h = submit(v.fd, v.hq, PTS(P(x, 1)), PTS(P(y, 1)), 'h', 0);
+	ASSERT_GT(h, 0);
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_next_then(_metadata, v.fd, 'p', v.engine, h);
+	inv_next(_metadata, v.fd, 'h');
+	inv_flood(_metadata, &v, 0);
+	ASSERT_EQ(0, so_wait1(v.fd, y, 1, 0, in_ms(5000)));
+	close(v.fd);
+}
+
+/*
+ * The boost raises the producer's queue, whose earlier runnable jobs go
+ * first (submission order), and ends at the producer's release: a later
+ * job of its queue waits behind the flood again.
+ */
+TEST_F(sched, inherit_boost_ends_at_release)
+{
+	struct accel_job_event ev;
+	struct inv v;
+	uint32_t x;
+	int h;
+
+	inv_setup(_metadata, &v, "piend");
+	x = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, NOPTS, 'o', 0), 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, NOPTS, 'q', 0), 0);
+	ASSERT_DBG(0, v.engine, false, "boosted ");
+	h = submit(v.fd, v.hq, PTS(P(x, 1)), NOPTS, 'h', 0);
+	ASSERT_GT(h, 0);
+	ASSERT_DBG(1, v.engine, false, "boosted high 1\n");
+	ASSERT_DBG(1, v.engine, true, " boost high");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	ev = next_release(_metadata, v.fd, 2000);
+	ASSERT_EQ('o', ev.user_data);
+	ASSERT_DBG(1, v.engine, false, "boosted high 1\n"); /* p still runnable */
+	ASSERT_EQ(0, complete(v.fd, ev.id, 0, 1000));
+	inv_next_then(_metadata, v.fd, 'p', v.engine, h);
+	inv_next(_metadata, v.fd, 'h');
+	ASSERT_DBG(0, v.engine, false, "boosted ");
+	ASSERT_DBG(0, v.engine, true, " boost ");
+	inv_flood(_metadata, &v, 0);
+	inv_next(_metadata, v.fd, 'q');
+	close(v.fd);
+}
+
+/*
+ * A boost never delays work that is of the raised class: an independent
+ * HIGH job, runnable, goes before the boosted producer, which goes before
+ * the flood.
+ */
+TEST_F(sched, inherit_boost_behind_the_class_own_jobs)
+{
+	struct inv v;
+	uint32_t x;
+	int h;
+
+	inv_setup(_metadata, &v, "piown");
+	x = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+	h = submit(v.fd, v.hq, PTS(P(x, 1)), NOPTS, 'h', 0);
+	ASSERT_GT(h, 0);
+	ASSERT_GT(submit(v.fd, v.hq, NOPTS, NOPTS, 'i', 0), 0);
+	ASSERT_DBG(1, v.engine, false, "boosted high 1\n");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_next(_metadata, v.fd, 'i');
+	inv_next_then(_metadata, v.fd, 'p', v.engine, h);
+	inv_next(_metadata, v.fd, 'h');
+	inv_flood(_metadata, &v, 0);
+	close(v.fd);
+}
+
+/*
+ * Transitively: the consumer waits on p1, pending on p2, pending on p3,
+ * runnable behind the flood (three producer queues). All three are
+ * boosted and released in chain order before the flood (each pipelined
+ * at its promiser's release: one file, one engine).
+ */
+TEST_F(sched, inherit_chain_of_three)
+{
+	uint32_t x1, x2, x3;
+	int p1, p2, h;
+	struct inv v;
+
+	inv_setup(_metadata, &v, "pichain");
+	x1 = so_new(_metadata, v.fd, 0);
+	x2 = so_new(_metadata, v.fd, 0);
+	x3 = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[2], NOPTS, PTS(P(x3, 1)), '3', 0), 0);
+	p2 = submit(v.fd, v.pq[1], PTS(P(x3, 1)), PTS(P(x2, 1)), '2', 0);
+	ASSERT_GT(p2, 0);
+	p1 = submit(v.fd, v.pq[0], PTS(P(x2, 1)), PTS(P(x1, 1)), '1', 0);
+	ASSERT_GT(p1, 0);
+	ASSERT_DBG(0, v.engine, true, " boost ");
+	h = submit(v.fd, v.hq, PTS(P(x1, 1)), NOPTS, 'h', 0);
+	ASSERT_GT(h, 0);
+	ASSERT_DBG(3, v.engine, true, " boost high");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_next_then(_metadata, v.fd, '3', v.engine, p2);
+	inv_next_then(_metadata, v.fd, '2', v.engine, p1);
+	inv_next_then(_metadata, v.fd, '1', v.engine, h);
+	inv_next(_metadata, v.fd, 'h');
+	ASSERT_DBG(0, v.engine, true, " boost ");
+	inv_flood(_metadata, &v, 0);
+	close(v.fd);
+}
+
+/*
+ * Across processes: the producer is another process's job, on a syncobj
+ * it imported; the consumer's boost releases it before the flood, and the
+ * producer's COMPLETE gives its credit to the consumer it made runnable.
+ */
+TEST_F(sched, inherit_across_processes)
+{
+	int sv[2], sfd, status;
+	struct inv v;
+	uint32_t x;
+	pid_t pid;
+	char c = 0;
+
+	v.fd = accel_test_open();
+	ASSERT_GE(v.fd, 0);
+	snprintf(v.engine, sizeof(v.engine), "%s", engine_name("piproc"));
+	v.lq = queue_new(_metadata, v.fd, v.engine, ACCEL_PRIORITY_LOW, 1, 1);
+	v.hq = queue_new(_metadata, v.fd, v.engine, ACCEL_PRIORITY_HIGH, 1, 0);
+	x = so_new(_metadata, v.fd, 0);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int pfd = open(ACCEL_DEV_PATH, O_RDWR), got = recv_fd(sv[1]), id;
+		struct accel_job_event ev;
+		struct accel_job_fetch f;
+		uint32_t px, pq;
+		char r = 'n';
+
+		if (pfd < 0 || got < 0 || so_import(pfd, got, &px))
+			_exit(10);
+		if (queue_create(pfd, v.engine, ACCEL_PRIORITY_LOW, 1, 0, &pq))
+			_exit(11);
+		/* Handicapped: a second of engine time, on the idle engine. */
+		id = submit(pfd, pq, NOPTS, NOPTS, 'w', 0);
+		for (int i = 0; i < 2000 && r == 'n'; i++) {
+			f = (struct accel_job_fetch){ .events = (uintptr_t)&ev, .max = 1 };
+			if (!ioctl(pfd, ACCEL_IOCTL_JOB_FETCH, &f) && f.count)
+				r = 'w';
+			else
+				usleep(1000);
+		}
+		if (id <= 0 || r != 'w' || complete(pfd, id, 0, 1000000000ull))
+			_exit(12);
+		if (write(sv[1], "a", 1) != 1 || read(sv[1], &r, 1) != 1)
+			_exit(13);
+		id = submit(pfd, pq, NOPTS, PTS(P(px, 1)), 'p', 0);
+		if (id <= 0 || write(sv[1], "r", 1) != 1)
+			_exit(14);
+		r = 'n';
+		for (int i = 0; i < 2000 && r == 'n'; i++) {
+			f = (struct accel_job_fetch){ .events = (uintptr_t)&ev, .max = 1 };
+			if (!ioctl(pfd, ACCEL_IOCTL_JOB_FETCH, &f) && f.count)
+				r = ev.user_data == 'p' ? 'p' : 'x';
+			else
+				usleep(1000);
+		}
+		if (r == 'p' && complete(pfd, id, 0, 1000))
+			r = 'c';
+		if (write(sv[1], &r, 1) != 1)
+			_exit(15);
+		_exit(0);
+	}
+	ASSERT_EQ(0, so_export(v.fd, x, &sfd));
+	ASSERT_EQ(0, send_fd(sv[0], sfd));
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	ASSERT_EQ('a', c);
+	v.blocker = submit(v.fd, v.lq, NOPTS, NOPTS, 'b', 0);
+	ASSERT_GT(v.blocker, 0);
+	ASSERT_EQ('b', next_release(_metadata, v.fd, 1000).user_data);
+	for (int i = 0; i < FLOOD; i++)
+		ASSERT_GT(submit(v.fd, v.lq, NOPTS, NOPTS, 100 + i, 0), 0);
+	ASSERT_EQ(1, write(sv[0], "b", 1));
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	ASSERT_EQ('r', c);
+	ASSERT_GT(submit(v.fd, v.hq, PTS(P(x, 1)), NOPTS, 'h', 0), 0);
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	ASSERT_EQ('p', c); /* the producer, released first, completed */
+	inv_next(_metadata, v.fd, 'h');
+	inv_flood(_metadata, &v, 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	close(v.fd);
+}
+
+/*
+ * The boosted producer's queue is destroyed: the producer is cancelled, its
+ * point and the consumer fail, the boost is gone from the engine, and the
+ * flood goes on in order (on the debug kernel KASAN watches the freed
+ * queue, which was on the engine's boosted list).
+ */
+TEST_F(sched, inherit_promiser_queue_destroyed_while_boosted)
+{
+	struct accel_queue_destroy d;
+	struct inv v;
+	uint32_t x, y;
+	int err;
+
+	inv_setup(_metadata, &v, "pidestroy");
+	x = so_new(_metadata, v.fd, 0);
+	y = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+	ASSERT_GT(submit(v.fd, v.hq, PTS(P(x, 1)), PTS(P(y, 1)), 'h', 0), 0);
+	ASSERT_DBG(1, v.engine, false, "boosted high 1\n");
+	d = (struct accel_queue_destroy){ .handle = v.pq[0] };
+	ASSERT_EQ(0, xioctl(v.fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	ASSERT_DBG(0, v.engine, false, "boosted ");
+	ASSERT_EQ(-ECANCELED, so_wait1(v.fd, y, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(v.fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-ECANCELED, err);
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_flood(_metadata, &v, 0);
+	expect_no_event(_metadata, v.fd);
+	close(v.fd);
+}
+
+/*
+ * The boosted producer's file is closed: its jobs are cancelled, the
+ * consumer fails with -EOWNERDEAD, nothing of the boost is left, and the
+ * flood goes on in order.
+ */
+TEST_F(sched, inherit_promiser_file_closed_while_boosted)
+{
+	int f2 = accel_test_open(), sfd;
+	uint32_t x, y, x2, q2;
+	struct inv v;
+
+	ASSERT_GE(f2, 0);
+	inv_setup(_metadata, &v, "piclose");
+	x = so_new(_metadata, v.fd, 0);
+	y = so_new(_metadata, v.fd, 0);
+	ASSERT_EQ(0, so_export(v.fd, x, &sfd));
+	ASSERT_EQ(0, so_import(f2, sfd, &x2));
+	close(sfd);
+	q2 = queue_new(_metadata, f2, v.engine, ACCEL_PRIORITY_LOW, 1, 0);
+	ASSERT_GT(submit(f2, q2, NOPTS, NOPTS, 'o', 0), 0);
+	ASSERT_GT(submit(f2, q2, NOPTS, PTS(P(x2, 1)), 'p', 0), 0);
+	ASSERT_GT(submit(v.fd, v.hq, PTS(P(x, 1)), PTS(P(y, 1)), 'h', 0), 0);
+	ASSERT_DBG(1, v.engine, false, "boosted high 1\n");
+	ASSERT_EQ(0, close(f2));
+	ASSERT_DBG(0, v.engine, false, "boosted ");
+	ASSERT_EQ(-EOWNERDEAD, so_wait1(v.fd, y, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_flood(_metadata, &v, 0);
+	expect_no_event(_metadata, v.fd);
+	close(v.fd);
+}
+
+/*
+ * A pending producer, boosted (the boost kept for when it is runnable),
+ * fails because its own wait fails: the boost ends with it, and the
+ * consumer fails with the same error.
+ */
+TEST_F(sched, inherit_pending_promiser_fails_while_boosted)
+{
+	uint32_t g, x, y;
+	struct inv v;
+
+	inv_setup(_metadata, &v, "pifail");
+	g = so_new(_metadata, v.fd, 0);
+	x = so_new(_metadata, v.fd, 0);
+	y = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], PTS(P(g, 1)), PTS(P(x, 1)), 'p', 0), 0);
+	ASSERT_GT(submit(v.fd, v.hq, PTS(P(x, 1)), PTS(P(y, 1)), 'h', 0), 0);
+	ASSERT_DBG(1, v.engine, true, " state pending boost high");
+	ASSERT_DBG(0, v.engine, false, "boosted ");
+	ASSERT_EQ(0, so_fail(v.fd, g, -EIO));
+	ASSERT_EQ(-EIO, so_wait1(v.fd, y, 1, 0, in_ms(5000)));
+	ASSERT_DBG(0, v.engine, true, " boost ");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_flood(_metadata, &v, 0);
+	expect_no_event(_metadata, v.fd);
+	close(v.fd);
+}
+
+/*
+ * The consumer goes (its queue destroyed) before its producer is released:
+ * the boost is not withdrawn, and still ends at the producer's release.
+ */
+TEST_F(sched, inherit_waiter_gone_before_the_promiser_is_released)
+{
+	struct accel_queue_destroy d;
+	struct inv v;
+	uint32_t x;
+
+	inv_setup(_metadata, &v, "piwgone");
+	x = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+	ASSERT_GT(submit(v.fd, v.hq, PTS(P(x, 1)), NOPTS, 'h', 0), 0);
+	d = (struct accel_queue_destroy){ .handle = v.hq };
+	ASSERT_EQ(0, xioctl(v.fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	ASSERT_DBG(1, v.engine, false, "boosted high 1\n");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_next(_metadata, v.fd, 'p');
+	ASSERT_DBG(0, v.engine, false, "boosted ");
+	inv_flood(_metadata, &v, 0);
+	ASSERT_EQ(1, so_value(_metadata, v.fd, x));
+	close(v.fd);
+}
+
+/*
+ * No job to boost: the consumer waits on a point the host will signal,
+ * above the one a runnable LOW job promised (which does not reach it).
+ * Nothing is boosted; the host signal makes the consumer runnable, and,
+ * HIGH, it goes before the rest of the flood.
+ */
+TEST_F(sched, inherit_nothing_for_a_host_signalled_point)
+{
+	struct accel_job_event ev;
+	struct inv v;
+	uint32_t x;
+	int h;
+
+	inv_setup(_metadata, &v, "pihost");
+	x = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(x, 1)), 'o', 0), 0);
+	h = submit(v.fd, v.hq, PTS(P(x, 2)), NOPTS, 'h', 0);
+	ASSERT_GT(h, 0);
+	ASSERT_DBG(0, v.engine, false, "boosted ");
+	ASSERT_DBG(0, v.engine, true, " boost ");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	ev = next_release(_metadata, v.fd, 2000);
+	ASSERT_EQ(100, ev.user_data);
+	ASSERT_EQ(0, so_signal(v.fd, x, 2));
+	wait_job_ready(_metadata, v.engine, h);
+	ASSERT_EQ(0, complete(v.fd, ev.id, 0, 1000));
+	inv_next(_metadata, v.fd, 'h');
+	inv_flood(_metadata, &v, 1);
+	inv_next(_metadata, v.fd, 'o');
+	close(v.fd);
+}
+
+/*
+ * Points near the limits of 32 and 64 bits: the producer promises the
+ * point, the consumer waits on it and on the one below; inheritance finds
+ * the producer the same.
+ */
+TEST_F(sched, inherit_points_near_the_limits)
+{
+	static const uint64_t pts[] = {
+		1ull << 32, (1ull << 32) + 1, 1ull << 63, UINT64_MAX,
+	};
+
+	for (unsigned int k = 0; k < sizeof(pts) / sizeof(pts[0]); k++) {
+		char tag[16];
+		struct inv v;
+		uint32_t x;
+		int h;
+
+		snprintf(tag, sizeof(tag), "pilim%u", k);
+		inv_setup(_metadata, &v, tag);
+		x = so_new(_metadata, v.fd, pts[k] - 2);
+		ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(x, pts[k])), 'p', 0), 0);
+		h = submit(v.fd, v.hq, PTS(P(x, pts[k]), P(x, pts[k] - 1)),
+			   NOPTS, 'h', 0);
+		ASSERT_GT(h, 0);
+		ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+		inv_next_then(_metadata, v.fd, 'p', v.engine, h);
+		inv_next(_metadata, v.fd, 'h');
+		inv_flood(_metadata, &v, 0);
+		ASSERT_EQ(pts[k], so_value(_metadata, v.fd, x));
+		close(v.fd);
+	}
+}
+
+/*
+ * A chain of 24 producers, longer than the bound: one submission boosts
+ * exactly 16 of them (the ones nearest the consumer), the rest keep their
+ * class; everything is still released, the consumer last, and its point
+ * is reached.
+ */
+TEST_F_TIMEOUT(sched, inherit_bounded_along_a_long_chain, 60)
+{
+	enum { N = 24, BOUND = 16 };
+	int seen = 0, hseen = 0;
+	uint32_t s[N], y;
+	struct inv v;
+
+	inv_setup(_metadata, &v, "pilong");
+	for (int i = 0; i < N; i++)
+		s[i] = so_new(_metadata, v.fd, 0);
+	y = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.pq[0], NOPTS, PTS(P(s[0], 1)), 'c', 0), 0);
+	for (int i = 1; i < N; i++)
+		ASSERT_GT(submit(v.fd, v.pq[0], PTS(P(s[i - 1], 1)), PTS(P(s[i], 1)), 'c', 0), 0);
+	ASSERT_GT(submit(v.fd, v.hq, PTS(P(s[N - 1], 1)), PTS(P(y, 1)), 'h', 0), 0);
+	ASSERT_DBG(BOUND, v.engine, true, " boost high");
+	ASSERT_DBG(0, v.engine, false, "boosted ");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	while (seen < N + FLOOD + 1) {
+		struct accel_job_event ev = next_release(_metadata, v.fd, 2000);
+
+		ASSERT_EQ(0, complete(v.fd, ev.id, 0, 1000));
+		seen++;
+		if (ev.user_data == 'h')
+			hseen = seen;
+	}
+	ASSERT_EQ(N + FLOOD + 1, hseen);
+	ASSERT_EQ(0, so_wait1(v.fd, y, 1, 0, in_ms(5000)));
+	ASSERT_DBG(0, v.engine, true, " boost ");
+	close(v.fd);
+}
+
+struct pi_race {
+	int fd;
+	uint32_t pq, hq, x;
+	int bad;
+};
+
+static void *pi_race_producer(void *arg)
+{
+	struct pi_race *r = arg;
+
+	for (int i = 1; i <= 300; i++) {
+		int ret = submit(r->fd, r->pq, NOPTS, PTS(P(r->x, i)), 'p', 0);
+
+		if (ret <= 0 && ret != -ENOENT)
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void *pi_race_consumer(void *arg)
+{
+	struct pi_race *r = arg;
+
+	for (int i = 1; i <= 300; i++)
+		if (submit(r->fd, r->hq, PTS(P(r->x, i)), NOPTS, 'h', 0) <= 0)
+			__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *pi_race_destroyer(void *arg)
+{
+	struct pi_race *r = arg;
+	struct accel_queue_destroy d = { .handle = r->pq };
+
+	usleep(2000);
+	if (xioctl(r->fd, ACCEL_IOCTL_QUEUE_DESTROY, &d))
+		__atomic_add_fetch(&r->bad, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Three threads race: LOW producers, HIGH consumers boosting them, and a
+ * destroy of the producers' queue, while this thread completes what is
+ * released. Every call answers as it should; once the timeline is failed
+ * (the consumers of producers never submitted would wait for good)
+ * everything ends, and the kernel stays quiet.
+ */
+TEST_F_TIMEOUT(sched, inherit_racing_submits_and_destroy, 60)
+{
+	struct pi_race r = { 0 };
+	char engine[ACCEL_ENGINE_NAME_LEN];
+	bool joined = false;
+	pthread_t t[3];
+	int idle = 0;
+
+	r.fd = accel_test_open();
+	ASSERT_GE(r.fd, 0);
+	snprintf(engine, sizeof(engine), "%s", engine_name("pirace"));
+	r.pq = queue_new(_metadata, r.fd, engine, ACCEL_PRIORITY_LOW, 1, 2);
+	r.hq = queue_new(_metadata, r.fd, engine, ACCEL_PRIORITY_HIGH, 1, 0);
+	r.x = so_new(_metadata, r.fd, 0);
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, pi_race_producer, &r));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, pi_race_consumer, &r));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, pi_race_destroyer, &r));
+	while (idle < 100) {
+		struct accel_job_event ev[64];
+		int n = fetch(_metadata, r.fd, ev, 64);
+
+		for (int i = 0; i < n; i++) {
+			int ret = complete(r.fd, ev[i].id, 0, 1000);
+
+			/*
+			 * A producer cancelled with its queue is gone
+			 * (-ENOENT), or is going: cancelled, not yet
+			 * unlinked (-EINVAL, not released).
+			 */
+			if (ret && (ev[i].user_data != 'p' ||
+				    (ret != -ENOENT && ret != -EINVAL)))
+				TH_LOG("COMPLETE of job %u (%c): %d", ev[i].id,
+				       (int)ev[i].user_data, ret);
+			ASSERT_TRUE(!ret || (ev[i].user_data == 'p' &&
+					     (ret == -ENOENT || ret == -EINVAL)));
+		}
+		idle = n ? 0 : idle + 1;
+		usleep(1000);
+		if (idle == 50 && !joined) {
+			for (int i = 0; i < 3; i++)
+				pthread_join(t[i], NULL);
+			so_fail(r.fd, r.x, -ECANCELED); /* first failure wins */
+			joined = true;
+			idle = 0;
+		}
+	}
+	ASSERT_EQ(0, r.bad);
+	ASSERT_DBG(0, engine, true, " ");
+	close(r.fd);
+}
+
 ACCEL_TEST_MAIN

@@ -42,6 +42,7 @@ int bench_nop(const struct opts *o);
 int bench_wake(const struct opts *o);
 int bench_jobs(const struct opts *o);
 int bench_latency(const struct opts *o);
+int bench_inversion(const struct opts *o);
 int bench_fair(const struct opts *o);
 
 /* cpu.c, cmdbuf.c, sem.c: libaccel on cpu:// with the embedded scheduler. */

@@ -16,6 +16,10 @@
  *	      io_uring-over-ioctl advantage the jobs keep.
  *	latency the p99 release latency of high-priority jobs with low
  *	      priority queues flooding the engine, against without.
+ *	inversion  the same latency for a high-priority job that waits on a
+ *	      low-priority producer queued behind a low-priority flood (the
+ *	      priority inversion that priority inheritance undoes), against
+ *	      the same job with no dependency under the same flood.
  *	fair  two queues with weights 1:3 flooding one engine: the error of
  *	      their measured shares of device time.
  */
@@ -679,6 +683,221 @@ int bench_latency(const struct opts *o)
 		printf("}}\n");
 	free(idle);
 	free(load);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Priority inversion: a LOW flood of INV_FLOOD jobs queued on a one-credit
+ * engine (topped up before each sample); per sample, (dep)
+ * a LOW producer promising a point, from another file (another process's,
+ * as it were: not pipelined), and a HIGH job waiting on that point, or
+ * (direct) the HIGH job alone. This thread is the executor of both files:
+ * it completes every job as soon as it sees it released, without sleeping,
+ * so that the latency counts the scheduler's decisions (how many jobs go
+ * first) and not a thread's wake-ups. The producer's jobs report a second
+ * of device time each (and one such job runs first), so that its tenant
+ * is always far over its share and fair share alone puts the producer
+ * behind the whole flood: only priority inheritance releases it early.
+ * The latency is the HIGH job's, from its SUBMIT to its release seen.
+ */
+#define INV_FLOOD 32
+#define INV_PRODUCER_NS 1000000000ull
+#define PROD_TAG 0x50524f44ull
+
+struct inv_setup {
+	int fd[2];            /* the flood's and consumer's file, the producer's */
+	uint32_t hq, lq, pq;  /* pq in the producer's file */
+	uint32_t x[2];        /* one syncobj, its handle in each file */
+	uint64_t point;
+	int flood;            /* flood jobs submitted and not completed */
+};
+
+/* Submit @n jobs in one ioctl. */
+static void inv_submit(int fd, struct accel_job *j, uint32_t n)
+{
+	struct accel_job_submit s = { .jobs = (uintptr_t)j, .count = n };
+
+	must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+}
+
+/*
+ * Complete what both files have released. *@high: when the HIGH job's
+ * release was seen, if it was; *@ahead counts the flood's jobs released
+ * before it.
+ */
+static void inv_complete(struct inv_setup *s, double *high, int *ahead)
+{
+	struct accel_job_event ev[64];
+
+	for (int k = 0; k < 2; k++) {
+		struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 64 };
+
+		must(!ioctl(s->fd[k], ACCEL_IOCTL_JOB_FETCH, &f), "JOB_FETCH");
+		for (uint32_t i = 0; i < f.count; i++) {
+			struct accel_job_complete done = { .id = ev[i].id,
+							   .device_ns = 1000 };
+
+			/* The producer's tenant stays over its share. */
+			if (ev[i].user_data == PROD_TAG)
+				done.device_ns = INV_PRODUCER_NS;
+			if (ev[i].user_data == HIGH_TAG) {
+				*high = now_ns();
+			} else if (ev[i].user_data < INV_FLOOD) {
+				s->flood--;
+				if (!*high)
+					++*ahead;
+			}
+			must(!ioctl(s->fd[k], ACCEL_IOCTL_JOB_COMPLETE, &done),
+			     "JOB_COMPLETE");
+		}
+	}
+}
+
+/* Top the flood up to INV_FLOOD jobs. */
+static void inv_flood(struct inv_setup *s)
+{
+	struct accel_job flood[INV_FLOOD];
+	int n = INV_FLOOD - s->flood;
+
+	for (int i = 0; i < n; i++)
+		flood[i] = (struct accel_job){ .queue = s->lq, .user_data = i };
+	if (n > 0)
+		inv_submit(s->fd[0], flood, n);
+	s->flood = INV_FLOOD;
+}
+
+/*
+ * p99 of @n HIGH release latencies, in ns; with @dep, behind a producer.
+ * *@ahead: the most flood jobs released before the HIGH one in a sample;
+ * *@p50: the median latency.
+ */
+static double run_inversion(struct inv_setup *s, int dep, int n, int *ahead,
+			    double *p50)
+{
+	double *lat = calloc(n, sizeof(double));
+	double p99;
+
+	for (int i = 0; i < n; i++) {
+		struct accel_point ps = { .handle = s->x[1], .point = ++s->point };
+		struct accel_point pw = { .handle = s->x[0], .point = s->point };
+		struct accel_job prod = { .queue = s->pq, .user_data = PROD_TAG,
+					  .signals = (uintptr_t)&ps, .nsignals = 1 };
+		struct accel_job high = { .queue = s->hq, .user_data = HIGH_TAG,
+					  .waits = (uintptr_t)&pw, .nwaits = dep };
+		double t0, t1 = 0;
+		int a = 0;
+
+		inv_flood(s);
+		if (dep)
+			inv_submit(s->fd[1], &prod, 1);
+		t0 = now_ns();
+		inv_submit(s->fd[0], &high, 1);
+		while (!t1)
+			inv_complete(s, &t1, &a);
+		lat[i] = t1 - t0;
+		*ahead = a > *ahead ? a : *ahead;
+		if (!dep) /* the point stays in step: the host reaches it */
+			must(!ioctl(s->fd[0], ACCEL_IOCTL_SYNCOBJ_SIGNAL,
+				    &(struct accel_syncobj_signal){ .handle = s->x[0],
+								    .value = s->point }),
+			     "SYNCOBJ_SIGNAL");
+	}
+	qsort(lat, n, sizeof(double), cmp_double_asc);
+	p99 = lat[(int)(n * 0.99) < n ? (int)(n * 0.99) : n - 1];
+	*p50 = lat[n / 2];
+	free(lat);
+	return p99;
+}
+
+/* The module's priority_inheritance parameter: 1, 0, or -1 unreadable. */
+static int inv_inheritance(void)
+{
+	FILE *f = fopen("/sys/module/accelsched/parameters/priority_inheritance", "r");
+	int ch = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return ch == 'Y' ? 1 : ch == 'N' ? 0 : -1;
+}
+
+/* Charge a second of engine time to @q of @fd, on an idle engine. */
+static void inv_handicap(int fd, uint32_t q)
+{
+	struct accel_job j = { .queue = q };
+	struct accel_job_event ev;
+	struct accel_job_fetch f = { .events = (uintptr_t)&ev, .max = 1 };
+	struct accel_job_complete done = { .device_ns = INV_PRODUCER_NS };
+
+	inv_submit(fd, &j, 1);
+	while (!f.count)
+		must(!ioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f), "JOB_FETCH");
+	done.id = ev.id;
+	must(!ioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &done), "JOB_COMPLETE");
+}
+
+int bench_inversion(const struct opts *o)
+{
+	int fd = open_dev("inversion"), pfd = open_dev("inversion"), first = 1;
+	int n = 1000, inherit = inv_inheritance(), ahead[2] = { 0, 0 };
+	double *direct = calloc(o->rounds, sizeof(double));
+	double *dep = calloc(o->rounds, sizeof(double));
+	double *direct50 = calloc(o->rounds, sizeof(double));
+	double *dep50 = calloc(o->rounds, sizeof(double));
+	struct accel_syncobj_create sc = { 0 };
+	struct accel_syncobj_handle_fd ex = { 0 }, im = { 0 };
+	struct inv_setup s = { .fd = { fd, pfd } };
+
+	if (fd < 0 || pfd < 0)
+		return 1;
+	s.hq = bench_queue(fd, "inv", ACCEL_PRIORITY_HIGH, 1, 1);
+	s.lq = bench_queue(fd, "inv", ACCEL_PRIORITY_LOW, 1, 0);
+	s.pq = bench_queue(pfd, "inv", ACCEL_PRIORITY_LOW, 1, 0);
+	must(!ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, &sc), "SYNCOBJ_CREATE");
+	ex.handle = sc.handle;
+	must(!ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT, &ex), "SYNCOBJ_EXPORT");
+	im.fd = ex.fd;
+	must(!ioctl(pfd, ACCEL_IOCTL_SYNCOBJ_IMPORT, &im), "SYNCOBJ_IMPORT");
+	close(ex.fd);
+	s.x[0] = sc.handle;
+	s.x[1] = im.handle;
+	inv_handicap(pfd, s.pq);
+	run_inversion(&s, 1, 10, &ahead[1], &dep50[0]);
+	ahead[1] = 0;
+	for (int r = 0; r < o->rounds; r++) {
+		direct[r] = run_inversion(&s, 0, n, &ahead[0], &direct50[r]);
+		dep[r] = run_inversion(&s, 1, n, &ahead[1], &dep50[r]);
+	}
+	while (s.flood) {
+		double t = 1;
+		int a = 0;
+
+		inv_complete(&s, &t, &a);
+	}
+	double md = median(direct, o->rounds), mp = median(dep, o->rounds);
+	double md50 = median(direct50, o->rounds), mp50 = median(dep50, o->rounds);
+
+	if (o->json)
+		printf("{\"bench\": \"inversion\", \"flood\": %d, \"priority_inheritance\": %d, "
+		       "\"high_p99_direct_ns\": %.1f, \"high_p99_behind_producer_ns\": %.1f, "
+		       "\"high_p50_direct_ns\": %.1f, \"high_p50_behind_producer_ns\": %.1f, "
+		       "\"flood_jobs_ahead_max\": [%d, %d], \"metrics\": {",
+		       INV_FLOOD, inherit, md, mp, md50, mp50, ahead[0], ahead[1]);
+	else
+		fprintf(notes, "# inversion: HIGH release p99 (p50) under a LOW flood of %d: "
+			"no dependency %.1f (%.1f) ns, behind a LOW producer of another "
+			"file %.1f (%.1f) ns; at most %d and %d flood jobs released "
+			"before it (priority_inheritance %s)\n", INV_FLOOD, md, md50,
+			mp, mp50, ahead[0], ahead[1],
+			inherit > 0 ? "on" : inherit == 0 ? "off" : "unknown");
+	metric(o, "sched.inversion_p99_vs_direct", mp / md, &first);
+	if (o->json)
+		printf("}}\n");
+	free(direct);
+	free(dep);
+	free(direct50);
+	free(dep50);
+	close(pfd);
 	close(fd);
 	return 0;
 }

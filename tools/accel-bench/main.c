@@ -53,6 +53,7 @@ static const struct bench benches[] = {
 	{ "wake", "syncobj signal -> wake round trip vs eventfd", 1, bench_wake },
 	{ "submit", "job submission: batched io_uring vs ioctl per job", 1, bench_jobs },
 	{ "latency", "high-priority p99 release latency, flooded vs idle", 1, bench_latency },
+	{ "inversion", "high-priority p99 release latency behind a low producer under a flood, vs direct", 1, bench_inversion },
 	{ "fair", "fair share of two queues weighted 1:3", 1, bench_fair },
 	{ "ktenant", "the module's tenants: HIGH p99 under a flood, 1:3 shares, 8 queues vs 1", 1, bench_ktenant },
 	{ "ksubmit", "libaccel's REUSABLE submit: kernel scheduler vs embedded", 1, bench_ksubmit },

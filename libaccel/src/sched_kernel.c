@@ -389,7 +389,9 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 	k->sqpoll_ms = accel_uring_sqpoll_ms(sq_note, sizeof(sq_note));
 	k->uring = accel_uring_setup(&k->ring, fd, info.features, &k->sqpoll_ms,
 				     uring_why, sizeof(uring_why)) == 0;
-	if (k->uring && *sq_note)
+	if (!k->uring)
+		k->sqpoll_ms = 0; /* no ring to poll, or to drain */
+	else if (*sq_note)
 		accel_strfmt(uring_why, sizeof(uring_why), "%s", sq_note);
 	kernel_describe(cfg, k, uring_why, why, why_len);
 	*out = &k->base;

@@ -180,9 +180,11 @@ int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
 		      unsigned int *sqpoll_ms, char *why, size_t why_len)
 {
 	struct accel_nop nop = { .flags = 0, .result = 0, .cookie = 0 };
+	unsigned int want = *sqpoll_ms;
 	int ret;
 
 	why[0] = '\0';
+	*sqpoll_ms = 0; /* what the ring got: none until it is made polled */
 	if (!(features & ACCEL_FEATURE_URING_CMD)) {
 		accel_strfmt(why, why_len,
 			     "the module does not announce ACCEL_FEATURE_URING_CMD");
@@ -208,16 +210,15 @@ int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
 	 * With polling, a kernel thread takes the SQEs: submitting is a
 	 * store to the ring, no system call while the thread is awake.
 	 */
-	if (*sqpoll_ms) {
+	if (want) {
 		p.flags |= IORING_SETUP_SQPOLL;
-		p.sq_thread_idle = *sqpoll_ms;
+		p.sq_thread_idle = want;
 	}
 	ret = io_uring_queue_init_params(ACCEL_URING_ENTRIES, ring, &p);
-	if (ret < 0 && *sqpoll_ms) {
+	if (ret < 0 && want) {
 		char sq_why[128];
 
 		accel_uring_explain_init(-ret, sq_why, sizeof(sq_why));
-		*sqpoll_ms = 0;
 		p.flags &= ~IORING_SETUP_SQPOLL;
 		p.sq_thread_idle = 0;
 		ret = io_uring_queue_init_params(ACCEL_URING_ENTRIES, ring, &p);
@@ -237,5 +238,7 @@ int accel_uring_setup(struct io_uring *ring, int fd, uint64_t features,
 		io_uring_queue_exit(ring);
 		return ret;
 	}
+	if (p.flags & IORING_SETUP_SQPOLL)
+		*sqpoll_ms = want;
 	return 0;
 }

@@ -218,10 +218,11 @@ START_TEST(test_uring_needs_feature)
 	struct io_uring ring;
 	char why[512];
 
-	unsigned int sq = 0;
+	unsigned int sq = 5;
 
 	ASSERT_ERRNO(accel_uring_setup(&ring, -1, 0, &sq, why, sizeof(why)),
 		     EOPNOTSUPP);
+	ck_assert_uint_eq(sq, 0); /* no ring: nothing polls it */
 	ASSERT_CONTAINS("why", why, "ACCEL_FEATURE_URING_CMD");
 }
 END_TEST
@@ -270,7 +271,7 @@ START_TEST(test_uring_setup_without_uring_cmd)
 	struct io_uring ring;
 	char why[512];
 	int fds[2], before, ret;
-	unsigned int sq = 0;
+	unsigned int sq = 5;
 
 	REQUIRE_URING(&ring);
 	io_uring_queue_exit(&ring);
@@ -283,6 +284,7 @@ START_TEST(test_uring_setup_without_uring_cmd)
 		      ret, test_errname(ret), why);
 	ASSERT_CONTAINS("why", why, "the ACCEL_URING_CMD_NOP probe failed with EOPNOTSUPP");
 	ASSERT_CONTAINS("why", why, "does not implement uring_cmd");
+	ck_assert_uint_eq(sq, 0); /* the ring is gone: nothing polls it */
 	close(fds[0]);
 	close(fds[1]);
 	ck_assert_int_eq(test_count_fds(), before); /* the ring is gone too */

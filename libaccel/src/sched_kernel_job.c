@@ -443,10 +443,12 @@ struct io_uring_sqe *kernel_get_sqe_locked(struct accel_sched_kernel *k)
 /*
  * With a polled ring (ACCEL_URING_SQPOLL), a submission returns once its
  * SQE is in the ring, before the module has taken it and promised its
- * points. Semaphore operations of this process call this first: it waits
- * until the module has taken every SQE in the ring when it was called, so
- * that they see this process's earlier submissions as without polling
- * (a host signal after a submission, a wait for submitted points). The
+ * points. Semaphore operations of this process call this first, and so
+ * does a COMPLETE, which frees a credit: it waits until the module has
+ * taken every SQE in the ring when it was called, so that they see this
+ * process's earlier submissions as without polling (a host signal after a
+ * submission, a wait for submitted points, priority among the jobs
+ * waiting for that credit). The
  * polling thread took them within microseconds (or is woken here); a
  * ring without polling returns at once.
  */
@@ -659,6 +661,13 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 
 		for (uint32_t i = 0; i < job->signal_count; i++)
 			ksem_hb_release(job->signals[i].sem);
+		/*
+		 * The credit this frees goes by priority among what the module
+		 * holds: with a polled ring, first let it take what this
+		 * process submitted before (a HIGH job submitted while this
+		 * one ran goes ahead of earlier LOW ones, as unpolled).
+		 */
+		kernel_sq_drain(k);
 		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, &c); /* late: -ETIMEDOUT */
 	}
 	jobs_unlink(k, r);

@@ -31,6 +31,17 @@ extern FILE *notes;
 double now_ns(void);
 double median(double *v, int n);
 
+/* Where temporary files go: $TMPDIR if set, else the system's P_tmpdir. */
+const char *bench_tmpdir(void);
+
+#ifdef ACCEL_BENCH_VULKAN
+/*
+ * vkcache.c: write the built-in vulkan test kernels (linked in) to @path,
+ * for accel_executable_load(); 0, or -1 with errno set.
+ */
+int bench_write_vk_kernels(const char *path);
+#endif
+
 /*
  * Print one figure: "METRIC name value" (text), or a "name": value member
  * of the current JSON object (*first tracks the separator).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* accel-bench: helpers every benchmark uses. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -42,3 +43,9 @@ void metric(const struct opts *o, const char *name, double v, int *first)
 	}
 }
 
+const char *bench_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : P_tmpdir;
+}

@@ -55,11 +55,6 @@
 
 /* The examples' cpu kernels, linked in (examples/kernels/example-kernels.c). */
 extern const struct accel_cpu_executable accel_cpu_executable_v1;
-#ifdef ACCEL_BENCH_VULKAN
-extern const uint8_t accel_bench_vk_kernels[];
-extern const uint32_t accel_bench_vk_kernels_size;
-#endif
-
 #define SIZES 3
 #define MAX_WORKLOADS 32
 #define IMAGE_W 1024u
@@ -78,6 +73,7 @@ struct model_dev {
 	const char *scheme;
 	double errors[MAX_WORKLOADS];
 	int count;
+	char why[4352]; /* why it could not be set up, when not libaccel's */
 };
 
 static accel_command_buffer_t *cb_begin(struct model_dev *m)
@@ -209,23 +205,20 @@ static int kernels_image(struct model_dev *m, const struct opts *o, uint64_t n)
 /* The vulkan test kernels, linked in, through a temporary file. */
 static int load_vk_kernels(struct model_dev *m)
 {
-	const char *dir = getenv("TMPDIR");
 	char path[4096];
-	bool ok;
 	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/accel-bench-model-XXXXXX", dir && *dir ? dir : "/tmp");
+	snprintf(path, sizeof(path), "%s/accel-bench-model-XXXXXX", bench_tmpdir());
 	fd = mkstemp(path);
-	if (fd < 0) {
-		fprintf(notes, "# model vulkan: %s: %s\n", path, strerror(errno));
-		return -errno;
+	if (fd < 0 || close(fd) || bench_write_vk_kernels(path)) {
+		err = -errno;
+		snprintf(m->why, sizeof(m->why), "cannot write the kernels to %s: %s (set TMPDIR to a writable directory)",
+			 path, strerror(-err));
+		if (fd >= 0)
+			unlink(path);
+		return err;
 	}
-	ok = write(fd, accel_bench_vk_kernels, accel_bench_vk_kernels_size) ==
-	     (ssize_t)accel_bench_vk_kernels_size;
-	ok = !close(fd) && ok;
-	err = ok ? accel_executable_load(m->dev, path, &m->exe) : -EIO;
-	if (!ok)
-		fprintf(notes, "# model vulkan: cannot write %s\n", path);
+	err = accel_executable_load(m->dev, path, &m->exe);
 	unlink(path);
 	return err;
 }
@@ -286,7 +279,8 @@ static int model_run(const struct opts *o, const char *scheme, const char *uri,
 	int rc = model_open(&m, uri) ? 1 : 0;
 
 	if (rc)
-		fprintf(notes, "# model %s: skipped: %s\n", scheme, accel_error_message());
+		fprintf(notes, "# model %s: skipped: %s\n", scheme,
+			m.why[0] ? m.why : accel_error_message());
 	for (int s = 0; !rc && s < SIZES; s++)
 		if (transfers(&m, o, sizes[s]) ||
 		    kernels_1d(&m, o, sizes[s], strcmp(scheme, "cpu") ? WG_1D_VK : WG_1D_CPU) ||

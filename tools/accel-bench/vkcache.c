@@ -52,6 +52,7 @@ int bench_cucache(const struct opts *o)
 #else
 #include <dirent.h>
 #include <stdbool.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,17 +97,19 @@ static double load_all(accel_device_t *dev, char **files, int n)
 	return now_ns() - t0;
 }
 
-static int write_builtin(const char *dir, char *path, size_t len)
+int bench_write_vk_kernels(const char *path)
 {
-	FILE *f;
+	FILE *f = fopen(path, "wb");
 	size_t n;
 
-	snprintf(path, len, "%s/test-kernels.vkexe", dir);
-	f = fopen(path, "wb");
 	if (!f)
 		return -1;
 	n = fwrite(accel_bench_vk_kernels, 1, accel_bench_vk_kernels_size, f);
-	return fclose(f) || n != accel_bench_vk_kernels_size ? -1 : 0;
+	if (fclose(f) || n != accel_bench_vk_kernels_size) {
+		errno = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
 }
 
 static int run(const struct opts *o, const char *bench, const char *scheme,
@@ -174,7 +177,7 @@ static int bench_cache(const struct opts *o, const char *bench,
 		       const char *scheme, const char *env_name, int driver,
 		       bool builtin_ok)
 {
-	char tmp[] = "/tmp/accel-bench-cache-XXXXXX", builtin[4096] = "";
+	char tmp[2048], builtin[4096] = "";
 	char *files[MAX_FILES], *list = NULL, *save = NULL;
 	const char *env = getenv(env_name);
 	accel_driver_info_t info;
@@ -192,6 +195,7 @@ static int bench_cache(const struct opts *o, const char *bench,
 	setenv("MESA_SHADER_CACHE_DISABLE", "true", 0);
 	setenv("__GL_SHADER_DISK_CACHE", "0", 0);
 	setenv("CUDA_CACHE_DISABLE", "1", 0);
+	snprintf(tmp, sizeof(tmp), "%s/accel-bench-cache-XXXXXX", bench_tmpdir());
 	if (!mkdtemp(tmp)) {
 		fprintf(stderr, "accel-bench: %s: cannot make a temporary directory\n", bench);
 		return 1;
@@ -201,7 +205,8 @@ static int bench_cache(const struct opts *o, const char *bench,
 		for (char *p = list ? strtok_r(list, ":", &save) : NULL;
 		     p && n < MAX_FILES; p = strtok_r(NULL, ":", &save))
 			files[n++] = p;
-	} else if (write_builtin(tmp, builtin, sizeof(builtin)) == 0) {
+	} else if (snprintf(builtin, sizeof(builtin), "%s/test-kernels.vkexe", tmp),
+		   bench_write_vk_kernels(builtin) == 0) {
 		files[n++] = builtin;
 	}
 	if (!n) {

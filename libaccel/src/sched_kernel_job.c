@@ -317,7 +317,7 @@ static struct kernel_job *kernel_job_new(struct accel_sched_kernel *k,
 	 * up: a job predicted at all is charged at least a microsecond.
 	 */
 	if (k->info.features & ACCEL_FEATURE_JOB_PREDICTION && job->predicted_ns) {
-		uint64_t us = (job->predicted_ns + 999) / 1000;
+		uint64_t us = job->predicted_ns / 1000 + (job->predicted_ns % 1000 != 0);
 
 		r->kj.predicted_us = us > ACCEL_JOB_PREDICTION_MAX_US ?
 				     ACCEL_JOB_PREDICTION_MAX_US : (uint32_t)us;

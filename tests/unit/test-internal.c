@@ -291,29 +291,47 @@ START_TEST(test_uring_setup_without_uring_cmd)
 }
 END_TEST
 
-/* A driver that completes uring_cmds (/dev/null): the ring is kept. */
+/*
+ * A driver that completes uring_cmds (/dev/null): the ring is kept, as an
+ * ordinary one and as a polled one (or, where the kernel refuses polling,
+ * an ordinary ring that says why), and the NOP is answered either way.
+ */
 START_TEST(test_uring_setup_round_trip)
 {
+	static const unsigned int asked[] = { 0, 5 };
 	struct io_uring ring;
 	char why[512] = "";
-	unsigned int sq = 0;
 	int fd, ret;
 
 	REQUIRE_URING(&ring);
 	io_uring_queue_exit(&ring);
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
-	ret = accel_uring_setup(&ring, fd, ACCEL_FEATURE_URING_CMD, &sq,
-				why, sizeof(why));
-	if (ret == -EOPNOTSUPP)
-		TEST_SKIP("/dev/null has no uring_cmd before Linux 6.0: %s", why);
-	ck_assert_msg(ret == 0, "accel_uring_setup(/dev/null) returned %d (%s); why: \"%s\"",
-		      ret, test_errname(ret), why);
-	io_uring_queue_exit(&ring);
+	for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+		unsigned int sq = asked[i];
+
+		ret = accel_uring_setup(&ring, fd, ACCEL_FEATURE_URING_CMD, &sq,
+					why, sizeof(why));
+		if (ret == -EOPNOTSUPP) {
+			close(fd);
+			TEST_SKIP("/dev/null has no uring_cmd before Linux 6.0: %s", why);
+		}
+		ck_assert_msg(ret == 0, "accel_uring_setup(/dev/null, polling %u ms) returned %d (%s); why: \"%s\"",
+			      asked[i], ret, test_errname(ret), why);
+		if (sq) {
+			ck_assert_uint_eq(sq, asked[i]);
+			ck_assert(ring.flags & IORING_SETUP_SQPOLL);
+			ck_assert_str_eq(why, "");
+		} else {
+			ck_assert(!(ring.flags & IORING_SETUP_SQPOLL));
+			if (asked[i])
+				ASSERT_CONTAINS("why", why, "ACCEL_URING_SQPOLL was refused");
+		}
+		io_uring_queue_exit(&ring);
+	}
 	close(fd);
 }
 END_TEST
-
 
 /* ACCEL_URING_SQPOLL: milliseconds 1..10000, or none; anything else is said. */
 START_TEST(test_uring_sqpoll_env)
@@ -348,40 +366,6 @@ START_TEST(test_uring_sqpoll_env)
 }
 END_TEST
 
-/*
- * A polled ring round trip on /dev/null: polling granted (or, where the
- * kernel refuses it, an ordinary ring that says why), and the NOP answered
- * either way.
- */
-START_TEST(test_uring_setup_polled)
-{
-	struct io_uring ring;
-	char why[512] = "";
-	unsigned int sq = 5;
-	int fd, ret;
-
-	REQUIRE_URING(&ring);
-	io_uring_queue_exit(&ring);
-	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
-	ret = accel_uring_setup(&ring, fd, ACCEL_FEATURE_URING_CMD, &sq,
-				why, sizeof(why));
-	if (ret == -EOPNOTSUPP)
-		TEST_SKIP("/dev/null has no uring_cmd before Linux 6.0: %s", why);
-	ck_assert_msg(ret == 0, "accel_uring_setup(/dev/null, polled) returned %d (%s); why: \"%s\"",
-		      ret, test_errname(ret), why);
-	if (sq) {
-		ck_assert_uint_eq(sq, 5);
-		ck_assert(ring.flags & IORING_SETUP_SQPOLL);
-		ck_assert_str_eq(why, "");
-	} else {
-		ck_assert(!(ring.flags & IORING_SETUP_SQPOLL));
-		ASSERT_CONTAINS("why", why, "ACCEL_URING_SQPOLL was refused");
-	}
-	io_uring_queue_exit(&ring);
-	close(fd);
-}
-END_TEST
 
 /* ---- the kernel scheduler on a fake device ------------------------------ */
 
@@ -751,7 +735,6 @@ static Suite *internal_suite(void)
 	tcase_add_test(tc, test_uring_setup_without_uring_cmd);
 	tcase_add_test(tc, test_uring_setup_round_trip);
 	tcase_add_test(tc, test_uring_sqpoll_env);
-	tcase_add_test(tc, test_uring_setup_polled);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("kernel");

@@ -96,19 +96,21 @@ static bool uses_uring(void)
 }
 
 /*
- * The sum of fdinfo's "<what>-<engine>:" over the device file(s) of this
- * process: "drm-engine" the engine time, "accel-released" the jobs.
+ * The sum, over the fdinfo lines of this process's device file(s) that
+ * start with @prefix, of the number right after @key in the line (after
+ * @prefix when @key is NULL): ("drm-engine-cpu:", NULL) the engine time,
+ * ("accel-released-cpu:", NULL) the jobs, ("accel-queue-",
+ * " predicted_ns=") the queues' predictions.
  */
-static uint64_t fdinfo_sum(const char *what, const char *engine)
+static uint64_t fdinfo_sum(const char *prefix, const char *key)
 {
-	char key[64], path[300], target[64], line[256];
+	char path[300], target[64], line[512];
 	uint64_t total = 0;
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
 	int found = 0;
 
 	ck_assert_ptr_nonnull(d);
-	snprintf(key, sizeof(key), "%s-%s:", what, engine);
 	while ((e = readdir(d))) {
 		ssize_t n;
 		FILE *f;
@@ -125,10 +127,14 @@ static uint64_t fdinfo_sum(const char *what, const char *engine)
 		f = fopen(path, "re");
 		ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
 		while (fgets(line, sizeof(line), f)) {
+			const char *v = line + strlen(prefix);
 			unsigned long long ns;
 
-			if (strncmp(line, key, strlen(key)) == 0 &&
-			    sscanf(line + strlen(key), "%llu", &ns) == 1)
+			if (strncmp(line, prefix, strlen(prefix)) != 0)
+				continue;
+			if (key)
+				v = strstr(line, key);
+			if (v && sscanf(v + (key ? strlen(key) : 0), "%llu", &ns) == 1)
 				total += ns;
 		}
 		fclose(f);
@@ -179,7 +185,7 @@ static void jobs_are_kernel_jobs(bool deny_uring)
 		POINT(sig, s, 1);
 
 		memset(map(b), 0, N * 4);
-		before = fdinfo_sum("drm-engine", "cpu");
+		before = fdinfo_sum("drm-engine-cpu:", NULL);
 		ASSERT_OK(accel_queue_execute(queue, &w, &sig, cb, NULL, 0));
 		/* The module holds the promise: wait-for-submitted answers now. */
 		ASSERT_OK(accel_semaphore_wait(s, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0));
@@ -188,7 +194,7 @@ static void jobs_are_kernel_jobs(bool deny_uring)
 		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
 	}
 	check_u32(map(b), N, 0x600d, "buffer");
-	after = fdinfo_sum("drm-engine", "cpu");
+	after = fdinfo_sum("drm-engine-cpu:", NULL);
 	ck_assert_msg(after > before,
 		      "fdinfo drm-engine-cpu did not grow (%" PRIu64 " then %" PRIu64 " ns): the work did not run as a kernel job",
 		      before, after);
@@ -249,45 +255,6 @@ out:
 END_TEST
 
 /*
- * The sum of "<key>=" over the accel-queue lines of this process's device
- * files' fdinfo.
- */
-static uint64_t fdinfo_queue_sum(const char *key)
-{
-	char path[300], target[64], line[512], pat[64];
-	uint64_t total = 0;
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-
-	ck_assert_ptr_nonnull(d);
-	snprintf(pat, sizeof(pat), " %s=", key);
-	while ((e = readdir(d))) {
-		ssize_t n;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		n = readlink(path, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (strcmp(target, "/dev/" ACCEL_DEVICE_NAME) != 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
-		f = fopen(path, "re");
-		ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
-		while (fgets(line, sizeof(line), f)) {
-			const char *v = strstr(line, pat);
-
-			if (strncmp(line, "accel-queue-", 12) == 0 && v)
-				total += strtoull(v + strlen(pat), NULL, 10);
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return total;
-}
-
-/*
  * The cost model's predictions reach the module (ABI 1.6): a command
  * buffer run once is predicted from then on, and the queue's fdinfo line
  * counts those predictions and the time their jobs took.
@@ -311,7 +278,7 @@ START_TEST(test_predictions_reach_the_module)
 	b = buffer_new(N * 4);
 	cb = fill_cb(b, N, 7);
 	s = sem_new(0);
-	ck_assert_uint_eq(fdinfo_queue_sum("predicted_ns"), 0);
+	ck_assert_uint_eq(fdinfo_sum("accel-queue-", " predicted_ns="), 0);
 	for (uint64_t i = 1; i <= 4; i++) {
 		POINT(sig, s, i);
 
@@ -319,9 +286,9 @@ START_TEST(test_predictions_reach_the_module)
 		ASSERT_OK(accel_semaphore_wait(s, i, 0, WAIT_LONG));
 	}
 	/* The first run had nothing to learn from; the next three did. */
-	ck_assert_msg(fdinfo_queue_sum("predicted_ns") > 0,
+	ck_assert_msg(fdinfo_sum("accel-queue-", " predicted_ns=") > 0,
 		      "no prediction reached the module");
-	ck_assert_msg(fdinfo_queue_sum("predicted_busy_ns") > 0,
+	ck_assert_msg(fdinfo_sum("accel-queue-", " predicted_busy_ns=") > 0,
 		      "the predicted jobs' engine time is not counted");
 	check_u32(map(b), N, 7, "buffer");
 	accel_semaphore_release(s);
@@ -354,10 +321,10 @@ START_TEST(test_batch_is_one_job)
 	{
 		POINT(sig, s, 1);
 
-		before = fdinfo_sum("accel-released", "cpu");
+		before = fdinfo_sum("accel-released-cpu:", NULL);
 		ASSERT_OK(accel_queue_execute_batch(queue, NULL, &sig, PARTS, cbs, NULL, 0));
 		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
-		after = fdinfo_sum("accel-released", "cpu");
+		after = fdinfo_sum("accel-released-cpu:", NULL);
 	}
 	ck_assert_msg(after == before + 1,
 		      "fdinfo accel-released-cpu went from %" PRIu64 " to %" PRIu64 ": a batch of %d must be one job",

@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 6
+#define ACCEL_ABI_MINOR 7
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -94,6 +94,22 @@ extern "C" {
  * predictions against measured times.
  */
 #define ACCEL_FEATURE_JOB_PREDICTION (1ULL << 7)
+/**
+ * ACCEL_FEATURE_JOB_DEADLINE - (ABI 1.7) a job may carry a deadline (an
+ * entry of its signals with ACCEL_POINT_F_DEADLINE), and
+ * ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE sets one on a point, which reaches the
+ * job that promised it. See "Deadlines" below.
+ */
+#define ACCEL_FEATURE_JOB_DEADLINE (1ULL << 8)
+/**
+ * ACCEL_FEATURE_FENCE_DEADLINE - (ABI 1.7) the kernel has fence deadlines
+ * (dma_fence_set_deadline()): a deadline set on a point's fence by any
+ * consumer, such as SYNC_IOC_SET_DEADLINE on a sync_file exported with
+ * ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, reaches the job that promised the
+ * point as ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE does. Absent on kernels
+ * without them (before 6.3).
+ */
+#define ACCEL_FEATURE_FENCE_DEADLINE (1ULL << 9)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -227,6 +243,29 @@ struct accel_syncobj_signal {
 struct accel_syncobj_fail {
 	__u32 handle;
 	__s32 error;
+};
+
+/**
+ * struct accel_syncobj_deadline - ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE (ABI 1.7,
+ * ACCEL_FEATURE_JOB_DEADLINE): someone needs @point reached by @deadline_ns.
+ * @handle:      the syncobj.
+ * @flags:       must be zero.
+ * @point:       the point.
+ * @deadline_ns: absolute CLOCK_MONOTONIC ns, at most S64_MAX (-EINVAL
+ *               above, and for 0); one already passed is -ETIME.
+ *
+ * The job that made the syncobj's latest promise at or above @point, if it
+ * is not yet released, takes the deadline (the earlier one, if it has one),
+ * and passes it on to the jobs it waits on (see "Deadlines" below). A
+ * deadline is a hint: a point already reached, promised by the host or an
+ * imported fence, or not promised yet, takes it with 0 and nothing changes.
+ * -ENOENT for an unknown handle.
+ */
+struct accel_syncobj_deadline {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+	__u64 deadline_ns;
 };
 
 /** ACCEL_WAIT_ALL - wait for every entry (else for any one). */
@@ -379,6 +418,23 @@ struct accel_uring_wait {
  * its own class until it is released (priority inheritance; the queue of a
  * raised job releases its earlier runnable jobs first).
  *
+ * Deadlines (ABI 1.7, ACCEL_FEATURE_JOB_DEADLINE). A job may carry a
+ * deadline, absolute CLOCK_MONOTONIC: by then its signals should be reached.
+ * Within its class, a runnable job is released ahead of fair-share order
+ * when its latest start is near: its deadline less its predicted time
+ * (@predicted_us, else its queue's running average) and less the
+ * predictions of its queue's runnable jobs ahead of it, no later than the
+ * predicted time of the job fair share would release instead plus the
+ * module parameter deadline_slack_us. Earliest latest start first. The
+ * queue is charged as always, so a deadline moves work earlier and never
+ * gives more: a tenant's queue is released ahead only while the tenant's
+ * engine time is at most deadline_lag_us (a module parameter) of its own
+ * engine time ahead of its fair share in the class, which bounds what
+ * deadlines can take from others over any interval. A pending job passes
+ * its deadline, less its prediction, on to the jobs that promised its waits,
+ * as priority inheritance does. The engine counts the deadlines its jobs
+ * met and missed (a job completed after its deadline) in sysfs and fdinfo.
+ *
  * A released job goes to its executor (the file that submitted it): as the
  * completion of its io_uring SUBMIT, or as an ACCEL_JOB_EVENT_RELEASED event
  * read with ACCEL_IOCTL_JOB_FETCH (the device fd polls readable while events
@@ -444,7 +500,7 @@ struct accel_queue_destroy {
 /**
  * struct accel_point - one point of a syncobj.
  * @handle: the syncobj.
- * @flags:  must be zero.
+ * @flags:  0, or in a job's signals ACCEL_POINT_F_DEADLINE.
  * @point:  the point.
  */
 struct accel_point {
@@ -452,6 +508,17 @@ struct accel_point {
 	__u32 flags;
 	__u64 point;
 };
+
+/*
+ * ACCEL_POINT_F_DEADLINE - (ABI 1.7, ACCEL_FEATURE_JOB_DEADLINE) this entry
+ * of a job's signals is not a point but the job's deadline: @point holds it,
+ * absolute CLOCK_MONOTONIC ns, 1..S64_MAX (-EINVAL otherwise; -ETIME when
+ * already passed at submission), and @handle is 0. At most one per job, never
+ * among its waits (-EINVAL). It counts towards @nsignals (and an inline
+ * job's ACCEL_URING_JOB_POINTS), so it needs no room of its own in any
+ * submission's layout. See "Deadlines" above.
+ */
+#define ACCEL_POINT_F_DEADLINE (1U << 0)
 
 /** ACCEL_JOB_MAX_POINTS - the most waits, and the most signals, of a job. */
 #define ACCEL_JOB_MAX_POINTS 64
@@ -663,6 +730,7 @@ struct accel_job_fetch {
 #define ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE _IOW(ACCEL_IOCTL_BASE, 0x19, struct accel_syncobj_sync_file)
 #define ACCEL_IOCTL_SYNCOBJ_EVENTFD _IOW(ACCEL_IOCTL_BASE, 0x1a, struct accel_syncobj_eventfd)
 #define ACCEL_IOCTL_SYNCOBJ_CANCEL _IOWR(ACCEL_IOCTL_BASE, 0x1b, struct accel_syncobj_cancel)
+#define ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE _IOW(ACCEL_IOCTL_BASE, 0x1c, struct accel_syncobj_deadline)
 #define ACCEL_IOCTL_QUEUE_CREATE _IOWR(ACCEL_IOCTL_BASE, 0x20, struct accel_queue_create)
 #define ACCEL_IOCTL_QUEUE_DESTROY _IOW(ACCEL_IOCTL_BASE, 0x21, struct accel_queue_destroy)
 #define ACCEL_IOCTL_JOB_SUBMIT _IOWR(ACCEL_IOCTL_BASE, 0x22, struct accel_job_submit)

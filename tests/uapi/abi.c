@@ -62,6 +62,9 @@ SIZE(accel_syncobj_eventfd, 24);
 OFF(accel_syncobj_eventfd, fd, 16);
 SIZE(accel_syncobj_cancel, 24);
 OFF(accel_syncobj_cancel, cancelled, 16);
+SIZE(accel_syncobj_deadline, 24);
+OFF(accel_syncobj_deadline, point, 8);
+OFF(accel_syncobj_deadline, deadline_ns, 16);
 SIZE(accel_uring_wait, 16);
 OFF(accel_uring_wait, point, 0);
 OFF(accel_uring_wait, handle, 8);
@@ -118,6 +121,7 @@ ABI_ASSERT(ACCEL_URING_CMD_NOP == 0x4010ac80u, "ACCEL_URING_CMD_NOP changed");
 ABI_ASSERT(ACCEL_IOCTL_SYNCOBJ_CREATE == 0xc010ac10u, "SYNCOBJ_CREATE changed");
 ABI_ASSERT(ACCEL_IOCTL_SYNCOBJ_WAIT == 0xc028ac15u, "SYNCOBJ_WAIT changed");
 ABI_ASSERT(ACCEL_IOCTL_SYNCOBJ_CANCEL == 0xc018ac1bu, "SYNCOBJ_CANCEL changed");
+ABI_ASSERT(ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE == 0x4018ac1cu, "SYNCOBJ_SET_DEADLINE changed");
 ABI_ASSERT(ACCEL_URING_CMD_SYNCOBJ_WAIT == 0x4010ac82u, "URING_CMD_SYNCOBJ_WAIT changed");
 
 int main(void)

@@ -182,4 +182,18 @@ static inline void accel_fence_set_seqno64(struct dma_fence *f)
 #error "accelsched: this kernel's dma_fence has no 64-bit seqno; points would compare on 32 bits"
 #endif
 
+/*
+ * Fence deadlines (dma_fence_set_deadline(), 6.3+): a consumer's deadline on
+ * a point's fence reaches the job that promised the point. Without them the
+ * ops have no such member and nothing calls it; ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE
+ * still works.
+ */
+#ifdef ACCEL_HAVE_FENCE_SET_DEADLINE
+#define ACCEL_FENCE_DEADLINE 1
+#define ACCEL_FENCE_OPS_DEADLINE(fn) .set_deadline = (fn),
+#else
+#define ACCEL_FENCE_DEADLINE 0
+#define ACCEL_FENCE_OPS_DEADLINE(fn)
+#endif
+
 #endif /* _ACCEL_COMPAT_H */

@@ -144,6 +144,7 @@ int accel_ioctl_syncobj_export_sync_file(struct accel_file *afile, void *data);
 int accel_ioctl_syncobj_import_sync_file(struct accel_file *afile, void *data);
 int accel_ioctl_syncobj_eventfd(struct accel_file *afile, void *data);
 int accel_ioctl_syncobj_cancel(struct accel_file *afile, void *data);
+int accel_ioctl_syncobj_set_deadline(struct accel_file *afile, void *data);
 
 /* syncobj.c */
 void accel_syncobj_imports_fini(void);

@@ -50,7 +50,9 @@ void accel_fill_info(struct accel_file *afile, struct accel_info *info)
 	if (ACCEL_URING_RES2)
 		info->features |= ACCEL_FEATURE_URING_SEQ;
 	info->features |= ACCEL_FEATURE_TENANTS | ACCEL_FEATURE_URING_INLINE_JOB |
-			   ACCEL_FEATURE_JOB_PREDICTION;
+			   ACCEL_FEATURE_JOB_PREDICTION | ACCEL_FEATURE_JOB_DEADLINE;
+	if (ACCEL_FENCE_DEADLINE)
+		info->features |= ACCEL_FEATURE_FENCE_DEADLINE;
 	info->client_id = afile->client_id;
 	strscpy(info->version, ACCEL_MODULE_VERSION, sizeof(info->version));
 	strscpy(info->kernel_release, init_utsname()->release,
@@ -109,6 +111,8 @@ static const struct accel_ioctl_desc accel_ioctls[] = {
 			accel_ioctl_syncobj_import_sync_file, 0),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_EVENTFD, accel_ioctl_syncobj_eventfd, 0),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_CANCEL, accel_ioctl_syncobj_cancel, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE,
+			accel_ioctl_syncobj_set_deadline, 0),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_QUEUE_CREATE, accel_ioctl_queue_create, 0),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_QUEUE_DESTROY, accel_ioctl_queue_destroy, 0),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_JOB_SUBMIT, accel_ioctl_job_submit,

@@ -77,7 +77,7 @@
  * fdinfo, the sysfs root and the module's init and exit. The rest is split
  * by concern, as the DRM scheduler's is: sched_engine.c (engines, their run
  * queues and the release policy), sched_inherit.c (priority inheritance),
- * sched_job.c (a job's life), sched_timeout.c (the released jobs'
+ * sched_deadline.c (deadlines), sched_job.c (a job's life), sched_timeout.c (the released jobs'
  * timeouts) and sched_tenant.c (tenants); sched_internal.h is what they
  * share. Each opens with its own
  * DOC block, which names its locking.
@@ -265,6 +265,8 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	INIT_LIST_HEAD(&q->runnable);
 	RB_CLEAR_NODE(&q->rb);
 	INIT_LIST_HEAD(&q->blink);
+	INIT_LIST_HEAD(&q->dl_jobs);
+	RB_CLEAR_NODE(&q->dl_rb);
 	mutex_lock(&afile->sched_mutex);
 	q->fstat = accel_file_engine_get(afile, e);
 	mutex_unlock(&afile->sched_mutex);
@@ -798,6 +800,7 @@ static void accel_show_queue(struct seq_file *m, unsigned long handle,
 	struct accel_engine *e = q->engine;
 	u32 runnable, in_flight;
 	u64 released, busy_ns, latency_ns, predicted_ns, predicted_busy_ns;
+	u64 dl_met, dl_missed;
 
 	spin_lock_irq(&e->lock);
 	runnable = q->nr_runnable;
@@ -807,13 +810,15 @@ static void accel_show_queue(struct seq_file *m, unsigned long handle,
 	latency_ns = q->latency_ns;
 	predicted_ns = q->predicted_ns;
 	predicted_busy_ns = q->predicted_busy_ns;
+	dl_met = q->nr_deadlines_met;
+	dl_missed = q->nr_deadlines_missed;
 	spin_unlock_irq(&e->lock);
 	seq_printf(m, "accel-queue-%lu:\tengine=", handle);
 	accel_seq_engine_name(m, e->name);
-	seq_printf(m, " priority=%s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu predicted_ns=%llu predicted_busy_ns=%llu\n",
+	seq_printf(m, " priority=%s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu predicted_ns=%llu predicted_busy_ns=%llu deadlines_met=%llu deadlines_missed=%llu\n",
 		   accel_priority_names[q->priority], q->weight, runnable,
 		   in_flight, released, busy_ns, latency_ns, predicted_ns,
-		   predicted_busy_ns);
+		   predicted_busy_ns, dl_met, dl_missed);
 }
 
 /**

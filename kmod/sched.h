@@ -42,8 +42,8 @@ struct io_uring_cmd;
  * @ready:    jobs whose last wait was reached in a fence callback.
  * @kick:     drains @ready and releases what it can (process context);
  *            queued, it holds an engine reference.
- * @released: the released jobs, by deadline.
- * @timeout_work: fails the jobs of @released past their deadline
+ * @released: the released jobs, by expiry.
+ * @timeout_work: fails the jobs of @released past their expiry
  *            (@timeout_armed: queued for the first of them); it holds no
  *            engine reference: freeing the engine cancels it.
  * @busy_ns:  engine time its jobs consumed.
@@ -60,6 +60,13 @@ struct io_uring_cmd;
  * @boosted:  per priority class, the queues that a runnable job raised to
  *            it by priority inheritance, in the order they were raised;
  *            served after the class's own queues (see sched_inherit.c).
+ * @dl:       per priority class, the queues with a runnable job that has a
+ *            deadline, by the latest start of the first such job
+ *            (&accel_queue.dl_lst; see sched_deadline.c).
+ * @nr_deadlines_met: jobs with a deadline completed by it.
+ * @nr_deadlines_missed: jobs with a deadline completed after it, or timed
+ *            out.
+ * @nr_ahead: releases made ahead of fair-share order for a deadline.
  *
  * The counters run from the engine's creation; sysfs reads them without
  * the lock.
@@ -93,6 +100,8 @@ struct accel_engine {
 	bool follow_retry;
 	atomic_t completing;
 	struct list_head boosted[3];
+	struct rb_root_cached dl[3];
+	u64 nr_deadlines_met, nr_deadlines_missed, nr_ahead;
 };
 
 /**
@@ -218,6 +227,17 @@ struct accel_file_engine {
  * @boost:    the best class its boosted runnable jobs inherited (engine
  *            lock; meaningful while @nr_boosted).
  * @nr_boosted: its runnable jobs that are boosted (engine lock).
+ * @pred_enq: the predicted time of every job added to @runnable so far
+ *            (engine lock; see &accel_sched_job.pred_end).
+ * @pred_deq: the same, up to the last job released from @runnable.
+ * @dl_jobs:  its runnable jobs with a deadline, in submission order.
+ * @dl_rb:    in its engine's &accel_engine.dl[@priority] while @on_dl.
+ * @on_dl:    @dl_jobs is not empty and it is on its run queue.
+ * @dl_lst:   the latest start of its first job with a deadline: that
+ *            deadline less the predicted time of its runnable jobs up to
+ *            the job.
+ * @nr_deadlines_met: its jobs with a deadline completed by it.
+ * @nr_deadlines_missed: completed after it, or timed out.
  */
 struct accel_queue {
 	struct accel_file *afile;
@@ -244,8 +264,16 @@ struct accel_queue {
 	struct list_head blink;
 	u32 boost;
 	u32 nr_boosted;
+	u64 pred_enq, pred_deq;
+	struct list_head dl_jobs;
+	struct rb_node dl_rb;
+	bool on_dl;
+	u64 dl_lst;
+	u64 nr_deadlines_met, nr_deadlines_missed;
 };
 
+void accel_sched_point_deadline(struct accel_syncobj *s, u64 point,
+				u64 deadline);
 int accel_sched_file_tenant(struct accel_file *afile);
 int accel_sched_init(void);
 void accel_sched_fini(void);

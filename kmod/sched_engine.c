@@ -184,6 +184,7 @@ retry:
 	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++) {
 		e->rq[i] = RB_ROOT_CACHED;
 		INIT_LIST_HEAD(&e->boosted[i]);
+		e->dl[i] = RB_ROOT_CACHED;
 	}
 	init_llist_head(&e->ready);
 	init_llist_head(&e->pool);
@@ -222,6 +223,8 @@ void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q)
 	lockdep_assert_held(&e->lock);
 	rb_add_cached(&q->rb, &ent->rq, accel_queue_less);
 	q->on_rq = true;
+	if (!list_empty(&q->dl_jobs))
+		accel_queue_dl_update_locked(q);
 	if (!ent->on_rq) {
 		ent->vruntime = max(ent->vruntime, e->min_vruntime[ent->priority]);
 		rb_add_cached(&ent->rb, &e->rq[ent->priority], accel_entity_less);
@@ -237,6 +240,8 @@ void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
 	rb_erase_cached(&q->rb, &ent->rq);
 	q->on_rq = false;
 	list_del_init(&q->blink); /* nothing runnable, or destroyed */
+	if (q->on_dl)
+		accel_queue_dl_update_locked(q);
 	if (RB_EMPTY_ROOT(&ent->rq.rb_root)) {
 		rb_erase_cached(&ent->rb, &e->rq[ent->priority]);
 		ent->on_rq = false;
@@ -268,7 +273,8 @@ void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns)
  * (sched_inherit.c) is served in that class after its own queues, as a
  * boosted task queues behind the tasks already runnable at its new
  * priority; it stays in its own class's run queue too, and is charged
- * there.
+ * there. Within the class, a queue whose deadline is near goes ahead of
+ * fair share, within its bound (sched_deadline.c).
  */
 static struct accel_queue *accel_engine_pick_locked(struct accel_engine *e)
 {
@@ -277,7 +283,7 @@ static struct accel_queue *accel_engine_pick_locked(struct accel_engine *e)
 	for (p = 0; p < ACCEL_PRIORITY_COUNT; p++) {
 		struct rb_node *n = rb_first_cached(&e->rq[p]);
 		struct accel_entity *ent;
-		struct accel_queue *q;
+		struct accel_queue *q, *dq;
 
 		if (!n && !list_empty(&e->boosted[p]))
 			return list_first_entry(&e->boosted[p],
@@ -288,6 +294,12 @@ static struct accel_queue *accel_engine_pick_locked(struct accel_engine *e)
 		e->min_vruntime[p] = max(e->min_vruntime[p], ent->vruntime);
 		q = rb_entry(rb_first_cached(&ent->rq), struct accel_queue, rb);
 		ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
+		if (unlikely(!RB_EMPTY_ROOT(&e->dl[p].rb_root))) {
+			dq = accel_engine_dl_pick_locked(e, p, q, ent,
+							 ktime_get_ns());
+			if (dq)
+				return dq;
+		}
 		return q;
 	}
 	return NULL;
@@ -307,6 +319,7 @@ void accel_engine_schedule_locked(struct accel_engine *e)
 		q->nr_runnable--;
 		if (list_empty(&q->runnable))
 			accel_rq_del_locked(e, q);
+		accel_job_dl_leave_locked(job, true);
 		accel_job_release_locked(job, ktime_get_ns());
 	}
 }
@@ -467,6 +480,9 @@ ACCEL_COUNTER_ATTR(engine, completed, nr_completed);
 ACCEL_COUNTER_ATTR(engine, failed, nr_failed);
 ACCEL_COUNTER_ATTR(engine, timedout, nr_timedout);
 ACCEL_COUNTER_ATTR(engine, latency_ns, latency_ns);
+ACCEL_COUNTER_ATTR(engine, deadlines_met, nr_deadlines_met);
+ACCEL_COUNTER_ATTR(engine, deadlines_missed, nr_deadlines_missed);
+ACCEL_COUNTER_ATTR(engine, released_ahead, nr_ahead);
 
 static struct attribute *accel_engine_attrs[] = {
 	&accel_engine_credits.attr,
@@ -477,6 +493,9 @@ static struct attribute *accel_engine_attrs[] = {
 	&accel_engine_failed.attr.attr,
 	&accel_engine_timedout.attr.attr,
 	&accel_engine_latency_ns.attr.attr,
+	&accel_engine_deadlines_met.attr.attr,
+	&accel_engine_deadlines_missed.attr.attr,
+	&accel_engine_released_ahead.attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(accel_engine);
@@ -523,6 +542,9 @@ static int accel_engines_show(struct seq_file *m, void *unused)
 					if (q->nr_boosted)
 						seq_printf(m, " boosted %s %u",
 							   prio[q->boost], q->nr_boosted);
+					if (q->on_dl)
+						seq_printf(m, " deadline_lst %llu",
+							   q->dl_lst);
 					seq_putc(m, '\n');
 				}
 			}

@@ -84,7 +84,9 @@ MODULE_PARM_DESC(priority_inheritance, "A job waiting on a point promised by an 
  * @job: a job being armed, before it promises its own points.
  *
  * Each wait not yet reached takes a reference to the job that made its
- * syncobj's latest promise covering the point, if any. Resolved before
+ * syncobj's latest promise covering the point, if any: for boosts, and for
+ * deadlines (sched_deadline.c), which pass along the same references, so
+ * even with priority_inheritance off. Resolved before
  * @job's own promises are published, so no one visits @job meanwhile and
  * no job is its own promiser.
  *
@@ -94,8 +96,6 @@ void accel_job_find_promisers(struct accel_sched_job *job)
 {
 	u32 i;
 
-	if (!READ_ONCE(accel_inherit))
-		return;
 	for (i = 0; i < job->nwaits; i++) {
 		struct accel_job_dep *d = &job->deps[i];
 		struct kref *ref;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * accelsched: what the scheduler's files share, and nothing else includes:
- * sched.c (the fronts), sched_engine.c, sched_job.c, sched_timeout.c and
- * sched_tenant.c. The rest of the module sees sched.h. See sched.c.
+ * sched.c (the fronts), sched_engine.c, sched_inherit.c, sched_deadline.c,
+ * sched_job.c, sched_timeout.c and sched_tenant.c. The rest of the module sees sched.h. See sched.c.
  */
 #ifndef _ACCEL_SCHED_INTERNAL_H
 #define _ACCEL_SCHED_INTERNAL_H
@@ -103,8 +103,17 @@ struct accel_event_node {
  * @has_followers: a follower waits for this job's release.
  * @status:     a pipelined job's COMPLETE status, while it waits for its
  *              waits (FINISHING).
- * @deadline:   when a released job times out.
- * @tlink:      in the engine's in-flight list, by @deadline.
+ * @deadline_ns: its deadline, absolute CLOCK_MONOTONIC ns, or 0 (engine
+ *              lock once armed: set at submission, lowered by a deadline
+ *              set on a point it promised or passed on by a waiter; see
+ *              sched_deadline.c).
+ * @pred_end:   while runnable: its queue's &accel_queue.pred_enq once it
+ *              was added, so that pred_end less &accel_queue.pred_deq is
+ *              the predicted time of its queue's runnable jobs up to it.
+ * @dlink:      in its queue's &accel_queue.dl_jobs while runnable with a
+ *              deadline.
+ * @expires:    when a released job times out.
+ * @tlink:      in the engine's in-flight list, by @expires.
  * @ev_released: its RELEASED event, queued for the executor.
  * @ev_timedout: its TIMEDOUT event.
  * @nwaits:     waits in @deps.
@@ -148,7 +157,10 @@ struct accel_sched_job {
 	int status;
 	u64 runnable_ns;
 	u64 release_ns;
-	u64 deadline;
+	u64 expires;
+	u64 deadline_ns;
+	u64 pred_end;
+	struct list_head dlink;
 	u64 charged;
 	u64 predicted_ns;
 	struct list_head tlink;
@@ -288,7 +300,7 @@ int accel_job_do_complete(struct accel_file *afile,
 			  const struct accel_job_complete *args);
 
 /* sched_timeout.c */
-void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline);
+void accel_timeout_arm_locked(struct accel_engine *e, u64 expires);
 void accel_timeout_del_locked(struct accel_engine *e,
 			      struct accel_sched_job *job);
 void accel_engine_timeout(struct work_struct *work);
@@ -301,6 +313,17 @@ void accel_job_drop_promisers(struct accel_sched_job *job);
 void accel_job_inherit(struct accel_sched_job *job);
 void accel_job_runnable_boost_locked(struct accel_sched_job *job);
 void accel_job_unboost_locked(struct accel_sched_job *job);
+
+/* sched_deadline.c */
+void accel_queue_dl_update_locked(struct accel_queue *q);
+void accel_job_dl_runnable_locked(struct accel_sched_job *job, bool tail);
+void accel_job_dl_leave_locked(struct accel_sched_job *job, bool released);
+struct accel_queue *accel_engine_dl_pick_locked(struct accel_engine *e, int p,
+						struct accel_queue *fair,
+						struct accel_entity *fent,
+						u64 now);
+void accel_job_dl_count_locked(struct accel_sched_job *job, u64 now);
+void accel_job_dl_inherit(struct accel_sched_job *job);
 
 /* sched_tenant.c */
 extern struct mutex accel_tenants_lock;
@@ -385,9 +408,9 @@ static inline void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
 }
 
 /*
- * Into @e's list of released jobs, by deadline (usually an append: the
+ * Into @e's list of released jobs, by expiry (usually an append: the
  * same timeout for every job); the engine's timeout work is moved only
- * when this job's deadline is the earliest.
+ * when this job's expiry is the earliest.
  */
 static inline void accel_timeout_add_locked(struct accel_engine *e,
 					    struct accel_sched_job *job)
@@ -395,13 +418,13 @@ static inline void accel_timeout_add_locked(struct accel_engine *e,
 	struct accel_sched_job *it;
 
 	lockdep_assert_held(&e->lock);
-	job->deadline = job->release_ns + job->timeout_ns;
+	job->expires = job->release_ns + job->timeout_ns;
 	list_for_each_entry_reverse(it, &e->released, tlink)
-		if (it->deadline <= job->deadline)
+		if (it->expires <= job->expires)
 			break;
 	list_add(&job->tlink, &it->tlink);
 	if (e->released.next == &job->tlink)
-		accel_timeout_arm_locked(e, job->deadline);
+		accel_timeout_arm_locked(e, job->expires);
 }
 
 #endif /* _ACCEL_SCHED_INTERNAL_H */

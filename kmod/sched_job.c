@@ -316,6 +316,7 @@ static __always_inline void accel_job_runnable_locked(struct accel_sched_job *jo
 		q->vruntime = max(q->vruntime, q->ent->min_vruntime);
 		accel_rq_add_locked(e, q);
 	}
+	accel_job_dl_runnable_locked(job, job->qlink.next == &q->runnable);
 	if (job->boosted) /* inherited while pending */
 		accel_job_runnable_boost_locked(job);
 }
@@ -422,6 +423,7 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 		job->queue->nr_runnable--;
 		if (list_empty(&job->queue->runnable) && job->queue->on_rq)
 			accel_rq_del_locked(e, job->queue);
+		accel_job_dl_leave_locked(job, false);
 		break;
 	case ACCEL_JOB_RELEASED:
 		e->in_flight--;
@@ -457,9 +459,14 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 		accel_job_failed(job, error);
 }
 
+/* accel_job_point() found the job's deadline, in pt->point: no syncobj. */
+#define ACCEL_POINT_IS_DEADLINE 1
+
 /*
  * Read wait (or, with @sig, signal) @i of a submission into @pt and look up
- * its syncobj (*@s, a reference). From user memory, one small copy each: a
+ * its syncobj (*@s, a reference); or, for a signal entry flagged
+ * ACCEL_POINT_F_DEADLINE, check the deadline it holds and return
+ * ACCEL_POINT_IS_DEADLINE. From user memory, one small copy each: a
  * whole array on the stack would be zeroed on every submission by kernels
  * built with INIT_STACK_ALL_ZERO (Debian's are).
  */
@@ -484,8 +491,14 @@ static int accel_job_point(struct accel_file *afile,
 				   sizeof(*pt)))
 			return -EFAULT;
 	}
-	if (pt->flags)
-		return -EINVAL;
+	if (unlikely(pt->flags)) {
+		if (!sig || pt->flags != ACCEL_POINT_F_DEADLINE || pt->handle ||
+		    !pt->point || pt->point > S64_MAX)
+			return -EINVAL;
+		if (pt->point <= ktime_get_ns())
+			return -ETIME;
+		return ACCEL_POINT_IS_DEADLINE;
+	}
 	*s = accel_syncobj_lookup(afile, pt->handle);
 	return *s ? 0 : -ENOENT;
 }
@@ -556,6 +569,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	INIT_LIST_HEAD(&job->qlink);
 	INIT_LIST_HEAD(&job->tlink);
 	INIT_LIST_HEAD(&job->flink);
+	INIT_LIST_HEAD(&job->dlink);
 	for (i = 0; i < ACCEL_JOB_INLINE; i++)
 		INIT_LIST_HEAD(&job->deps_inline[i].cb.node);
 	job->deps = job->deps_inline;
@@ -585,6 +599,14 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 		int error;
 
 		ret = accel_job_point(afile, args, true, i, &pt, &s);
+		if (ret == ACCEL_POINT_IS_DEADLINE) {
+			/* Not a point: the job's deadline (one at most). */
+			ret = -EINVAL;
+			if (job->deadline_ns)
+				goto err_job;
+			job->deadline_ns = pt.point;
+			continue;
+		}
 		if (ret)
 			goto err_job;
 		job->sigs[job->nsignals].s = s;
@@ -877,6 +899,8 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 	if (!atomic_dec_and_test(&job->deps_left)) {
 		accel_job_try_pipeline(job);
 		accel_job_inherit(job);
+		if (job->deadline_ns)
+			accel_job_dl_inherit(job);
 		/* A fence callback takes it from here, perhaps already. */
 		if (cmd) {
 			spin_lock_irq(&e->lock);
@@ -1017,6 +1041,8 @@ int accel_job_do_complete(struct accel_file *afile,
 		e->nr_failed++;
 	else
 		e->nr_completed++;
+	if (job->deadline_ns)
+		accel_job_dl_count_locked(job, ktime_get_ns());
 	/*
 	 * Nothing runs longer than its timeout: more is charged as the
 	 * timeout. Unbounded, 2^63 ns and over would wrap the charge

@@ -2,9 +2,9 @@
 /*
  * DOC: job timeouts
  *
- * Each engine keeps its released jobs in a list by deadline (the release
+ * Each engine keeps its released jobs in a list by expiry (the release
  * plus the job's timeout), and one delayed work per engine fires at the
- * earliest: it fails the jobs past their deadline with -ETIMEDOUT, gives
+ * earliest: it fails the jobs past their expiry with -ETIMEDOUT, gives
  * their credits back, releases what the credits then allow, and pushes a
  * TIMEDOUT event to each job's executor once its points have failed (a
  * late COMPLETE is refused).
@@ -22,18 +22,18 @@
 #include "trace.h"
 
 /*
- * Timeouts: the engine keeps its released jobs in a list by deadline, and
+ * Timeouts: the engine keeps its released jobs in a list by expiry, and
  * one delayed work per engine fires at the earliest
  * (accel_timeout_add_locked(), inline in sched_internal.h for the
  * submission path). Completing a job only unlinks it, so the hot path
  * touches no timer. The work holds no engine
  * reference; freeing the engine cancels it (accel_engine_free()).
  */
-void accel_timeout_arm_locked(struct accel_engine *e, u64 deadline)
+void accel_timeout_arm_locked(struct accel_engine *e, u64 expires)
 {
 	u64 now = ktime_get_ns();
-	unsigned long delay = deadline > now ?
-		nsecs_to_jiffies(deadline - now) + 1 : 0;
+	unsigned long delay = expires > now ?
+		nsecs_to_jiffies(expires - now) + 1 : 0;
 
 	lockdep_assert_held(&e->lock);
 	e->timeout_armed = true;
@@ -61,19 +61,21 @@ void accel_engine_timeout(struct work_struct *work)
 
 	spin_lock_irq(&e->lock);
 	list_for_each_entry_safe(job, tmp, &e->released, tlink) {
-		if (job->deadline > now)
+		if (job->expires > now)
 			break;
 		list_move_tail(&job->tlink, &expired);
 		job->state = ACCEL_JOB_TIMEDOUT;
 		e->in_flight--;
 		job->queue->nr_in_flight--; /* released: its queue is here */
 		e->nr_timedout++;
+		if (job->deadline_ns)
+			accel_job_dl_count_locked(job, 0);
 		kref_get(&job->ref);
 		ACCEL_JOB_TRACE(timeout, job);
 	}
 	job = list_first_entry_or_null(&e->released, struct accel_sched_job, tlink);
 	if (job) {
-		u64 d = job->deadline;
+		u64 d = job->expires;
 
 		mod_delayed_work(accel_wq, &e->timeout_work,
 				 d > now ? nsecs_to_jiffies(d - now) + 1 : 0);

@@ -50,6 +50,12 @@
  * @kind: what the fence tracks.
  * @node: in &accel_syncobj.pending[@kind] while pending.
  * @link: in a local list between detaching and signalling.
+ * @s:    its syncobj while it is in the tree (a weak reference: cleared
+ *        under the syncobj's lock when it leaves, and the syncobj is freed
+ *        after an RCU grace period), for a deadline set on the fence.
+ * @deadline: the earliest deadline set on it (its @lock).
+ * @dl_work: takes that deadline to the job that promised the point, in
+ *        process context (a fence's deadline may be set from any context).
  *
  * Each point fence holds a reference on the module: its ops are module code,
  * and a sync_file can keep it alive after every file is closed.
@@ -60,6 +66,9 @@ struct accel_point_fence {
 	enum accel_point_kind kind;
 	struct rb_node node;
 	struct list_head link;
+	struct accel_syncobj *s;
+	u64 deadline;
+	struct work_struct dl_work;
 };
 
 static struct accel_point_fence *to_point_fence(struct dma_fence *f)
@@ -93,11 +102,59 @@ static void accel_fence_release(struct dma_fence *f)
 	module_put(THIS_MODULE);
 }
 
+static void accel_fence_deadline_work(struct work_struct *work)
+{
+	struct accel_point_fence *pf =
+		container_of(work, struct accel_point_fence, dl_work);
+	struct accel_syncobj *s;
+	unsigned long flags;
+	u64 d;
+
+	spin_lock_irqsave(&pf->lock, flags);
+	d = pf->deadline;
+	spin_unlock_irqrestore(&pf->lock, flags);
+	rcu_read_lock();
+	s = READ_ONCE(pf->s);
+	if (s && !kref_get_unless_zero(&s->ref))
+		s = NULL;
+	rcu_read_unlock();
+	if (s) {
+		accel_sched_point_deadline(s, pf->base.seqno, d);
+		accel_syncobj_put(s);
+	}
+	dma_fence_put(&pf->base);
+}
+
+#if ACCEL_FENCE_DEADLINE
+/*
+ * dma_fence_ops.set_deadline: someone (SYNC_IOC_SET_DEADLINE on an exported
+ * sync_file, a display driver) needs the point reached by @deadline. Any
+ * context: note the earliest, and let the work find the promiser.
+ */
+static void accel_fence_set_deadline(struct dma_fence *f, ktime_t deadline)
+{
+	struct accel_point_fence *pf = to_point_fence(f);
+	u64 d = max_t(s64, ktime_to_ns(deadline), 1);
+	unsigned long flags;
+
+	if (pf->kind != ACCEL_POINT_REACHED)
+		return;
+	spin_lock_irqsave(&pf->lock, flags);
+	if (!pf->deadline || d < pf->deadline)
+		pf->deadline = d;
+	spin_unlock_irqrestore(&pf->lock, flags);
+	dma_fence_get(f); /* the work's; never the last: the caller has one */
+	if (!queue_work(accel_wq, &pf->dl_work))
+		dma_fence_put(f);
+}
+#endif
+
 static const struct dma_fence_ops accel_point_fence_ops = {
 	.get_driver_name = accel_fence_driver_name,
 	.get_timeline_name = accel_fence_timeline_name,
 	.release = accel_fence_release,
 	ACCEL_FENCE_OPS_SEQNO64
+	ACCEL_FENCE_OPS_DEADLINE(accel_fence_set_deadline)
 };
 
 static struct accel_point_fence *accel_point_fence_alloc(void)
@@ -109,6 +166,7 @@ static struct accel_point_fence *accel_point_fence_alloc(void)
 	spin_lock_init(&pf->lock);
 	RB_CLEAR_NODE(&pf->node);
 	INIT_LIST_HEAD(&pf->link);
+	INIT_WORK(&pf->dl_work, accel_fence_deadline_work);
 	return pf;
 }
 
@@ -181,6 +239,7 @@ static void accel_sweep_locked(struct accel_syncobj *s, struct list_head *dead)
 				continue;
 			rb_erase(&pf->node, &s->pending[kind]);
 			RB_CLEAR_NODE(&pf->node);
+			WRITE_ONCE(pf->s, NULL);
 			s->npending--;
 			list_add_tail(&pf->link, dead);
 		}
@@ -239,6 +298,7 @@ static void accel_detach_locked(struct accel_syncobj *s,
 			break;
 		rb_erase(n, &s->pending[kind]);
 		RB_CLEAR_NODE(n);
+		WRITE_ONCE(pf->s, NULL);
 		s->npending--;
 		list_add_tail(&pf->link, list);
 	}
@@ -282,7 +342,7 @@ void accel_syncobj_free(struct kref *ref)
 	spin_unlock(&s->lock);
 	accel_signal_list(&list, -ENOENT);
 	accel_fail_fence_signal(fail, 0);
-	kfree(s);
+	kfree_rcu(s, rcu); /* a point fence's deadline work may still look */
 }
 
 /* Raise value and/or submitted and signal what that satisfies. */
@@ -564,6 +624,7 @@ static struct dma_fence *accel_point_lookup(struct accel_syncobj *s, u64 point,
 		return NULL;
 	}
 	accel_point_fence_init(s, *pf, point, kind);
+	WRITE_ONCE((*pf)->s, s);
 	rb_link_node(&(*pf)->node, parent, link);
 	rb_insert_color(&(*pf)->node, &s->pending[kind]);
 	f = dma_fence_get(&(*pf)->base); /* the tree keeps the first reference */

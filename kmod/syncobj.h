@@ -72,6 +72,7 @@ struct accel_syncobj {
 		u64 point;
 		struct kref *ref;
 	} promiser;
+	struct rcu_head rcu;
 };
 
 extern atomic_t accel_point_fences_live;

@@ -503,6 +503,30 @@ int accel_ioctl_syncobj_eventfd(struct accel_file *afile, void *data)
 				    args->flags, args->fd);
 }
 
+/*
+ * A deadline on a point: the job that promised it, if any and not yet
+ * released, takes it (see sched_deadline.c). A hint: a point no job is
+ * about to reach takes it with nothing to do.
+ */
+int accel_ioctl_syncobj_set_deadline(struct accel_file *afile, void *data)
+{
+	struct accel_syncobj_deadline *args = data;
+	struct accel_syncobj *s;
+
+	if (args->flags || !args->deadline_ns || args->deadline_ns > S64_MAX)
+		return -EINVAL;
+	s = accel_syncobj_lookup(afile, args->handle);
+	if (!s)
+		return -ENOENT;
+	if (args->deadline_ns <= ktime_get_ns()) {
+		accel_syncobj_put(s);
+		return -ETIME;
+	}
+	accel_sched_point_deadline(s, args->point, args->deadline_ns);
+	accel_syncobj_put(s);
+	return 0;
+}
+
 int accel_ioctl_syncobj_cancel(struct accel_file *afile, void *data)
 {
 	struct accel_syncobj_cancel *args = data;

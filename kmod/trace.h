@@ -20,6 +20,10 @@
  *                           boost=, not its own prio=
  *   accelsched:job_boost_end its boost ended (it was released, failed or
  *                           cancelled)
+ *   accelsched:job_ahead    the policy releases it ahead of fair share, for
+ *                           its queue's first deadline (deadline_ns=) whose
+ *                           latest start (latest_start_ns=) is near; a
+ *                           job_release follows
  *
  * Every event carries client=<file's client id> queue=<handle> job=<id>;
  * all but job_wait and job_signal also engine=<name>. A point is named by
@@ -161,6 +165,34 @@ TRACE_EVENT(job_complete,
 		  __entry->client, __get_str(engine), __entry->queue,
 		  __entry->job, __entry->status, __entry->device_ns,
 		  __entry->predicted_ns)
+);
+
+TRACE_EVENT(job_ahead,
+	TP_PROTO(u64 client, const char *engine, u32 queue, u32 job, u32 prio,
+		 u64 deadline_ns, u64 latest_start_ns),
+	TP_ARGS(client, engine, queue, job, prio, deadline_ns, latest_start_ns),
+	TP_STRUCT__entry(
+		__field(u64, client)
+		__string(engine, engine)
+		__field(u32, queue)
+		__field(u32, job)
+		__field(u32, prio)
+		__field(u64, deadline_ns)
+		__field(u64, latest_start_ns)
+	),
+	TP_fast_assign(
+		__entry->client = client;
+		__assign_str_compat(engine, engine);
+		__entry->queue = queue;
+		__entry->job = job;
+		__entry->prio = prio;
+		__entry->deadline_ns = deadline_ns;
+		__entry->latest_start_ns = latest_start_ns;
+	),
+	TP_printk("client=%llu engine=%s queue=%u job=%u prio=%u deadline_ns=%llu latest_start_ns=%llu",
+		  __entry->client, __get_str(engine), __entry->queue,
+		  __entry->job, __entry->prio, __entry->deadline_ns,
+		  __entry->latest_start_ns)
 );
 
 TRACE_EVENT(job_fail,

@@ -143,6 +143,15 @@ probe fence_flag_seqno64 <<'EOF'
 int probe(void) { return DMA_FENCE_FLAG_SEQNO64_BIT; }
 EOF
 
+# Fence deadlines: dma_fence_ops.set_deadline and dma_fence_set_deadline()
+# (6.3+; SYNC_IOC_SET_DEADLINE on a sync_file reaches the ops).
+probe fence_set_deadline <<'EOF'
+#include <linux/dma-fence.h>
+static void probe_cb(struct dma_fence *f, ktime_t d) { }
+const struct dma_fence_ops probe_ops = { .set_deadline = probe_cb };
+void probe(struct dma_fence *f) { dma_fence_set_deadline(f, 0); }
+EOF
+
 # __assign_str(dst) without its source (6.10+). A trace event needs its own
 # header, included again by define_trace.h.
 cat >"$dir/assign_str_1arg_trace.h" <<'EOF'

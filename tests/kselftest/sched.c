@@ -2403,4 +2403,682 @@ TEST_F_TIMEOUT(sched, inherit_racing_submits_and_destroy, 60)
 	close(r.fd);
 }
 
+/*
+ * Deadlines (ABI 1.7). The stage: a one-credit engine held by a blocker; a
+ * NORMAL flood of FLOOD jobs queued behind it on the flood queue; and a
+ * NORMAL deadline queue already charged @handicap_ns of engine time, so
+ * that fair share releases the whole flood before any of its jobs. 10 ms
+ * is within the default lag bound (deadline_lag_us, 20 ms): a deadline
+ * may take the queue ahead; a second is beyond it.
+ */
+#define DL_NEAR_HANDICAP 10000000ull
+/*
+ * A deadline that is near from the start: 5 s off, predicted to take 5 s
+ * (so not past at submission, however slow the VM, and within the default
+ * job timeout of 10 s that caps a prediction). A far one is a minute off,
+ * predicted at a millisecond.
+ */
+#define DL_NEAR (now_ns() + 5000000000ull)
+#define DL_NEAR_PRED 5000000u
+#define DL_FAR (now_ns() + 60000000000ull)
+
+struct dls {
+	int fd;
+	char engine[ACCEL_ENGINE_NAME_LEN];
+	uint32_t fq, dq, cq;
+	int blocker;
+};
+
+static void dl_setup(struct __test_metadata *_metadata, struct dls *v,
+		     const char *tag, uint64_t handicap_ns)
+{
+	struct accel_job_event ev;
+	int id;
+
+	v->fd = accel_test_open();
+	ASSERT_GE(v->fd, 0);
+	snprintf(v->engine, sizeof(v->engine), "%s", engine_name(tag));
+	v->fq = queue_new(_metadata, v->fd, v->engine, ACCEL_PRIORITY_NORMAL, 1, 1);
+	v->dq = queue_new(_metadata, v->fd, v->engine, ACCEL_PRIORITY_NORMAL, 1, 0);
+	v->cq = queue_new(_metadata, v->fd, v->engine, ACCEL_PRIORITY_NORMAL, 1, 0);
+	id = submit(v->fd, v->dq, NOPTS, NOPTS, 'w', 0);
+	ASSERT_GT(id, 0);
+	ev = next_release(_metadata, v->fd, 1000);
+	ASSERT_EQ((uint32_t)id, ev.id);
+	ASSERT_EQ(0, complete(v->fd, id, 0, handicap_ns));
+	v->blocker = submit(v->fd, v->fq, NOPTS, NOPTS, 'b', 0);
+	ASSERT_GT(v->blocker, 0);
+	ev = next_release(_metadata, v->fd, 1000);
+	ASSERT_EQ('b', ev.user_data);
+	for (int i = 0; i < FLOOD; i++)
+		ASSERT_GT(submit(v->fd, v->fq, NOPTS, NOPTS, 100 + i, 0), 0);
+}
+
+/*
+ * Submit one job whose signals are @s and then its deadline (absolute
+ * CLOCK_MONOTONIC ns, an ACCEL_POINT_F_DEADLINE entry), predicted to take
+ * @pred_us; its id, or -errno.
+ */
+static int submit_dl(int fd, uint32_t queue, struct pts w, struct pts s,
+		     uint64_t user_data, uint64_t deadline, uint32_t pred_us)
+{
+	struct accel_job j;
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+	int ret;
+
+	s.p[s.n++] = (struct accel_point){ .flags = ACCEL_POINT_F_DEADLINE,
+					   .point = deadline };
+	job_fill(&j, queue, &w, &s, user_data);
+	j.predicted_us = pred_us;
+	ret = xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+	return ret ? ret : (int)j.id;
+}
+
+/* submit() with a prediction. */
+static int submit_pred(int fd, uint32_t queue, struct pts w, struct pts s,
+		       uint64_t user_data, uint32_t pred_us)
+{
+	struct accel_job j;
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+	int ret;
+
+	job_fill(&j, queue, &w, &s, user_data);
+	j.predicted_us = pred_us;
+	ret = xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+	return ret ? ret : (int)j.id;
+}
+
+static int set_deadline(int fd, uint32_t h, uint64_t point, uint64_t deadline)
+{
+	struct accel_syncobj_deadline d = { .handle = h, .point = point,
+					    .deadline_ns = deadline };
+
+	return xioctl(fd, ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE, &d);
+}
+
+/* Engine @engine's sysfs counter @name, or -1. */
+static long long engine_counter(const char *engine, const char *name)
+{
+	char path[160], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/accelsched/engines/%s/%s",
+		 engine, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? strtoll(buf, NULL, 10) : -1;
+}
+
+/* The number after " @key=" in queue @q's fdinfo line, or -1. */
+static long long queue_field(int fd, uint32_t q, const char *key)
+{
+	static char buf[16384];
+	char path[64], head[40], k[48];
+	ssize_t n;
+	char *l, *v;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	snprintf(head, sizeof(head), "accel-queue-%u:\t", q);
+	snprintf(k, sizeof(k), " %s=", key);
+	l = strstr(buf, head);
+	if (!l)
+		return -1;
+	v = strstr(l, k);
+	if (!v || (strchr(l, '\n') && v > strchr(l, '\n')))
+		return -1;
+	return strtoll(v + strlen(k), NULL, 10);
+}
+
+/*
+ * A job whose deadline is near (its latest start, deadline less its
+ * prediction, already here) goes ahead of the flood that fair share would
+ * release first; the deadline ends at its release: a later job of its
+ * queue, without one, waits behind the flood. The engine counts one
+ * release ahead, and the job's deadline as met.
+ */
+TEST_F(sched, deadline_near_goes_ahead_of_the_flood)
+{
+	struct accel_job_event ev;
+	struct dls v;
+	int d;
+
+	dl_setup(_metadata, &v, "dlnear", DL_NEAR_HANDICAP);
+	d = submit_dl(v.fd, v.dq, NOPTS, NOPTS, 'd', DL_NEAR, DL_NEAR_PRED);
+	ASSERT_GT(d, 0);
+	ASSERT_GT(submit(v.fd, v.dq, NOPTS, NOPTS, 'e', 0), 0);
+	ASSERT_DBG(1, v.engine, false, " deadline_lst ");
+	ASSERT_EQ(0, engine_counter(v.engine, "released_ahead"));
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	ev = next_release(_metadata, v.fd, 2000);
+	ASSERT_EQ('d', ev.user_data);
+	ASSERT_EQ(1, engine_counter(v.engine, "released_ahead"));
+	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
+	ASSERT_EQ(0, complete(v.fd, ev.id, 0, 1000));
+	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
+	inv_next(_metadata, v.fd, 'e');
+	ASSERT_EQ(1, queue_field(v.fd, v.dq, "deadlines_met"));
+	ASSERT_EQ(0, queue_field(v.fd, v.dq, "deadlines_missed"));
+	ASSERT_EQ(1, engine_counter(v.engine, "deadlines_met"));
+	ASSERT_EQ(1, engine_counter(v.engine, "released_ahead"));
+	close(v.fd);
+}
+
+/*
+ * A deadline far off changes nothing: fair share releases the flood first
+ * (a deadline is not a priority).
+ */
+TEST_F(sched, deadline_far_keeps_fair_share)
+{
+	struct dls v;
+
+	dl_setup(_metadata, &v, "dlfar", DL_NEAR_HANDICAP);
+	ASSERT_GT(submit_dl(v.fd, v.dq, NOPTS, NOPTS, 'd',
+			    DL_FAR, 1000), 0);
+	ASSERT_DBG(1, v.engine, false, " deadline_lst ");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
+	inv_next(_metadata, v.fd, 'd');
+	ASSERT_EQ(0, engine_counter(v.engine, "released_ahead"));
+	ASSERT_EQ(1, queue_field(v.fd, v.dq, "deadlines_met"));
+	close(v.fd);
+}
+
+/*
+ * The bound: a queue already a second of engine time past the queue fair
+ * share serves (beyond deadline_lag_us) does not go ahead, however near
+ * its deadline.
+ */
+TEST_F(sched, deadline_does_not_pass_the_lag_bound)
+{
+	struct dls v;
+
+	dl_setup(_metadata, &v, "dllag", 1000000000ull);
+	ASSERT_GT(submit_dl(v.fd, v.dq, NOPTS, NOPTS, 'd',
+			    DL_NEAR, DL_NEAR_PRED), 0);
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
+	inv_next(_metadata, v.fd, 'd');
+	ASSERT_EQ(0, engine_counter(v.engine, "released_ahead"));
+	close(v.fd);
+}
+
+/*
+ * Every job of one file has a deadline that is always near; another
+ * file's jobs have none. With deadline_lag_us at 5 ms and 1 ms jobs, the
+ * deadlines take the first file at most about five jobs ahead of its
+ * share over the whole run, not the whole engine: of 60 releases it gets
+ * at most 30 + 5 (+1, the job released as the bound is reached) + 1
+ * (rounding of the alternation).
+ */
+TEST_F_TIMEOUT(sched, deadline_always_near_keeps_its_share, 120)
+{
+	enum { N = 40, RELEASES = 60 };
+	int fds[2], got[2] = { 0, 0 }, seen = 0;
+	const char *e = engine_name("dlshare");
+	long old;
+	uint32_t q[2];
+
+	old = set_param("deadline_lag_us", 5000);
+	ASSERT_GE(old, 0);
+	for (int i = 0; i < 2; i++) {
+		fds[i] = accel_test_open();
+		ASSERT_GE(fds[i], 0);
+		q[i] = queue_new(_metadata, fds[i], e, ACCEL_PRIORITY_NORMAL, 1, 1);
+	}
+	for (int i = 0; i < N; i++) {
+		ASSERT_GT(submit_dl(fds[0], q[0], NOPTS, NOPTS, 'a',
+				    DL_NEAR, DL_NEAR_PRED), 0);
+		ASSERT_GT(submit(fds[1], q[1], NOPTS, NOPTS, 'b', 0), 0);
+	}
+	while (seen < RELEASES) {
+		struct accel_job_event ev;
+		int which = -1;
+
+		for (int t = 0; t < 2000 && which < 0; t++) {
+			for (int i = 0; i < 2 && which < 0; i++)
+				if (fetch(_metadata, fds[i], &ev, 1) == 1)
+					which = i;
+			if (which < 0)
+				usleep(1000);
+		}
+		ASSERT_GE(which, 0);
+		got[which]++;
+		seen++;
+		ASSERT_EQ(0, complete(fds[which], ev.id, 0, 1000000));
+	}
+	TH_LOG("of %d releases: %d with deadlines, %d without", RELEASES,
+	       got[0], got[1]);
+	set_param("deadline_lag_us", old);
+	ASSERT_LE(got[0], RELEASES / 2 + 7);
+	ASSERT_GT(got[0], got[1]); /* and the deadlines did go ahead */
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
+ * ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE on a point gives its promiser the
+ * deadline: it goes ahead of the flood. On points no job is about to
+ * reach (reached, never promised, promised by a released job) it is a
+ * hint with nothing to do.
+ */
+TEST_F(sched, deadline_set_on_a_point_moves_its_promiser)
+{
+	uint64_t far = DL_FAR;
+	struct dls v;
+	uint32_t x, y;
+	int p;
+
+	dl_setup(_metadata, &v, "dlpoint", DL_NEAR_HANDICAP);
+	x = so_new(_metadata, v.fd, 0);
+	y = so_new(_metadata, v.fd, 5);
+	p = submit_pred(v.fd, v.dq, NOPTS, PTS(P(x, 7)), 'p', DL_NEAR_PRED);
+	ASSERT_GT(p, 0);
+	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
+	ASSERT_EQ(0, set_deadline(v.fd, y, 3, far));  /* reached */
+	ASSERT_EQ(0, set_deadline(v.fd, y, 9, far));  /* not promised */
+	ASSERT_EQ(0, set_deadline(v.fd, x, 8, far));  /* above the promise */
+	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
+	/* Below the promise: reaching 7 reaches 2 too. Near: all of it. */
+	ASSERT_EQ(0, set_deadline(v.fd, x, 2, DL_NEAR));
+	ASSERT_DBG(1, v.engine, false, " deadline_lst ");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_next(_metadata, v.fd, 'p');
+	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
+	ASSERT_EQ(7, so_value(_metadata, v.fd, x));
+	close(v.fd);
+}
+
+/*
+ * A pending job passes its deadline, less its prediction, on to the job
+ * that promised its wait: the producer goes ahead of the flood, then its
+ * consumer.
+ */
+TEST_F(sched, deadline_passes_to_promisers)
+{
+	struct dls v;
+	uint32_t x;
+	int c;
+
+	dl_setup(_metadata, &v, "dlpass", DL_NEAR_HANDICAP);
+	x = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit(v.fd, v.dq, NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
+	c = submit_dl(v.fd, v.cq, PTS(P(x, 1)), NOPTS, 'c',
+		      DL_NEAR, DL_NEAR_PRED);
+	ASSERT_GT(c, 0);
+	ASSERT_DBG(1, v.engine, false, " deadline_lst ");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_next_then(_metadata, v.fd, 'p', v.engine, c);
+	inv_next(_metadata, v.fd, 'c');
+	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
+	close(v.fd);
+}
+
+#ifndef SYNC_IOC_SET_DEADLINE
+struct sync_set_deadline {
+	__u64 deadline_ns;
+	__u64 pad;
+};
+#define SYNC_IOC_SET_DEADLINE _IOW('>', 5, struct sync_set_deadline)
+#endif
+
+/*
+ * A deadline set on an exported point's sync_file (SYNC_IOC_SET_DEADLINE,
+ * what a compositor does) reaches the job that promised the point, on
+ * kernels with fence deadlines (ACCEL_FEATURE_FENCE_DEADLINE).
+ */
+TEST_F(sched, deadline_from_a_sync_file_reaches_its_job)
+{
+	struct sync_set_deadline sd = { 0 };
+	struct accel_info info = { 0 };
+	struct dls v;
+	uint32_t x;
+	int sfd, ret;
+
+	dl_setup(_metadata, &v, "dlsync", DL_NEAR_HANDICAP);
+	ASSERT_EQ(0, xioctl(v.fd, ACCEL_IOCTL_INFO, &info));
+	x = so_new(_metadata, v.fd, 0);
+	ASSERT_GT(submit_pred(v.fd, v.dq, NOPTS, PTS(P(x, 1)), 'p', DL_NEAR_PRED), 0);
+	ASSERT_EQ(0, so_export_sync_file(v.fd, x, 1, &sfd));
+	sd.deadline_ns = DL_NEAR;
+	ret = ioctl(sfd, SYNC_IOC_SET_DEADLINE, &sd) ? -errno : 0;
+	if (ret == -ENOTTY) {
+		ASSERT_EQ(0, info.features & ACCEL_FEATURE_FENCE_DEADLINE);
+		close(sfd);
+		ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+		inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
+		inv_next(_metadata, v.fd, 'p');
+		close(v.fd);
+		SKIP(return, "this kernel has no fence deadlines (SYNC_IOC_SET_DEADLINE came in 6.3)");
+	}
+	ASSERT_EQ(0, ret);
+	ASSERT_NE(0, info.features & ACCEL_FEATURE_FENCE_DEADLINE);
+	close(sfd);
+	/* The fence's deadline reaches the job from a work item. */
+	for (int i = 0; i < 2000 && dbg_count(v.engine, false, " deadline_lst ") == 0; i++)
+		usleep(1000);
+	ASSERT_DBG(1, v.engine, false, " deadline_lst ");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_next(_metadata, v.fd, 'p');
+	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
+	close(v.fd);
+}
+
+/*
+ * Bad deadlines are refused with their errno and change nothing: no id, no
+ * event, no point promised. At the edges: 0, 2^63 and 2^64 - 1 (-EINVAL),
+ * one already passed (-ETIME), two in one job, one among the waits, one
+ * with a handle or an unknown flag (-EINVAL). S64_MAX is taken.
+ */
+TEST_F(sched, deadline_bad_input_changes_nothing)
+{
+	int fd = accel_test_open();
+	struct accel_job_event ev;
+	uint64_t v, sub, far;
+	uint32_t q, x;
+	struct {
+		struct accel_point pt;
+		bool in_waits, twice;
+		int err;
+	} bad[] = {
+		{ { .flags = ACCEL_POINT_F_DEADLINE, .point = 0 }, false, false, -EINVAL },
+		{ { .flags = ACCEL_POINT_F_DEADLINE, .point = 1ull << 63 }, false, false, -EINVAL },
+		{ { .flags = ACCEL_POINT_F_DEADLINE, .point = UINT64_MAX }, false, false, -EINVAL },
+		{ { .flags = ACCEL_POINT_F_DEADLINE, .point = 1 }, false, false, -ETIME },
+		{ { .flags = ACCEL_POINT_F_DEADLINE, .point = 0 }, false, true, -EINVAL },
+		{ { .flags = ACCEL_POINT_F_DEADLINE, .point = 0 }, true, false, -EINVAL },
+		{ { .handle = 1, .flags = ACCEL_POINT_F_DEADLINE, .point = 0 }, false, false, -EINVAL },
+		{ { .flags = ACCEL_POINT_F_DEADLINE << 1, .point = 0 }, false, false, -EINVAL },
+	};
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("dlbad"), ACCEL_PRIORITY_NORMAL, 1, 4);
+	x = so_new(_metadata, fd, 0);
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct pts w = NOPTS, s = PTS(P(x, 1));
+		struct accel_job j;
+		struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+
+		far = DL_FAR;
+		if (!bad[i].pt.point && bad[i].err == -EINVAL &&
+		    (bad[i].twice || bad[i].in_waits || bad[i].pt.handle ||
+		     bad[i].pt.flags != ACCEL_POINT_F_DEADLINE))
+			bad[i].pt.point = far; /* bad for another reason */
+		if (bad[i].in_waits)
+			w.p[w.n++] = bad[i].pt;
+		else
+			s.p[s.n++] = bad[i].pt;
+		if (bad[i].twice)
+			s.p[s.n++] = bad[i].pt;
+		job_fill(&j, q, &w, &s, 1);
+		TH_LOG("case %u", i);
+		ASSERT_EQ(bad[i].err, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+		ASSERT_EQ(0, a.submitted);
+		ASSERT_EQ(0, j.id);
+		ASSERT_EQ(0, so_query(fd, x, &v, &sub, NULL));
+		ASSERT_EQ(0, sub); /* not promised */
+		ASSERT_EQ(0, fetch(_metadata, fd, &ev, 1));
+	}
+	/* SET_DEADLINE: flags, 0, 2^63, 2^64 - 1, passed, no such handle. */
+	{
+		struct accel_syncobj_deadline d = { .handle = x, .flags = 1, .point = 1,
+						    .deadline_ns = far };
+
+		ASSERT_EQ(-EINVAL, xioctl(fd, ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE, &d));
+	}
+	ASSERT_EQ(-EINVAL, set_deadline(fd, x, 1, 0));
+	ASSERT_EQ(-EINVAL, set_deadline(fd, x, 1, 1ull << 63));
+	ASSERT_EQ(-EINVAL, set_deadline(fd, x, 1, UINT64_MAX));
+	ASSERT_EQ(-ETIME, set_deadline(fd, x, 1, 1));
+	ASSERT_EQ(-ENOENT, set_deadline(fd, x + 100, 1, far));
+	/* At the bound, taken: released at once, its point reached. */
+	{
+		struct pts w = NOPTS, s = PTS(P(x, 1));
+		int id = submit_dl(fd, q, w, s, 2, INT64_MAX, 0);
+
+		ASSERT_GT(id, 0);
+		ASSERT_EQ((uint32_t)id, next_release(_metadata, fd, 1000).id);
+		ASSERT_EQ(0, set_deadline(fd, x, 1, INT64_MAX)); /* released: a hint */
+		ASSERT_EQ(0, complete(fd, id, 0, 0));
+		ASSERT_EQ(0, so_wait1(fd, x, 1, 0, in_ms(5000)));
+		ASSERT_EQ(1, queue_field(fd, q, "deadlines_met"));
+	}
+	close(fd);
+}
+
+/*
+ * An inline job (SQE128) carries its deadline in its points, among its
+ * signals; in its waits it is refused.
+ */
+TEST_F(sched, deadline_inline_job)
+{
+	int fd = accel_test_open(), a;
+	struct io_uring ring;
+	uint64_t ud = 0;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	q = queue_new(_metadata, fd, engine_name("dlinl"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	struct accel_uring_job bad = {
+		.user_data = 1, .queue = q, .nwaits = 1, .nsignals = 1,
+		.points = { { .flags = ACCEL_POINT_F_DEADLINE, .point = DL_FAR },
+			    P(x, 1) },
+	};
+	struct accel_uring_job good = {
+		.user_data = 2, .queue = q, .nsignals = 2,
+		.points = { P(x, 1), { .flags = ACCEL_POINT_F_DEADLINE,
+				       .point = DL_FAR } },
+	};
+	uring_inline_prep(&ring, fd, &bad, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-EINVAL, uring_reap1(&ring, 5000, &ud));
+	ASSERT_EQ(1, ud);
+	uring_inline_prep(&ring, fd, &good, 2);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	a = uring_reap1(&ring, 5000, &ud);
+	ASSERT_EQ(2, ud);
+	ASSERT_GT(a, 0);
+	ASSERT_EQ(0, complete(fd, a & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
+	ASSERT_EQ(1, queue_field(fd, q, "deadlines_met"));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/*
+ * Met or missed: completed by the deadline, after it, or timed out. On
+ * the queue (fdinfo) and the engine (sysfs).
+ */
+TEST_F(sched, deadline_met_and_missed_are_counted)
+{
+	int fd = accel_test_open(), id;
+	const char *e = engine_name("dlcount");
+	struct accel_job_event ev;
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
+	id = submit_dl(fd, q, NOPTS, NOPTS, 1, DL_FAR, 0);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ((uint32_t)id, next_release(_metadata, fd, 1000).id);
+	ASSERT_EQ(0, complete(fd, id, 0, 0));
+	id = submit_dl(fd, q, NOPTS, NOPTS, 2, now_ns() + 200000000ull, 0);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ((uint32_t)id, next_release(_metadata, fd, 1000).id);
+	usleep(300000);
+	ASSERT_EQ(0, complete(fd, id, 0, 0));
+	ASSERT_EQ(1, queue_field(fd, q, "deadlines_met"));
+	ASSERT_EQ(1, queue_field(fd, q, "deadlines_missed"));
+	/* Timed out: missed, whatever its deadline. */
+	{
+		struct pts w = NOPTS, s = NOPTS;
+		struct accel_job j;
+		struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+
+		s.p[s.n++] = (struct accel_point){ .flags = ACCEL_POINT_F_DEADLINE,
+						   .point = DL_FAR };
+		job_fill(&j, q, &w, &s, 3);
+		j.timeout_ns = 20000000;
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+		ASSERT_EQ(j.id, next_release(_metadata, fd, 1000).id);
+		for (int i = 0; i < 5000 && fetch(_metadata, fd, &ev, 1) == 0; i++)
+			usleep(1000);
+		ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
+	}
+	ASSERT_EQ(2, queue_field(fd, q, "deadlines_missed"));
+	ASSERT_EQ(1, engine_counter(e, "deadlines_met"));
+	ASSERT_EQ(2, engine_counter(e, "deadlines_missed"));
+	close(fd);
+}
+
+/*
+ * The deadline queue goes while it is the engine's nearest deadline: its
+ * jobs are cancelled, it leaves the engine's deadline tree (KASAN watches
+ * on the debug kernel), and the flood goes on in order. The same for a
+ * file closed with a deadline job runnable, and for a pending one whose
+ * promiser holds its deadline.
+ */
+TEST_F(sched, deadline_queue_and_file_gone_while_near)
+{
+	struct accel_queue_destroy d;
+	struct dls v;
+	uint32_t x;
+	int fd2, p;
+
+	dl_setup(_metadata, &v, "dlgone", DL_NEAR_HANDICAP);
+	ASSERT_GT(submit_dl(v.fd, v.dq, NOPTS, NOPTS, 'd',
+			    DL_NEAR, DL_NEAR_PRED), 0);
+	ASSERT_DBG(1, v.engine, false, " deadline_lst ");
+	d = (struct accel_queue_destroy){ .handle = v.dq };
+	ASSERT_EQ(0, xioctl(v.fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
+	/* Another file: a producer with a deadline passed on, then closed. */
+	fd2 = accel_test_open();
+	ASSERT_GE(fd2, 0);
+	{
+		uint32_t q2 = queue_new(_metadata, fd2, v.engine, ACCEL_PRIORITY_NORMAL, 1, 0);
+		uint32_t x2 = so_new(_metadata, fd2, 0);
+
+		x = so_new(_metadata, fd2, 0);
+		p = submit(fd2, q2, NOPTS, PTS(P(x, 1)), 'p', 0);
+		ASSERT_GT(p, 0);
+		ASSERT_GT(submit_dl(fd2, q2, PTS(P(x2, 1)), NOPTS, 'c',
+				    DL_NEAR, DL_NEAR_PRED), 0);
+		ASSERT_GT(submit_dl(fd2, q2, NOPTS, NOPTS, 'r',
+				    DL_NEAR, DL_NEAR_PRED), 0);
+		ASSERT_EQ(0, set_deadline(fd2, x, 1, DL_FAR));
+	}
+	close(fd2);
+	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
+	close(v.fd);
+}
+
+struct dl_race {
+	int fd;
+	uint32_t q, x;
+	uint64_t next;
+	volatile bool stop;
+	int bad;
+};
+
+/* Submit producers of x and deadline jobs, as fast as it goes. */
+static void *dl_race_submitter(void *arg)
+{
+	struct dl_race *r = arg;
+
+	for (int i = 0; i < 300 && !r->stop; i++) {
+		uint64_t pt = __atomic_add_fetch(&r->next, 1, __ATOMIC_SEQ_CST);
+		int ret = submit_dl(r->fd, r->q, NOPTS, PTS(P(r->x, pt)), 'p',
+				    DL_FAR, 1000);
+
+		if (ret < 0 && ret != -ENOENT && ret != -EINVAL)
+			r->bad = ret;
+	}
+	return NULL;
+}
+
+/* Set deadlines on whatever x's points are promised. */
+static void *dl_race_setter(void *arg)
+{
+	struct dl_race *r = arg;
+
+	for (int i = 0; i < 600 && !r->stop; i++) {
+		int ret = set_deadline(r->fd, r->x, __atomic_load_n(&r->next, __ATOMIC_SEQ_CST),
+				       now_ns() + 1000000ull);
+
+		if (ret && ret != -ETIME)
+			r->bad = ret;
+	}
+	return NULL;
+}
+
+/* Destroy the queue midway. */
+static void *dl_race_destroyer(void *arg)
+{
+	struct dl_race *r = arg;
+	struct accel_queue_destroy d = { .handle = r->q };
+
+	usleep(20000);
+	if (xioctl(r->fd, ACCEL_IOCTL_QUEUE_DESTROY, &d))
+		r->bad = -1;
+	return NULL;
+}
+
+/*
+ * Three threads race on one queue: submitting jobs with deadlines, setting
+ * deadlines on their points, destroying the queue; the main thread
+ * completes what is released. Nothing but the errnos of a queue gone may
+ * come back, and the engine is left empty.
+ */
+TEST_F_TIMEOUT(sched, deadline_racing_submits_sets_and_destroy, 60)
+{
+	const char *e = engine_name("dlrace");
+	struct dl_race r = { 0 };
+	pthread_t t[3];
+	int idle = 0;
+
+	r.fd = accel_test_open();
+	ASSERT_GE(r.fd, 0);
+	r.q = queue_new(_metadata, r.fd, e, ACCEL_PRIORITY_NORMAL, 1, 2);
+	r.x = so_new(_metadata, r.fd, 0);
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, dl_race_submitter, &r));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, dl_race_setter, &r));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, dl_race_destroyer, &r));
+	while (idle < 100) {
+		struct accel_job_event ev[16];
+		int n = fetch(_metadata, r.fd, ev, 16);
+
+		for (int i = 0; i < n; i++) {
+			int ret = complete(r.fd, ev[i].id, 0, 1000);
+
+			ASSERT_TRUE(!ret || ret == -ENOENT || ret == -EINVAL);
+		}
+		idle = n ? 0 : idle + 1;
+		usleep(1000);
+	}
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	ASSERT_EQ(0, r.bad);
+	ASSERT_DBG(0, e, true, " ");
+	ASSERT_DBG(0, e, false, " deadline_lst ");
+	close(r.fd);
+}
+
 ACCEL_TEST_MAIN

@@ -758,6 +758,7 @@ struct qline {
 	unsigned int weight, runnable, in_flight;
 	unsigned long long released, busy_ns, latency_ns;
 	unsigned long long predicted_ns, predicted_busy_ns;
+	unsigned long long deadlines_met, deadlines_missed;
 };
 
 /* Parse one accel-queue line's fields (after the tab); 0 or -EINVAL. */
@@ -765,11 +766,11 @@ static int qline_parse(const char *l, struct qline *q)
 {
 	int n = -1;
 
-	if (sscanf(l, "engine=%63s priority=%15s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu predicted_ns=%llu predicted_busy_ns=%llu%n",
+	if (sscanf(l, "engine=%63s priority=%15s weight=%u runnable=%u in_flight=%u released=%llu busy_ns=%llu latency_ns=%llu predicted_ns=%llu predicted_busy_ns=%llu deadlines_met=%llu deadlines_missed=%llu%n",
 		   q->engine, q->priority, &q->weight, &q->runnable,
 		   &q->in_flight, &q->released, &q->busy_ns, &q->latency_ns,
-		   &q->predicted_ns, &q->predicted_busy_ns,
-		   &n) != 10 || n < 0 || (l[n] && l[n] != '\n'))
+		   &q->predicted_ns, &q->predicted_busy_ns, &q->deadlines_met,
+		   &q->deadlines_missed, &n) != 12 || n < 0 || (l[n] && l[n] != '\n'))
 		return -EINVAL;
 	return 0;
 }

@@ -55,6 +55,7 @@ int bench_jobs(const struct opts *o);
 int bench_latency(const struct opts *o);
 int bench_inversion(const struct opts *o);
 int bench_fair(const struct opts *o);
+int bench_deadline(const struct opts *o);
 
 /* cpu.c, cmdbuf.c, sem.c: libaccel on cpu:// with the embedded scheduler. */
 int bench_cpu(const struct opts *o);

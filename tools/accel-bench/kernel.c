@@ -22,6 +22,9 @@
  *	      the same job with no dependency under the same flood.
  *	fair  two queues with weights 1:3 flooding one engine: the error of
  *	      their measured shares of device time.
+ *	deadline  frames with feasible deadlines under a flood of two tenants:
+ *	      the fraction that miss, with the deadlines given to the module
+ *	      and without.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -956,5 +959,135 @@ int bench_fair(const struct opts *o)
 	if (o->json)
 		printf("}}\n");
 	close(fd);
+	return 0;
+}
+
+/*
+ * Deadlines: a one-credit engine shared by two tenants (two files), each
+ * keeping DL_BULK jobs of DL_T runnable (the flood); the second tenant also
+ * submits a frame every DL_PERIOD on a queue of its own, needed DL_WITHIN
+ * after its submission. Feasible: a frame needs at most the job in flight
+ * and itself, 2 * DL_T < DL_WITHIN. This thread is the executor: a released
+ * job "runs" for DL_T of wall time, busy-waiting, and is completed with
+ * that device time, which every job also predicts. A frame misses when it
+ * is completed after its deadline. The same load runs with the frames'
+ * deadlines given to the module and without (fair share alone).
+ */
+#define DL_T 2000000.0
+#define DL_PERIOD (4 * DL_T)
+#define DL_WITHIN (5 * DL_T / 2)
+#define DL_BULK 8
+#define DL_FRAME 0x46000000ull
+
+static void dl_submit(int fd, uint32_t q, uint64_t tag, uint64_t deadline)
+{
+	struct accel_point p = { .flags = ACCEL_POINT_F_DEADLINE, .point = deadline };
+	struct accel_job j = { .queue = q, .user_data = tag,
+			       .predicted_us = (uint32_t)(DL_T / 1000),
+			       .signals = (uintptr_t)&p, .nsignals = !!deadline };
+	struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+
+	must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+}
+
+/* Frames missed of @frames, with the deadlines given (@give) or not. */
+static int run_deadline(int frames, int give, long *ahead)
+{
+	int fd[2] = { open_dev("deadline"), open_dev("deadline") };
+	uint32_t q[3]; /* tenant 0's bulk, tenant 1's bulk, tenant 1's frames */
+	double *due = calloc(frames, sizeof(double)), next = now_ns(), end = 0;
+	int sent = 0, done = 0, missed = 0, run_fd = -1;
+	struct accel_job_event run = { 0 };
+	char path[128];
+	FILE *f;
+
+	if (fd[0] < 0 || fd[1] < 0 || !due)
+		exit(1);
+	q[0] = bench_queue(fd[0], "deadline", ACCEL_PRIORITY_NORMAL, 1, 1);
+	q[1] = bench_queue(fd[1], "deadline", ACCEL_PRIORITY_NORMAL, 1, 0);
+	q[2] = bench_queue(fd[1], "deadline", ACCEL_PRIORITY_NORMAL, 1, 0);
+	for (int i = 0; i < DL_BULK; i++) {
+		dl_submit(fd[0], q[0], 0, 0);
+		dl_submit(fd[1], q[1], 1, 0);
+	}
+	while (done < frames) {
+		double t = now_ns();
+
+		if (sent < frames && t >= next) {
+			due[sent] = t + DL_WITHIN;
+			dl_submit(fd[1], q[2], DL_FRAME | sent,
+				  give ? (uint64_t)due[sent] : 0);
+			sent++;
+			next += DL_PERIOD;
+		}
+		if (run_fd >= 0 && t >= end) {
+			struct accel_job_complete c = { .id = run.id,
+							.device_ns = (uint64_t)DL_T };
+
+			must(!ioctl(run_fd, ACCEL_IOCTL_JOB_COMPLETE, &c), "JOB_COMPLETE");
+			if (run.user_data & DL_FRAME) {
+				done++;
+				missed += t > due[run.user_data & ~DL_FRAME];
+			} else {
+				dl_submit(run_fd, q[run.user_data], run.user_data, 0);
+			}
+			run_fd = -1;
+		}
+		for (int i = 0; i < 2 && run_fd < 0; i++) {
+			struct accel_job_fetch fe = { .events = (uintptr_t)&run, .max = 1 };
+
+			must(!ioctl(fd[i], ACCEL_IOCTL_JOB_FETCH, &fe), "JOB_FETCH");
+			if (fe.count) {
+				run_fd = fd[i];
+				end = now_ns() + DL_T;
+			}
+		}
+	}
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/accelsched/engines/bench-deadline-%d/released_ahead",
+		 getpid());
+	f = fopen(path, "r");
+	if (f) {
+		long n = 0;
+
+		if (fscanf(f, "%ld", &n) == 1)
+			*ahead += n;
+		fclose(f);
+	}
+	close(fd[0]);
+	close(fd[1]);
+	free(due);
+	return missed;
+}
+
+int bench_deadline(const struct opts *o)
+{
+	int frames = o->ops / 500 > 100 ? (int)(o->ops / 500) : 100, first = 1;
+	int missed[2] = { 0, 0 };
+	long ahead[2] = { 0, 0 };
+
+	for (int r = 0; r < o->rounds; r++) {
+		missed[1] += run_deadline(frames, 1, &ahead[1]);
+		missed[0] += run_deadline(frames, 0, &ahead[0]);
+	}
+	double with = (double)missed[1] / (frames * o->rounds);
+	double without = (double)missed[0] / (frames * o->rounds);
+
+	if (o->json)
+		printf("{\"bench\": \"deadline\", \"frames\": %d, \"rounds\": %d, "
+		       "\"missed_with\": %d, \"missed_without\": %d, "
+		       "\"released_ahead\": [%ld, %ld], \"metrics\": {",
+		       frames, o->rounds, missed[1], missed[0], ahead[1], ahead[0]);
+	else
+		fprintf(notes, "# deadline: %d frames of %.1f ms every %.1f ms, due %.1f ms "
+			"after submission, under two tenants' floods of %.1f ms jobs on a "
+			"one-credit engine: %d missed with their deadlines given (%ld "
+			"releases ahead of fair share), %d without\n",
+			frames * o->rounds, DL_T / 1e6, DL_PERIOD / 1e6, DL_WITHIN / 1e6,
+			DL_T / 1e6, missed[1], ahead[1], missed[0]);
+	metric(o, "sched.deadline_miss_rate", with, &first);
+	metric(o, "sched.deadline_miss_rate_without", without, &first);
+	if (o->json)
+		printf("}}\n");
 	return 0;
 }

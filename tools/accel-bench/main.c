@@ -55,6 +55,7 @@ static const struct bench benches[] = {
 	{ "latency", "high-priority p99 release latency, flooded vs idle", 1, bench_latency },
 	{ "inversion", "high-priority p99 release latency behind a low producer under a flood, vs direct", 1, bench_inversion },
 	{ "fair", "fair share of two queues weighted 1:3", 1, bench_fair },
+	{ "deadline", "frames with feasible deadlines under a two-tenant flood: miss rate with deadlines vs without", 1, bench_deadline },
 	{ "ktenant", "the module's tenants: HIGH p99 under a flood, 1:3 shares, 8 queues vs 1", 1, bench_ktenant },
 	{ "ksubmit", "libaccel's REUSABLE submit: kernel scheduler vs embedded", 1, bench_ksubmit },
 	{ "cpu", "cpu:// fill/copy/saxpy vs memset/memcpy/C loop, same threads", 0, bench_cpu },

@@ -149,7 +149,7 @@ enum op {
 	OP_INFO, OP_NOP, OP_SO_CREATE, OP_SO_DESTROY, OP_SO_QUERY,
 	OP_SO_SIGNAL, OP_SO_FAIL, OP_SO_WAIT, OP_SO_EXPORT, OP_SO_IMPORT,
 	OP_SO_EXPORT_SF, OP_SO_IMPORT_SF, OP_SO_EVENTFD, OP_SO_CANCEL,
-	OP_Q_CREATE, OP_Q_DESTROY, OP_JOB_SUBMIT, OP_JOB_COMPLETE, OP_JOB_FETCH,
+	OP_SO_SET_DEADLINE, OP_Q_CREATE, OP_Q_DESTROY, OP_JOB_SUBMIT, OP_JOB_COMPLETE, OP_JOB_FETCH,
 	OP_U_NOP, OP_U_SIGNAL, OP_U_WAIT, OP_U_SUBMIT, OP_U_COMPLETE,
 	OP_RAW_IOCTL, OP_RAW_URING, OP_RING_SETUP, OP_RING_EXIT, OP_CLOSE_FD,
 	OP_REOPEN_DEV, OP_POLL,
@@ -252,6 +252,12 @@ static const struct field f_cancel[] = {
 	FLD(accel_syncobj_cancel, cancelled, FK_ZERO),
 	FLD(accel_syncobj_cancel, pad, FK_ZERO),
 };
+static const struct field f_setdl[] = {
+	FLD(accel_syncobj_deadline, handle, FK_HANDLE),
+	FLD(accel_syncobj_deadline, flags, FK_FLAGS),
+	FLD(accel_syncobj_deadline, point, FK_VAL),
+	FLD(accel_syncobj_deadline, deadline_ns, FK_VAL),
+};
 static const struct field f_qcreate[] = {
 	FLD(accel_queue_create, engine, FK_BYTES),
 	FLD(accel_queue_create, priority, FK_VAL),
@@ -322,6 +328,7 @@ static const struct opdesc ops[NOPS] = {
 	[OP_SO_IMPORT_SF] = IOP("syncobj_import_sync_file", ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE, accel_syncobj_sync_file, 0, 3, f_import_sf),
 	[OP_SO_EVENTFD] = IOP("syncobj_eventfd", ACCEL_IOCTL_SYNCOBJ_EVENTFD, accel_syncobj_eventfd, ACCEL_WAIT_SUBMITTED, 4, f_eventfd),
 	[OP_SO_CANCEL] = IOP("syncobj_cancel", ACCEL_IOCTL_SYNCOBJ_CANCEL, accel_syncobj_cancel, 0, 3, f_cancel),
+	[OP_SO_SET_DEADLINE] = IOP("syncobj_set_deadline", ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE, accel_syncobj_deadline, 0, 3, f_setdl),
 	[OP_Q_CREATE] = IOP("queue_create", ACCEL_IOCTL_QUEUE_CREATE, accel_queue_create, 0, 3, f_qcreate),
 	[OP_Q_DESTROY] = IOP("queue_destroy", ACCEL_IOCTL_QUEUE_DESTROY, accel_queue_destroy, 0, 1, f_qdestroy),
 	[OP_JOB_SUBMIT] = IOP("job_submit", ACCEL_IOCTL_JOB_SUBMIT, accel_job_submit, 0, 10, f_submit),
@@ -428,7 +435,8 @@ static const int common_errnos[] = {
 
 static const int class_extra[NOPS][4] = {
 	[OP_Q_CREATE] = { EEXIST, EPERM, EBUSY },
-	[OP_JOB_SUBMIT] = { EBUSY },
+	[OP_JOB_SUBMIT] = { EBUSY, ETIME },
+	[OP_SO_SET_DEADLINE] = { ETIME },
 	[OP_JOB_COMPLETE] = { ETIMEDOUT, EALREADY, ECANCELED },
 	[OP_U_COMPLETE] = { ETIMEDOUT, EALREADY, ECANCELED },
 };
@@ -438,6 +446,7 @@ static const bool class_checked[NOPS] = {
 	[OP_SO_QUERY] = true, [OP_SO_FAIL] = true, [OP_SO_EXPORT] = true,
 	[OP_SO_IMPORT] = true, [OP_SO_EXPORT_SF] = true,
 	[OP_SO_EVENTFD] = true, [OP_SO_CANCEL] = true, [OP_Q_CREATE] = true,
+	[OP_SO_SET_DEADLINE] = true,
 	[OP_Q_DESTROY] = true, [OP_JOB_SUBMIT] = true,
 	[OP_JOB_COMPLETE] = true, [OP_JOB_FETCH] = true,
 	[OP_U_COMPLETE] = true,
@@ -806,6 +815,10 @@ static bool build_job(struct thr *t, int d, struct accel_job *j,
 		s[j->nsignals++] = (struct accel_point){ .handle = e.handle,
 			.point = e.val + 1 + rn(&t->r, 4) };
 	}
+	/* A deadline now and then (ABI 1.7): from a millisecond to 10 s on. */
+	if (one_in(&t->r, 4))
+		s[j->nsignals++] = (struct accel_point){ .flags = ACCEL_POINT_F_DEADLINE,
+			.point = (uint64_t)now_ns() + 1000000ULL * (1 + rn(&t->r, 10000)) };
 	j->waits = (uintptr_t)w;
 	j->signals = (uintptr_t)s;
 	/* Now and then one nested field at an edge (no oracle on these). */
@@ -958,6 +971,17 @@ static void build(struct thr *t, struct call *c)
 		a->point = c->so.val + rn(&t->r, 3);
 		break;
 	}
+	case OP_SO_SET_DEADLINE: {
+		struct accel_syncobj_deadline *a = b;
+
+		so_for(t, c);
+		a->handle = c->so.handle;
+		a->point = c->so.val + rn(&t->r, 3);
+		/* Mostly near or soon; now and then past or at an edge. */
+		a->deadline_ns = one_in(&t->r, 8) ? edge(&t->r, 0) :
+				 (uint64_t)now_ns() + 1000000ULL * (1 + rn(&t->r, 1000));
+		break;
+	}
 	case OP_Q_CREATE: {
 		struct accel_queue_create *a = b;
 
@@ -1087,6 +1111,14 @@ static void content_oracle(struct call *c)
 		if (!*(const uint32_t *)b)
 			c->exp = EXP_FAIL, c->what = "handle 0";
 		break;
+	case OP_SO_SET_DEADLINE: {
+		const struct accel_syncobj_deadline *a = b;
+
+		if (!a->handle || !a->deadline_ns || a->deadline_ns > INT64_MAX ||
+		    a->deadline_ns <= (uint64_t)now_ns())
+			c->exp = EXP_FAIL, c->what = "handle 0, or deadline 0, past or > S64_MAX";
+		break;
+	}
 	case OP_SO_FAIL: {
 		const struct accel_syncobj_fail *a = b;
 

@@ -103,6 +103,8 @@ struct queue {
 	uint64_t weight, runnable, in_flight, released, busy_ns, latency_ns;
 	/* Its completed jobs' predictions, and the time those jobs took. */
 	uint64_t predicted_ns, predicted_busy_ns;
+	/* Its jobs with a deadline completed by it, and after it (ABI 1.7). */
+	uint64_t deadlines_met, deadlines_missed;
 };
 
 struct client {
@@ -331,6 +333,8 @@ static const struct {
 	{ "latency_ns", offsetof(struct queue, latency_ns) },
 	{ "predicted_ns", offsetof(struct queue, predicted_ns) },
 	{ "predicted_busy_ns", offsetof(struct queue, predicted_busy_ns) },
+	{ "deadlines_met", offsetof(struct queue, deadlines_met) },
+	{ "deadlines_missed", offsetof(struct queue, deadlines_missed) },
 };
 
 /* "accel-queue-<handle>:" then "name=value" fields, space-separated. */
@@ -348,6 +352,7 @@ static void parse_queue(struct client *c, const char *handle, char *fields)
 	q->weight = q->runnable = q->in_flight = NONE;
 	q->released = q->busy_ns = q->latency_ns = NONE;
 	q->predicted_ns = q->predicted_busy_ns = NONE;
+	q->deadlines_met = q->deadlines_missed = NONE;
 	for (char *f = strtok_r(fields, " ", &save); f; f = strtok_r(NULL, " ", &save)) {
 		char *v = strchr(f, '=');
 
@@ -1017,6 +1022,19 @@ static int64_t queue_pred10(const struct queue *q)
 	return ratio(q->predicted_ns, 1000, q->predicted_busy_ns);
 }
 
+/*
+ * The share of a queue's jobs with a deadline that missed it, in tenths of
+ * a percent; NO_VALUE before the first (or from a module before ABI 1.7).
+ */
+static int64_t queue_miss10(const struct queue *q)
+{
+	if (q->deadlines_met == NONE || q->deadlines_missed == NONE ||
+	    !(q->deadlines_met + q->deadlines_missed))
+		return NO_VALUE;
+	return ratio(q->deadlines_missed, 1000,
+		     q->deadlines_met + q->deadlines_missed);
+}
+
 /* The three derived columns: share/busy %, released/s, latency (ms). */
 #define F_PCT(r) fixed(b1, sizeof(b1), (r)->pct10, 1, none)
 #define F_RATE(r) fixed(b2, sizeof(b2), (r)->rate10, 1, none)
@@ -1065,30 +1083,31 @@ static void text_frame(const struct view *v)
 			       F_PCT(&t->shares[k].r));
 	}
 
-	printf("\n%-7s %6s %-12s %5s %-16s %-6s %6s %8s %8s %6s %8s %8s %6s  %s\n",
+	printf("\n%-7s %6s %-12s %5s %-16s %-6s %6s %8s %8s %6s %8s %8s %6s %6s  %s\n",
 	       "PID", "CLIENT", "TENANT", "QUEUE", "ENGINE", "PRIO", "WEIGHT",
 	       "RUNNABLE", "INFLIGHT", "SHARE%", "REL/S", "LAT(ms)", "PRED%",
-	       "COMM");
+	       "MISS%", "COMM");
 	for (size_t i = 0; i < s->nclients; i++) {
 		const struct vclient *vc = &v->clients[i];
 		const struct client *c = vc->c;
 
 		if (!c->nqueues)
-			printf("%-7ld %6" PRIu64 " %-12s %5s %-16s %-6s %6s %8s %8s %6s %8s %8s %6s  %s\n",
+			printf("%-7ld %6" PRIu64 " %-12s %5s %-16s %-6s %6s %8s %8s %6s %8s %8s %6s %6s  %s\n",
 			       c->pid, c->id, vc->tenant[0] ? vc->tenant : none,
 			       none, none, none, none, none, none, none, none,
-			       none, none, c->comm);
+			       none, none, none, c->comm);
 		for (size_t k = 0; k < c->nqueues; k++) {
 			const struct queue *q = &c->queues[k];
 			const struct rates *r = &vc->queues[k];
-			char b4[32];
+			char b4[32], b5[32];
 
-			printf("%-7ld %6" PRIu64 " %-12s %5" PRIu64 " %-16s %-6s %6s %8s %8s %6s %8s %8s %6s  %s\n",
+			printf("%-7ld %6" PRIu64 " %-12s %5" PRIu64 " %-16s %-6s %6s %8s %8s %6s %8s %8s %6s %6s  %s\n",
 			       c->pid, c->id, vc->tenant[0] ? vc->tenant : none,
 			       q->handle, q->engine, q->priority, N(q->weight),
 			       N2(q->runnable), N3(q->in_flight), F_PCT(r),
 			       F_RATE(r), F_LAT(r),
 			       fixed(b4, sizeof(b4), queue_pred10(q), 1, none),
+			       fixed(b5, sizeof(b5), queue_miss10(q), 1, none),
 			       c->comm);
 		}
 	}
@@ -1229,7 +1248,11 @@ static void json_client(const struct vclient *vc)
 		printf(", \"predicted_pct\": %s, ",
 		       fixed(b4, sizeof(b4), queue_pred10(q), 1, "null"));
 		json_key_num("predicted_ns", q->predicted_ns, true);
-		json_key_num("predicted_busy_ns", q->predicted_busy_ns, false);
+		json_key_num("predicted_busy_ns", q->predicted_busy_ns, true);
+		printf("\"missed_pct\": %s, ",
+		       fixed(b4, sizeof(b4), queue_miss10(q), 1, "null"));
+		json_key_num("deadlines_met", q->deadlines_met, true);
+		json_key_num("deadlines_missed", q->deadlines_missed, false);
 		printf("}");
 	}
 	printf("]}");

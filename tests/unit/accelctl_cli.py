@@ -428,19 +428,20 @@ def top_text_from_json(j):
         rows.append(row + (shares[0] if shares else ["-", "-"]))
         rows += shares[1:]
     rows.append(("PID CLIENT TENANT QUEUE ENGINE PRIO WEIGHT RUNNABLE "
-                 "INFLIGHT SHARE% REL/S LAT(ms) PRED% COMM").split())
+                 "INFLIGHT SHARE% REL/S LAT(ms) PRED% MISS% COMM").split())
     for c in j["clients"]:
         lead = [str(c["pid"]), str(c["client_id"])] + \
             (c["tenant"] or "-").split()
         if not c["queues"]:
-            rows.append(lead + ["-"] * 10 + c["comm"].split())
+            rows.append(lead + ["-"] * 11 + c["comm"].split())
         for q in c["queues"]:
             rows.append(lead + [str(q["handle"]), q["engine"], q["priority"],
                                 n(q["weight"]), n(q["runnable"]),
                                 n(q["in_flight"]), fmt(q["share_pct"], 1),
                                 fmt(q["released_per_s"], 1),
                                 fmt(q["latency_mean_ms"], 3),
-                                fmt(q["predicted_pct"], 1)] +
+                                fmt(q["predicted_pct"], 1),
+                                fmt(q["missed_pct"], 1)] +
                         c["comm"].split())
     u = j["unreadable"]
     if u["processes"]:
@@ -575,7 +576,8 @@ tree.tenant(4343, weight=50, queues=0, jobs=0, busy_ns=0, released=0,
 c7 = fdinfo(7, 4242, [("cpu", 900000000, 4, 90, 42000000)],
             [queue(1, "cpu", "high", 5, runnable=1, in_flight=1, released=90,
                    busy_ns=900000000, latency_ns=42000000) |
-             {"predicted_ns": 440000000, "predicted_busy_ns": 400000000}],
+             {"predicted_ns": 440000000, "predicted_busy_ns": 400000000,
+              "deadlines_met": 3, "deadlines_missed": 1}],
             extra="drm-memory-vram:\t4 KiB\nfuture-key:\tx\n")
 tree.fd(100, 3, c7, comm="render")
 tree.fd(90, 9, c7, comm="render-parent")
@@ -621,6 +623,11 @@ if js:
           q7[0]["predicted_busy_ns"] == 400000000 and
           q8 and all(q["predicted_pct"] is None and
                      q["predicted_ns"] is None for q in q8), str(q7 + q8))
+    check("top: a queue's missed deadlines, none before the first",
+          q7 and q7[0]["missed_pct"] == 25.0 and
+          q7[0]["deadlines_met"] == 3 and q7[0]["deadlines_missed"] == 1 and
+          q8 and all(q["missed_pct"] is None and
+                     q["deadlines_met"] is None for q in q8), str(q7 + q8))
     check("top: tenants, cgroups first, then files",
           [t["tenant"] for t in j["tenants"]] ==
           ["4242", "4343", "file 8", "file 9"], str(j["tenants"]))

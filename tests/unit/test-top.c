@@ -565,14 +565,15 @@ static void check_text(const char *out, const struct jval *frame, const struct l
 		for (size_t k = 0; k < qs->n; k++) {
 			const struct jval *q = qs->items[k];
 
-			expect_line(text, "queue", "%s %s %s %s %s %s %s %s %s %s %s %s %s %s",
+			expect_line(text, "queue", "%s %s %s %s %s %s %s %s %s %s %s %s %s %s %s",
 				    jtext(c, "pid"), id, tenant, jtext(q, "handle"),
 				    jtext(q, "engine"), jtext(q, "priority"),
 				    jtext(q, "weight"), jtext(q, "runnable"),
 				    jtext(q, "in_flight"), jtext(q, "share_pct"),
 				    jtext(q, "released_per_s"),
 				    jtext(q, "latency_mean_ms"),
-				    jtext(q, "predicted_pct"), jtext(c, "comm"));
+				    jtext(q, "predicted_pct"),
+				    jtext(q, "missed_pct"), jtext(c, "comm"));
 		}
 	}
 	free(text);

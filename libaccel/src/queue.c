@@ -548,7 +548,8 @@ static void unclaim_one_shots(struct submission *sub)
 static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 		  const accel_semaphore_list_t *signals, uint32_t count,
 		  accel_command_buffer_t *const *cbs,
-		  const accel_binding_table_t *tables, const char *fn)
+		  const accel_binding_table_t *tables, int64_t deadline_ns,
+		  const char *fn)
 {
 	accel_scheduler_t *s = q->device->scheduler;
 	struct submission *sub;
@@ -576,6 +577,7 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 	for (uint32_t i = 0; i < count; i++)
 		capture_part(sub, i, cbs[i], tables ? &tables[i] : NULL);
 	sub->job.predicted_ns = submission_predict(sub);
+	sub->job.deadline_ns = deadline_ns;
 	if (!claim_one_shots(sub, fn)) {
 		submission_destroy(&sub->job);
 		return -EBADFD;
@@ -604,7 +606,7 @@ ACCEL_EXPORT int accel_queue_execute(accel_queue_t *queue,
 	int err = check_args(queue, waits, signals, cb ? 1 : 0, &cb, table, flags,
 			     false, fn);
 
-	return err ? err : submit(queue, waits, signals, cb ? 1 : 0, &cb, table, fn);
+	return err ? err : submit(queue, waits, signals, cb ? 1 : 0, &cb, table, 0, fn);
 }
 
 ACCEL_EXPORT int accel_queue_execute_batch(accel_queue_t *queue,
@@ -619,7 +621,80 @@ ACCEL_EXPORT int accel_queue_execute_batch(accel_queue_t *queue,
 	int err = check_args(queue, waits, signals, count, cbs, tables, flags,
 			     true, fn);
 
-	return err ? err : submit(queue, waits, signals, count, cbs, tables, fn);
+	return err ? err : submit(queue, waits, signals, count, cbs, tables, 0, fn);
+}
+
+/*
+ * Validates @o (NULL: no options) into *@deadline_ns; -EINVAL naming the
+ * field, or -ETIME for a deadline already passed.
+ */
+static int check_submit_options(const accel_submit_options_t *o,
+				int64_t *deadline_ns, const char *fn)
+{
+	const uint8_t *p = (const uint8_t *)o;
+
+	*deadline_ns = 0;
+	if (!o)
+		return 0;
+	if (o->size < ACCEL_SUBMIT_OPTIONS_SIZE_V1)
+		return accel_fail(EINVAL,
+			"%s: options->size is %u; it must be at least %u (set it to sizeof(accel_submit_options_t), or use ACCEL_SUBMIT_OPTIONS_INIT)",
+			fn, o->size, ACCEL_SUBMIT_OPTIONS_SIZE_V1);
+	for (uint32_t i = sizeof(*o); i < o->size; i++)
+		if (p[i])
+			return accel_fail(EINVAL,
+				"%s: options->size is %u and byte %u is not zero; this library knows the first %zu bytes of accel_submit_options_t, later fields must be zero",
+				fn, o->size, i, sizeof(*o));
+	if (o->flags)
+		return accel_fail(EINVAL, "%s: options->flags is 0x%x; no flags are defined, pass 0",
+				  fn, o->flags);
+	if (o->deadline_ns < 0)
+		return accel_fail(EINVAL,
+			"%s: options->deadline_ns is %" PRId64 "; it must be 0 (none) or an absolute CLOCK_MONOTONIC time in ns (accel_deadline_after())",
+			fn, o->deadline_ns);
+	if (o->deadline_ns && o->deadline_ns <= accel_now_ns())
+		return accel_fail(ETIME,
+			"%s: options->deadline_ns %" PRId64 " has passed (CLOCK_MONOTONIC is %" PRId64 " now); give a time still to come, or 0 for none",
+			fn, o->deadline_ns, accel_now_ns());
+	*deadline_ns = o->deadline_ns;
+	return 0;
+}
+
+ACCEL_EXPORT int accel_queue_execute_with_options(accel_queue_t *queue,
+						  const accel_semaphore_list_t *waits,
+						  const accel_semaphore_list_t *signals,
+						  accel_command_buffer_t *cb,
+						  const accel_binding_table_t *table,
+						  const accel_submit_options_t *options)
+{
+	const char *fn = "accel_queue_execute_with_options";
+	int64_t deadline_ns;
+	int err = check_args(queue, waits, signals, cb ? 1 : 0, &cb, table, 0,
+			     false, fn);
+
+	if (!err)
+		err = check_submit_options(options, &deadline_ns, fn);
+	return err ? err : submit(queue, waits, signals, cb ? 1 : 0, &cb, table,
+				  deadline_ns, fn);
+}
+
+ACCEL_EXPORT int accel_queue_execute_batch_with_options(accel_queue_t *queue,
+							const accel_semaphore_list_t *waits,
+							const accel_semaphore_list_t *signals,
+							uint32_t count,
+							accel_command_buffer_t *const *cbs,
+							const accel_binding_table_t *tables,
+							const accel_submit_options_t *options)
+{
+	const char *fn = "accel_queue_execute_batch_with_options";
+	int64_t deadline_ns;
+	int err = check_args(queue, waits, signals, count, cbs, tables, 0,
+			     true, fn);
+
+	if (!err)
+		err = check_submit_options(options, &deadline_ns, fn);
+	return err ? err : submit(queue, waits, signals, count, cbs, tables,
+				  deadline_ns, fn);
 }
 
 ACCEL_EXPORT int accel_queue_barrier(accel_queue_t *queue,
@@ -631,7 +706,7 @@ ACCEL_EXPORT int accel_queue_barrier(accel_queue_t *queue,
 	int err = check_args(queue, waits, signals, 0, NULL, NULL, flags,
 			     false, fn);
 
-	return err ? err : submit(queue, waits, signals, 0, NULL, NULL, fn);
+	return err ? err : submit(queue, waits, signals, 0, NULL, NULL, 0, fn);
 }
 
 /* For transient.c: a barrier of validated lists, as @fn. */
@@ -640,5 +715,5 @@ int accel_queue_submit_barrier(accel_queue_t *q,
 			       const accel_semaphore_list_t *signals,
 			       const char *fn)
 {
-	return submit(q, waits, signals, 0, NULL, NULL, fn);
+	return submit(q, waits, signals, 0, NULL, NULL, 0, fn);
 }

@@ -178,6 +178,9 @@ struct accel_sched_queue_params {
  *                dispatch that never ran, a barrier). The embedded kind
  *                charges it at release instead of the queue's running
  *                average; the kernel kind is to send it with the job.
+ * @deadline_ns:  set by the submitter: 0, or when the job's signals should
+ *                be reached (absolute CLOCK_MONOTONIC ns; a scheduling
+ *                hint, accel_submit_options_t).
  * @pending:      waits not yet reached, plus one while submitting.
  * @wait_error:   0, or the error of the first wait that failed.
  * @wait_index:   its index in @waits.
@@ -210,6 +213,7 @@ struct accel_sched_job {
 	void (*destroy)(struct accel_sched_job *job);
 	char label[96];
 	uint64_t predicted_ns;
+	int64_t deadline_ns;
 
 	atomic_uint pending;
 	atomic_int wait_error;
@@ -292,6 +296,12 @@ struct accel_scheduler_ops {
 				    int *fd, const char *caller);
 	int (*sem_import_sync_file)(accel_semaphore_t *sem, uint64_t value,
 				    int fd);
+	/*
+	 * sem_set_deadline() - accel_semaphore_set_deadline(), validated
+	 * (@deadline > 0, not passed): 0, or -errno with the message set.
+	 */
+	int (*sem_set_deadline)(accel_semaphore_t *sem, uint64_t value,
+				int64_t deadline);
 
 	/*
 	 * Executors: one per queue; @name (the device's URI) is for messages

@@ -42,6 +42,20 @@
  * average when it has none, and corrected by ->job_done with the measured
  * time, which also returns the credit). A queue that becomes runnable
  * starts at its class's floor. A job whose wait failed skips the arbiter: it is not run.
+ *
+ * Deadlines, as the module's (kmod/sched_deadline.c): within a class, the
+ * queue whose first runnable job with a deadline has the earliest latest
+ * start (that deadline less the predictions of the queue's runnable jobs
+ * up to it, looking at most EMB_DL_WALK deep) goes ahead of the fair-share
+ * choice when that latest start is within the fair-share job's prediction
+ * plus EMB_DL_SLACK_NS of now, and only while the queue's device time is at
+ * most EMB_DL_LAG_NS past the fair-share queue's (there are no tenants
+ * here: queues share alone). A semaphore remembers the job that made its
+ * latest promise (@dl_job, cleared by ->job_done under its lock), so a
+ * deadline set on a point (accel_semaphore_set_deadline()) finds that job
+ * if it is not released yet; a pending job passes its deadline, less its
+ * prediction, on to its waits' promisers, at most EMB_DL_VISITS along a
+ * chain, one semaphore lock (and the arbiter's inside it) at a time.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -88,6 +102,9 @@ struct emb_sem {
 	const void *dev_domain;
 	uint64_t dev_value;
 	uint64_t dev_token;
+	/* The job that made the latest promise, until its ->job_done. */
+	struct accel_sched_job *dl_job;
+	uint64_t dl_value;
 };
 
 struct emb_engine;
@@ -339,12 +356,20 @@ static int emb_sem_fail(accel_semaphore_t *sem, int error, const char *message)
 	return 0;
 }
 
-/* Promises @value: ACCEL_SEMAPHORE_WAIT_SUBMITTED waiters up to it wake. */
-static void emb_sem_promise(accel_semaphore_t *sem, uint64_t value)
+/*
+ * @job promises @value: ACCEL_SEMAPHORE_WAIT_SUBMITTED waiters up to it
+ * wake, and a deadline set on it finds the job.
+ */
+static void emb_sem_promise(accel_semaphore_t *sem, uint64_t value,
+			    struct accel_sched_job *job)
 {
 	struct emb_sem *s = to_emb(sem);
 
 	pthread_mutex_lock(&s->lock);
+	if (!s->dl_job || value >= s->dl_value) {
+		s->dl_job = job;
+		s->dl_value = value;
+	}
 	if (!s->error && value > s->submitted) {
 		s->submitted = value;
 		fire_ready(s, 0);
@@ -503,6 +528,7 @@ struct emb_engine {
  * @avg_ns:   running average of its jobs' device time: the charge of a
  *            release without a prediction.
  * @runnable: its runnable jobs not released yet, by submission number.
+ * @dl_runnable: how many of them have a deadline.
  * @next_seq: the next job's submission number.
  */
 struct emb_queue {
@@ -514,6 +540,7 @@ struct emb_queue {
 	uint64_t vruntime;
 	uint64_t avg_ns;
 	struct emb_job *runnable;
+	uint32_t dl_runnable;
 	atomic_uint_fast64_t next_seq;
 };
 
@@ -529,6 +556,11 @@ struct job_tp {
  * @charged: the device time charged at release (its prediction, else the
  *           queue's average).
  * @credit:  it holds one of its engine's credits.
+ * @deadline: 0, or when its signals should be reached (it only moves
+ *           earlier; the arbiter's lock).
+ * @pred:    while listed: what it is predicted to take.
+ * @listed:  in its queue's runnable jobs.
+ * @released: pushed to its executor (run, or not run: a wait failed).
  */
 struct emb_job {
 	struct accel_sched_job *job;
@@ -537,6 +569,10 @@ struct emb_job {
 	uint64_t seq;
 	uint64_t charged;
 	bool credit;
+	int64_t deadline;
+	uint64_t pred;
+	bool listed;
+	bool released;
 	struct job_tp tps[];
 };
 
@@ -553,20 +589,83 @@ static void queue_charge_locked(struct emb_queue *q, int64_t ns)
 	q->vruntime = dv < 0 && (uint64_t)-dv > q->vruntime ? 0 : q->vruntime + (uint64_t)dv;
 }
 
-/* The queue to release from: strict class order, then least vruntime. */
+/* Deadlines (see the top of the file). */
+#define EMB_DL_SLACK_NS 1000000
+#define EMB_DL_LAG_NS 20000000
+#define EMB_DL_WALK 64
+#define EMB_DL_VISITS 16
+
+/*
+ * @q's latest start: its first runnable job with a deadline, less the
+ * predictions of its runnable jobs up to it; INT64_MAX without one in its
+ * first EMB_DL_WALK.
+ */
+static int64_t queue_lst_locked(const struct emb_queue *q)
+{
+	int64_t sum = 0;
+	uint32_t n = 0;
+
+	for (const struct emb_job *j = q->runnable; j && n < EMB_DL_WALK;
+	     j = j->next, n++) {
+		sum += (int64_t)j->pred;
+		if (j->deadline)
+			return j->deadline - sum;
+	}
+	return INT64_MAX;
+}
+
+/*
+ * The queue of class @p to release from ahead of @fair for a deadline, or
+ * @fair: the earliest latest start, if near and within the lag bound.
+ */
+static struct emb_queue *pick_deadline_locked(struct emb_engine *e, uint32_t p,
+					      struct emb_queue *fair)
+{
+	struct emb_queue *dq = NULL;
+	int64_t lst = INT64_MAX;
+
+	for (struct emb_queue *q = e->queues; q; q = q->next) {
+		int64_t l;
+
+		if (q->priority != p || !q->dl_runnable || !q->runnable)
+			continue;
+		l = queue_lst_locked(q);
+		if (l < lst) {
+			lst = l;
+			dq = q;
+		}
+	}
+	if (!dq || dq == fair ||
+	    lst > accel_now_ns() + (int64_t)fair->runnable->pred + EMB_DL_SLACK_NS)
+		return fair;
+	if (dq->vruntime > fair->vruntime &&
+	    (unsigned __int128)(dq->vruntime - fair->vruntime) * dq->weight >
+	    (unsigned __int128)EMB_DL_LAG_NS * EMB_WEIGHT_UNIT)
+		return fair;
+	return dq;
+}
+
+/*
+ * The queue to release from: strict class order, then least vruntime, but
+ * a near deadline first (pick_deadline_locked()).
+ */
 static struct emb_queue *pick_locked(struct emb_engine *e)
 {
 	for (uint32_t p = 0; p < ACCEL_SCHED_PRIO_COUNT; p++) {
 		struct emb_queue *best = NULL;
+		bool deadlines = false;
 
-		for (struct emb_queue *q = e->queues; q; q = q->next)
-			if (q->runnable && q->priority == p &&
-			    (!best || q->vruntime < best->vruntime))
+		for (struct emb_queue *q = e->queues; q; q = q->next) {
+			if (!q->runnable || q->priority != p)
+				continue;
+			deadlines |= q->dl_runnable != 0;
+			if (!best || q->vruntime < best->vruntime)
 				best = q;
+		}
 		if (best) {
 			if (best->vruntime > e->min_vruntime[p])
 				e->min_vruntime[p] = best->vruntime;
-			return best;
+			return deadlines ? pick_deadline_locked(e, p, best) : best;
 		}
 	}
 	return NULL;
@@ -594,6 +693,10 @@ static void schedule_locked(struct emb_engine *e)
 			break;
 		j = q->runnable;
 		q->runnable = j->next;
+		j->listed = false;
+		j->released = true;
+		if (j->deadline)
+			q->dl_runnable--;
 		j->credit = true;
 		j->charged = release_charge(q, j->job);
 		queue_charge_locked(q, (int64_t)j->charged);
@@ -610,12 +713,14 @@ static void job_runnable(struct accel_sched_job *job)
 	struct accel_sched_embedded *es = to_sched(accel_executor_scheduler(job->executor));
 	struct emb_job **at;
 
+	pthread_mutex_lock(&es->lock);
 	if (atomic_load(&job->wait_error)) {
 		/* Not run: no credit, its signals fail at once. */
+		j->released = true;
+		pthread_mutex_unlock(&es->lock);
 		accel_executor_push(job->executor, job);
 		return;
 	}
-	pthread_mutex_lock(&es->lock);
 	if (!q->runnable)
 		q->vruntime = q->vruntime > q->engine->min_vruntime[q->priority] ?
 			      q->vruntime : q->engine->min_vruntime[q->priority];
@@ -623,6 +728,10 @@ static void job_runnable(struct accel_sched_job *job)
 		;
 	j->next = *at;
 	*at = j;
+	j->listed = true;
+	j->pred = release_charge(q, job);
+	if (j->deadline)
+		q->dl_runnable++;
 	schedule_locked(q->engine);
 	pthread_mutex_unlock(&es->lock);
 }
@@ -635,6 +744,15 @@ static void emb_job_done(accel_scheduler_t *sched, struct accel_sched_job *job)
 	struct emb_queue *q = j->queue;
 	uint64_t dt = job->device_ns;
 
+	/* Before it is freed: no deadline may find it any more. */
+	for (uint32_t i = 0; i < job->signal_count; i++) {
+		struct emb_sem *s = to_emb(job->signals[i].sem);
+
+		pthread_mutex_lock(&s->lock);
+		if (s->dl_job == job)
+			s->dl_job = NULL;
+		unlock_sem(s);
+	}
 	if (!j->credit)
 		return;
 	pthread_mutex_lock(&es->lock);
@@ -644,6 +762,80 @@ static void emb_job_done(accel_scheduler_t *sched, struct accel_sched_job *job)
 	q->engine->in_flight--;
 	schedule_locked(q->engine);
 	pthread_mutex_unlock(&es->lock);
+}
+
+/* ---- deadlines -------------------------------------------------------- */
+
+/*
+ * Give @j deadline @d if earlier than its own. Returns the deadline to pass
+ * on to its waits' promisers (its latest start) when it is pending, else 0.
+ */
+static int64_t job_set_deadline_locked(struct emb_job *j, int64_t d)
+{
+	uint64_t pred;
+
+	if (j->released || (j->deadline && j->deadline <= d))
+		return 0;
+	if (j->listed) {
+		if (!j->deadline)
+			j->queue->dl_runnable++;
+		j->deadline = d;
+		return 0;
+	}
+	j->deadline = d;
+	pred = release_charge(j->queue, j->job);
+	return d > (int64_t)pred ? d - (int64_t)pred : 1;
+}
+
+struct dl_step {
+	accel_semaphore_t *sem; /* a reference */
+	uint64_t value;
+	int64_t deadline;
+};
+
+/*
+ * Give deadlines along @todo (@n steps), passing them on; at most
+ * EMB_DL_VISITS visits. Drops the steps' references.
+ */
+static void deadline_walk(struct accel_sched_embedded *es, struct dl_step *todo,
+			  uint32_t n)
+{
+	for (uint32_t visits = 0; n && visits < EMB_DL_VISITS; visits++) {
+		struct dl_step st = todo[--n];
+		struct emb_sem *s = to_emb(st.sem);
+		struct accel_sched_job *job;
+
+		pthread_mutex_lock(&s->lock);
+		job = s->dl_job;
+		if (job && !s->error && st.value > s->value && s->dl_value >= st.value) {
+			int64_t pass;
+
+			pthread_mutex_lock(&es->lock);
+			pass = job_set_deadline_locked(job->priv, st.deadline);
+			pthread_mutex_unlock(&es->lock);
+			/* The job lives while it is @s's promiser: under its lock. */
+			for (uint32_t i = 0; pass && i < job->wait_count &&
+			     n < EMB_DL_VISITS; i++) {
+				accel_semaphore_retain(job->waits[i].sem);
+				todo[n++] = (struct dl_step){ job->waits[i].sem,
+							      job->waits[i].value, pass };
+			}
+		}
+		unlock_sem(s);
+		accel_semaphore_release(st.sem);
+	}
+	while (n)
+		accel_semaphore_release(todo[--n].sem);
+}
+
+static int emb_sem_set_deadline(accel_semaphore_t *sem, uint64_t value,
+				int64_t deadline)
+{
+	struct dl_step step = { sem, value, deadline };
+
+	accel_semaphore_retain(sem);
+	deadline_walk(to_sched(sem->scheduler), &step, 1);
+	return 0;
 }
 
 /* ---- jobs ------------------------------------------------------------- */
@@ -670,6 +862,8 @@ static void job_tp_fire(struct emb_timepoint *tp, int status)
 static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 {
 	struct emb_job *j = calloc(1, sizeof(*j) + job->wait_count * sizeof(j->tps[0]));
+	struct dl_step todo[EMB_DL_VISITS];
+	uint32_t n = 0;
 	struct job_tp *tps;
 
 	if (!j)
@@ -687,8 +881,23 @@ static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 	atomic_init(&job->cancel_error, 0);
 	atomic_init(&job->pipelined, false);
 	atomic_init(&job->device_wait, 0);
+	j->deadline = job->deadline_ns;
+	/*
+	 * Its waits' promisers get its deadline, less its prediction: taken
+	 * now, since the job may run and go as soon as its waits are armed.
+	 */
+	if (job->deadline_ns) {
+		int64_t pass = job->deadline_ns - (int64_t)job->predicted_ns;
+
+		for (uint32_t i = 0; i < job->wait_count && n < EMB_DL_VISITS; i++) {
+			accel_semaphore_retain(job->waits[i].sem);
+			todo[n++] = (struct dl_step){ job->waits[i].sem,
+						      job->waits[i].value,
+						      pass > 0 ? pass : 1 };
+		}
+	}
 	for (uint32_t i = 0; i < job->signal_count; i++)
-		emb_sem_promise(job->signals[i].sem, job->signals[i].value);
+		emb_sem_promise(job->signals[i].sem, job->signals[i].value, job);
 	for (uint32_t i = 0; i < job->wait_count; i++) {
 		tps[i].tp.value = job->waits[i].value;
 		tps[i].tp.fire = job_tp_fire;
@@ -699,6 +908,8 @@ static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 	}
 	if (atomic_fetch_sub(&job->pending, 1) == 1)
 		job_runnable(job);
+	if (n)
+		deadline_walk(to_sched(sched), todo, n);
 	return 0;
 }
 
@@ -887,6 +1098,7 @@ static const struct accel_scheduler_ops embedded_ops = {
 	.sem_import_fd = emb_sem_import_fd,
 	.sem_export_sync_file = emb_sem_export_sync_file,
 	.sem_import_sync_file = emb_sem_import_sync_file,
+	.sem_set_deadline = emb_sem_set_deadline,
 	.executor_create = emb_executor_create,
 	.executor_destroy = emb_executor_destroy,
 	.job_submit = emb_job_submit,

@@ -330,6 +330,7 @@ static const struct accel_scheduler_ops kernel_ops = {
 	.sem_import_fd = kernel_sem_import_fd,
 	.sem_export_sync_file = kernel_sem_export_sync_file,
 	.sem_import_sync_file = kernel_sem_import_sync_file,
+	.sem_set_deadline = kernel_sem_set_deadline,
 	.executor_create = kernel_executor_create,
 	.executor_destroy = kernel_executor_destroy,
 	.job_submit = kernel_job_submit,

@@ -128,6 +128,8 @@ static inline int kioctl(int fd, unsigned long req, void *arg)
  *               the SQE before its CQE, but a race detector cannot see
  *               that edge through the ring's shared memory.
  * @why:         why the module refused it.
+ * @has_deadline: @pts ends with the job's deadline (ACCEL_POINT_F_DEADLINE,
+ *               ABI 1.7), counted in @kj.nsignals.
  * @pts:         the waits, then the signals, as the module reads them.
  */
 struct kernel_job {
@@ -143,6 +145,7 @@ struct kernel_job {
 	bool timedout;
 	bool settled;
 	bool retried;
+	bool has_deadline;
 	atomic_bool published;
 	char why[ACCEL_FAILURE_MAX / 2];
 	struct accel_point pts[];
@@ -186,6 +189,8 @@ int kernel_sem_import_fd(accel_scheduler_t *s, int fd,
 			 accel_semaphore_t **out);
 int kernel_sem_export_sync_file(accel_semaphore_t *sem, uint64_t value,
 				int *fd, const char *caller);
+int kernel_sem_set_deadline(accel_semaphore_t *sem, uint64_t value,
+			    int64_t deadline);
 int kernel_sem_import_sync_file(accel_semaphore_t *sem, uint64_t value,
 				int fd);
 
@@ -195,6 +200,7 @@ uint32_t kernel_failed_wait(struct accel_sched_job *job, int want,
 void kernel_resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem,
 			    int error);
 bool kernel_drop_passed_signals(struct kernel_job *r);
+bool kernel_drop_deadline(struct kernel_job *r);
 void kernel_refusal_message(struct kernel_job *r, int err);
 int kernel_ring_flush_locked(struct accel_sched_kernel *k);
 struct io_uring_sqe *kernel_get_sqe_locked(struct accel_sched_kernel *k);

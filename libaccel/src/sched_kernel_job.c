@@ -295,7 +295,7 @@ static struct kernel_job *kernel_job_new(struct accel_sched_kernel *k,
 					 uint32_t queue)
 {
 	uint32_t nw = job->wait_count, ns = job->signal_count;
-	struct kernel_job *r = malloc(sizeof(*r) + (nw + ns) * sizeof(r->pts[0]));
+	struct kernel_job *r = malloc(sizeof(*r) + (nw + ns + 1) * sizeof(r->pts[0]));
 
 	if (!r)
 		return NULL;
@@ -328,6 +328,18 @@ static struct kernel_job *kernel_job_new(struct accel_sched_kernel *k,
 	r->kj.nwaits = nw;
 	r->kj.nsignals = ns;
 	r->kj.queue = queue;
+	/*
+	 * The deadline rides last among the signals (ABI 1.7); a module
+	 * without deadlines refuses the entry, so it gets the job without.
+	 */
+	if (job->deadline_ns && k->info.features & ACCEL_FEATURE_JOB_DEADLINE) {
+		r->pts[nw + ns] = (struct accel_point){
+			.flags = ACCEL_POINT_F_DEADLINE,
+			.point = (uint64_t)job->deadline_ns,
+		};
+		r->kj.nsignals++;
+		r->has_deadline = true;
+	}
 	return r;
 }
 
@@ -344,15 +356,31 @@ bool kernel_drop_passed_signals(struct kernel_job *r)
 	uint64_t v;
 	int e;
 
-	for (uint32_t i = 0; i < r->kj.nsignals; i++) {
+	for (uint32_t i = 0; i < r->job->signal_count; i++) {
 		kernel_sem_query(r->job->signals[i].sem, &v, &e);
 		if (!e && v >= sig[i].point)
 			continue;
 		sig[n++] = sig[i];
 	}
-	if (n == r->kj.nsignals)
+	if (n == r->job->signal_count)
 		return false;
+	if (r->has_deadline)
+		sig[n++] = sig[r->job->signal_count];
 	r->kj.nsignals = n;
+	return true;
+}
+
+/*
+ * Drops @r's deadline: it passed between the submitter's check and the
+ * module's (-ETIME). A deadline is a hint; the job goes without it. True
+ * if it had one. Only before the first retry, as above.
+ */
+bool kernel_drop_deadline(struct kernel_job *r)
+{
+	if (!r->has_deadline)
+		return false;
+	r->has_deadline = false;
+	r->kj.nsignals--;
 	return true;
 }
 
@@ -532,9 +560,10 @@ static int submit_ioctl_locked(struct accel_sched_kernel *k, struct kernel_job *
 	struct accel_job_submit a = { .jobs = (uint64_t)(uintptr_t)&r->kj, .count = 1 };
 	int err = kioctl(k->fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
 
-	if (err == -EINVAL && !r->retried) {
+	if ((err == -EINVAL || err == -ETIME) && !r->retried) {
 		r->retried = true;
-		if (kernel_drop_passed_signals(r)) {
+		if (err == -EINVAL ? kernel_drop_passed_signals(r) :
+				     kernel_drop_deadline(r)) {
 			a.submitted = 0;
 			err = kioctl(k->fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
 		}
@@ -562,16 +591,21 @@ static int submit_ioctl(struct accel_sched_kernel *k, struct kernel_job *r)
 	return err;
 }
 
-static int check_points(const struct accel_sched_job *job)
+static int check_points(const struct accel_sched_kernel *k,
+			const struct accel_sched_job *job)
 {
+	/* A deadline takes a signal entry (ABI 1.7). */
+	uint32_t dl = job->deadline_ns && k->info.features & ACCEL_FEATURE_JOB_DEADLINE;
 	const char *what = job->wait_count > ACCEL_JOB_MAX_POINTS ? "waits" : "signals";
-	uint32_t n = job->wait_count > ACCEL_JOB_MAX_POINTS ? job->wait_count : job->signal_count;
+	uint32_t n = job->wait_count > ACCEL_JOB_MAX_POINTS ? job->wait_count :
+		     job->signal_count + dl;
 
 	if (n <= ACCEL_JOB_MAX_POINTS)
 		return 0;
 	return accel_fail(E2BIG,
-		"accel_queue_execute: %s has %u entries, but the kernel scheduler takes at most ACCEL_JOB_MAX_POINTS (%u) per submission; split it (a barrier can gather points) or use ACCEL_SCHEDULER=embedded",
-		what, n, ACCEL_JOB_MAX_POINTS);
+		"accel_queue_execute: %s has %u entries%s, but the kernel scheduler takes at most ACCEL_JOB_MAX_POINTS (%u) per submission; split it (a barrier can gather points) or use ACCEL_SCHEDULER=embedded",
+		what, n, dl && n == job->signal_count + 1 ? " with the deadline's" : "",
+		ACCEL_JOB_MAX_POINTS);
 }
 
 int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
@@ -579,7 +613,7 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 	struct accel_sched_kernel *k = to_kernel(s);
 	struct kernel_queue *q = accel_executor_data(job->executor);
 	struct kernel_job *r;
-	int err = check_points(job);
+	int err = check_points(k, job);
 
 	if (err)
 		return err;

@@ -121,9 +121,11 @@ static void on_submit_cqe(struct accel_sched_kernel *k, struct kernel_job *r,
 		release_in_order(k, r, (uint32_t)res, x1);
 		return;
 	}
-	if (res == -EINVAL && !r->retried) {
+	if ((res == -EINVAL || res == -ETIME) && !r->retried) {
 		r->retried = true;
-		if (kernel_drop_passed_signals(r) && kernel_enter_submit(k, r) == 0)
+		if ((res == -EINVAL ? kernel_drop_passed_signals(r) :
+				      kernel_drop_deadline(r)) &&
+		    kernel_enter_submit(k, r) == 0)
 			return;
 	}
 	not_run(k, r, res, kernel_failed_wait(r->job, res, NULL, NULL));

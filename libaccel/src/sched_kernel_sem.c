@@ -336,3 +336,32 @@ int kernel_sem_import_sync_file(accel_semaphore_t *sem, uint64_t value,
 			  fn, fd, value, accel_errno_name(-err),
 			  err == -ENOSPC ? " (the module's limit on imports in flight, max_pending_imports)" : "");
 }
+
+/*
+ * A deadline for the job of this or another process that promised @value
+ * (ABI 1.7): the module finds it. A hint: on a module without deadlines it
+ * is dropped, as the module itself drops one for a point no job is about
+ * to reach.
+ */
+int kernel_sem_set_deadline(accel_semaphore_t *sem, uint64_t value,
+			    int64_t deadline)
+{
+	struct accel_sched_kernel *k = (struct accel_sched_kernel *)sem->scheduler;
+	struct kernel_sem *ks = to_ksem(sem);
+	struct accel_syncobj_deadline args = { .handle = ks->handle,
+					       .point = value,
+					       .deadline_ns = (uint64_t)deadline };
+	int err;
+
+	if (!(k->info.features & ACCEL_FEATURE_JOB_DEADLINE))
+		return 0;
+	/* The job promising it may still be in the polled ring. */
+	kernel_sq_drain(k);
+	err = kioctl(ks->fd, ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE, &args);
+	if (!err)
+		return 0;
+	return accel_fail(-err,
+		"accel_semaphore_set_deadline: ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE of value %" PRIu64 " failed with %s%s",
+		value, accel_errno_name(-err),
+		err == -ETIME ? " (the deadline passed on the way to the module)" : "");
+}

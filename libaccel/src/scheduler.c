@@ -182,5 +182,7 @@ ACCEL_EXPORT const char *accel_scheduler_feature_name(uint64_t feature)
 		return "uring_cmd";
 	if (feature == ACCEL_SCHEDULER_FEATURE_URING_CANCEL)
 		return "uring_cancel";
+	if (feature == ACCEL_SCHEDULER_FEATURE_JOB_DEADLINE)
+		return "job_deadline";
 	return NULL;
 }

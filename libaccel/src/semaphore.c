@@ -444,6 +444,25 @@ static int check_fd(int fd, const char *fn, const char *what)
 	return 0;
 }
 
+ACCEL_EXPORT int accel_semaphore_set_deadline(accel_semaphore_t *semaphore,
+					      uint64_t value, int64_t deadline_ns)
+{
+	static const char fn[] = "accel_semaphore_set_deadline";
+
+	if (!semaphore)
+		return accel_fail(EINVAL, "%s: semaphore is NULL", fn);
+	if (deadline_ns <= 0)
+		return accel_fail(EINVAL,
+			"%s: deadline_ns is %" PRId64 "; it must be an absolute CLOCK_MONOTONIC time in ns (accel_deadline_after())",
+			fn, deadline_ns);
+	if (deadline_ns <= accel_now_ns())
+		return accel_fail(ETIME,
+			"%s: deadline_ns %" PRId64 " has passed (CLOCK_MONOTONIC is %" PRId64 " now); give a time still to come",
+			fn, deadline_ns, accel_now_ns());
+	return semaphore->scheduler->ops->sem_set_deadline(semaphore, value,
+							   deadline_ns);
+}
+
 ACCEL_EXPORT int accel_semaphore_export_fd(accel_semaphore_t *semaphore,
 					   int *fd)
 {

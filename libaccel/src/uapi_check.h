@@ -17,6 +17,8 @@ _Static_assert(ACCEL_SCHEDULER_FEATURE_URING_CMD == ACCEL_FEATURE_URING_CMD,
 _Static_assert(ACCEL_SCHEDULER_FEATURE_URING_CANCEL ==
 	       ACCEL_FEATURE_URING_CANCEL,
 	       "feature bit differs from the ABI");
+_Static_assert(ACCEL_SCHEDULER_FEATURE_JOB_DEADLINE == ACCEL_FEATURE_JOB_DEADLINE,
+	       "feature bit differs from the ABI");
 _Static_assert(sizeof(((accel_scheduler_info_t *)0)->module_version) >=
 	       sizeof(((struct accel_info *)0)->version),
 	       "module_version is shorter than the ABI's version");

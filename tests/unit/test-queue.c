@@ -1792,12 +1792,22 @@ static void record_fn(const struct accel_cpu_dispatch *d)
 		order[i] = d->constants[0];
 }
 
+/* Spins constants[0] us, recording nothing: a job that costs that much. */
+static void spin_fn(const struct accel_cpu_dispatch *d)
+{
+	int64_t end = accel_now_ns_for_test() + (int64_t)d->constants[0] * 1000;
+
+	while (accel_now_ns_for_test() < end)
+		;
+}
+
 static const struct accel_cpu_entry arb_entries[] = {
 	{ "gate", 0, 0, { 1, 1, 1 }, gate_fn },
 	{ "record", 0, 1, { 1, 1, 1 }, record_fn },
+	{ "spin", 0, 1, { 1, 1, 1 }, spin_fn },
 };
 static const struct accel_cpu_executable arb_table = {
-	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 2, arb_entries, NULL,
+	ACCEL_CPU_EXECUTABLE_ABI_VERSION, 3, arb_entries, NULL,
 };
 static accel_executable_t *arb_exe;
 
@@ -2019,6 +2029,243 @@ START_TEST(test_arbiter_no_head_of_line_blocking)
 END_TEST
 
 /* A bad ACCEL_ENGINE_CREDITS is refused by the queue that makes the engine. */
+/*
+ * Deadlines (accel_submit_options_t). The stage: the engine held by the
+ * gate; a flood queue of weight 100 with FLOOD_N jobs queued; two queues
+ * of weight 1 that each already ran @handicap_us of work, so that fair
+ * share serves the whole flood before any of their jobs. 2 ms is within the lag
+ * bound (20 ms of device time) that lets a deadline take a queue ahead; 40
+ * ms is beyond it.
+ */
+#define FLOOD_N 6
+
+/* Submits entry @ordinal (constant @id) on @q with @deadline (0: none). */
+static void arb_submit_dl(accel_queue_t *q, uint32_t ordinal, uint32_t id,
+			  const accel_semaphore_list_t *waits,
+			  const accel_semaphore_list_t *sig, int64_t deadline)
+{
+	static const uint32_t one[3] = { 1, 1, 1 };
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_ONE_SHOT, 0);
+	accel_submit_options_t o = ACCEL_SUBMIT_OPTIONS_INIT;
+
+	o.deadline_ns = deadline;
+	ASSERT_OK(accel_command_buffer_dispatch(cb, arb_exe, ordinal, one, &id, 1,
+						NULL, 0));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	ASSERT_OK(accel_queue_execute_with_options(q, waits, sig, cb, NULL, &o));
+	accel_command_buffer_release(cb);
+}
+
+struct dl_stage {
+	accel_queue_t *g, *flood, *d, *c;
+};
+
+static void dl_stage(struct dl_stage *s, uint32_t handicap_us)
+{
+	accel_semaphore_t *warm = sem_new(0);
+	POINT(w, warm, 1);
+	POINT(w2, warm, 2);
+
+	s->g = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
+	s->flood = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 100);
+	s->d = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+	s->c = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+	arb_submit_dl(s->d, 2, handicap_us, NULL, &w, 0);
+	arb_submit_dl(s->c, 2, handicap_us, NULL, &w2, 0);
+	ASSERT_OK(accel_semaphore_wait(warm, 2, 0, WAIT_LONG));
+	accel_semaphore_release(warm);
+	arb_close_gate(s->g);
+	for (uint32_t i = 1; i <= FLOOD_N; i++)
+		arb_submit(s->flood, 1, i, NULL, NULL);
+}
+
+/*
+ * Opens the gate once @deadline has passed, waits until every queue of @s
+ * is idle (so every record is written), and checks there are @n.
+ */
+static void dl_run(struct dl_stage *s, int64_t deadline, uint32_t n)
+{
+	while (accel_now_ns_for_test() < deadline)
+		usleep(1000);
+	atomic_store(&gate_open, 1);
+	ASSERT_OK(accel_queue_wait_idle(s->flood, WAIT_LONG));
+	ASSERT_OK(accel_queue_wait_idle(s->d, WAIT_LONG));
+	ASSERT_OK(accel_queue_wait_idle(s->c, WAIT_LONG));
+	ck_assert_uint_eq(atomic_load(&order_len), n);
+}
+
+static void dl_stage_end(struct dl_stage *s)
+{
+	ASSERT_OK(accel_queue_wait_idle(s->flood, WAIT_LONG));
+	ASSERT_OK(accel_queue_wait_idle(s->d, WAIT_LONG));
+	ASSERT_OK(accel_queue_wait_idle(s->c, WAIT_LONG));
+	accel_queue_release(s->g);
+	accel_queue_release(s->flood);
+	accel_queue_release(s->d);
+	accel_queue_release(s->c);
+}
+
+/* The run order as text, for messages. */
+static const char *order_text(void)
+{
+	static char buf[256];
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < atomic_load(&order_len) && i < 24; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%u ", order[i]);
+	return buf;
+}
+
+/*
+ * A submission whose deadline is near (passed by the time the engine frees
+ * up) is released ahead of the flood that fair share would serve first; the
+ * deadline ends at its release: the next submission of its queue, without
+ * one, waits behind the flood. A deadline a minute off changes nothing.
+ */
+START_TEST(test_deadline_near_goes_ahead)
+{
+	int64_t deadline;
+	struct dl_stage s;
+
+	if (arb_skip())
+		TEST_SKIP("%s", arb_skip());
+	dl_stage(&s, 2000);
+	deadline = accel_now_ns_for_test() + 50000000;
+	arb_submit_dl(s.d, 1, 100, NULL, NULL, deadline);
+	arb_submit_dl(s.d, 1, 101, NULL, NULL, 0);
+	arb_submit_dl(s.c, 1, 200, NULL, NULL, accel_now_ns_for_test() + 60 * SECOND);
+	dl_run(&s, deadline, FLOOD_N + 3);
+	ck_assert_msg(order[0] == 100, "run order %s: expected 100 (near deadline) first",
+		      order_text());
+	for (uint32_t i = 1; i <= FLOOD_N; i++)
+		ck_assert_msg(order[i] == i, "run order %s: expected the flood 1..%u after 100 (101 has no deadline, 200's is a minute off)",
+			      order_text(), FLOOD_N);
+	dl_stage_end(&s);
+}
+END_TEST
+
+/* The bound: a queue 40 ms of device time past fair share does not go ahead. */
+START_TEST(test_deadline_bounded_by_lag)
+{
+	int64_t deadline;
+	struct dl_stage s;
+
+	if (arb_skip())
+		TEST_SKIP("%s", arb_skip());
+	dl_stage(&s, 40000);
+	deadline = accel_now_ns_for_test() + 50000000;
+	arb_submit_dl(s.d, 1, 100, NULL, NULL, deadline);
+	dl_run(&s, deadline, FLOOD_N + 1);
+	for (uint32_t i = 0; i < FLOOD_N; i++)
+		ck_assert_msg(order[i] == i + 1, "run order %s: expected the flood 1..%u first (the deadline's queue is past the lag bound)",
+			      order_text(), FLOOD_N);
+	ck_assert_uint_eq(order[FLOOD_N], 100);
+	dl_stage_end(&s);
+}
+END_TEST
+
+/*
+ * accel_semaphore_set_deadline() on a promised point moves its promiser
+ * ahead; and a submission waiting with a near deadline passes it on to the
+ * one it waits on: producer first, then its consumer, then the flood. The
+ * consumer becomes runnable when its producer's signal is reached, which
+ * on the embedded scheduler comes after the producer's credit went back
+ * (the module holds the credit for it): one flood job may go between.
+ */
+START_TEST(test_deadline_on_a_point_and_passed_on)
+{
+	int64_t deadline;
+	accel_semaphore_t *x = sem_new(0), *y = sem_new(0);
+	struct dl_stage s;
+
+	if (arb_skip())
+		TEST_SKIP("%s", arb_skip());
+	dl_stage(&s, 2000);
+	deadline = accel_now_ns_for_test() + 50000000;
+	{
+		POINT(sx, x, 1);
+		POINT(sy, y, 1);
+		POINT(wy, y, 1);
+
+		arb_submit_dl(s.d, 1, 100, NULL, &sx, 0);
+		/* A hint with nothing to do: reached, or not promised. */
+		ASSERT_OK(accel_semaphore_set_deadline(x, 0, deadline));
+		ASSERT_OK(accel_semaphore_set_deadline(x, 2, deadline));
+		ASSERT_OK(accel_semaphore_set_deadline(x, 1, deadline));
+		arb_submit_dl(s.d, 1, 101, NULL, &sy, 0);
+		arb_submit_dl(s.c, 1, 200, &wy, NULL, deadline);
+	}
+	dl_run(&s, deadline, FLOOD_N + 3);
+	ck_assert_msg(order[0] == 100 && order[1] == 101 &&
+		      (order[2] == 200 || (order[2] == 1 && order[3] == 200)),
+		      "run order %s: expected 100 (its point's deadline), 101 (its consumer's), 200 (the consumer, perhaps after one flood job), then the flood",
+		      order_text());
+	dl_stage_end(&s);
+	accel_semaphore_release(x);
+	accel_semaphore_release(y);
+}
+END_TEST
+
+/*
+ * Bad options and deadlines: their errno, a message, and nothing
+ * submitted (the signal not promised). INT64_MAX is taken.
+ */
+START_TEST(test_deadline_bad_input)
+{
+	accel_semaphore_t *x = sem_new(0);
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+	accel_queue_t *q = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
+	static const uint32_t one[3] = { 1, 1, 1 };
+	uint32_t id = 7;
+	struct {
+		accel_submit_options_t o;
+		uint8_t tail[8];
+	} big = { ACCEL_SUBMIT_OPTIONS_INIT, { 0 } };
+	accel_submit_options_t o = ACCEL_SUBMIT_OPTIONS_INIT;
+	POINT(sx, x, 1);
+	POINT(wx, x, 1);
+
+	ASSERT_OK(accel_command_buffer_dispatch(cb, arb_exe, 1, one, &id, 1, NULL, 0));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	o.size = ACCEL_SUBMIT_OPTIONS_SIZE_V1 - 1;
+	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &o), EINVAL);
+	ck_assert_ptr_nonnull(strstr(accel_error_message(), "options->size"));
+	o = (accel_submit_options_t)ACCEL_SUBMIT_OPTIONS_INIT;
+	o.flags = 1;
+	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &o), EINVAL);
+	o = (accel_submit_options_t)ACCEL_SUBMIT_OPTIONS_INIT;
+	o.deadline_ns = -1;
+	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &o), EINVAL);
+	o.deadline_ns = INT64_MIN;
+	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &o), EINVAL);
+	o.deadline_ns = 1;
+	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &o), ETIME);
+	ck_assert_ptr_nonnull(strstr(accel_error_message(), "has passed"));
+	ASSERT_ERRNO(accel_queue_execute_batch_with_options(q, NULL, &sx, 1, &cb, NULL, &o), ETIME);
+	big.o.size = sizeof(big);
+	big.tail[3] = 1;
+	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &big.o), EINVAL);
+	/* Nothing was submitted: the point is not even promised. */
+	ASSERT_ERRNO(accel_semaphore_wait(x, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0), ETIME);
+	ASSERT_ERRNO(accel_semaphore_set_deadline(NULL, 1, INT64_MAX), EINVAL);
+	ASSERT_ERRNO(accel_semaphore_set_deadline(x, 1, 0), EINVAL);
+	ASSERT_ERRNO(accel_semaphore_set_deadline(x, 1, -5), EINVAL);
+	ASSERT_ERRNO(accel_semaphore_set_deadline(x, 1, 1), ETIME);
+	/* A larger struct whose tail is zero, and the far edge: taken. */
+	big.tail[3] = 0;
+	big.o.deadline_ns = INT64_MAX;
+	ASSERT_OK(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &big.o));
+	ASSERT_OK(accel_semaphore_set_deadline(x, UINT64_MAX, INT64_MAX));
+	ASSERT_OK(accel_semaphore_wait(x, 1, 0, WAIT_LONG));
+	ASSERT_OK(accel_queue_execute_with_options(q, &wx, NULL, cb, NULL, NULL));
+	ASSERT_OK(accel_queue_wait_idle(q, WAIT_LONG));
+	accel_command_buffer_release(cb);
+	accel_queue_release(q);
+	accel_semaphore_release(x);
+}
+END_TEST
+
 START_TEST(test_arbiter_bad_credits)
 {
 	accel_queue_t *q = TEST_NOT_NULL;
@@ -2096,6 +2343,10 @@ static Suite *queue_suite(void)
 		tcase_add_test(tc, test_arbiter_weights);
 		tcase_add_test(tc, test_arbiter_no_head_of_line_blocking);
 		tcase_add_test(tc, test_arbiter_bad_credits);
+		tcase_add_test(tc, test_deadline_near_goes_ahead);
+		tcase_add_test(tc, test_deadline_bounded_by_lag);
+		tcase_add_test(tc, test_deadline_on_a_point_and_passed_on);
+		tcase_add_test(tc, test_deadline_bad_input);
 		suite_add_tcase(suite, tc);
 	}
 	return suite;

@@ -222,6 +222,74 @@ int accel_queue_execute_batch(accel_queue_t *queue,
 			      const accel_binding_table_t *tables, uint32_t flags);
 
 /**
+ * struct accel_submit_options - how one submission is to be scheduled
+ * (accel_queue_execute_with_options()). Set @size to
+ * sizeof(accel_submit_options_t) (ACCEL_SUBMIT_OPTIONS_INIT does) and zero
+ * what you do not set; a later, larger struct is accepted when the fields
+ * this library does not know are zero.
+ * @size:        sizeof(accel_submit_options_t) as the caller compiled it;
+ *               at least ACCEL_SUBMIT_OPTIONS_SIZE_V1.
+ * @flags:       must be 0.
+ * @deadline_ns: 0, or when the submission's signals should be reached:
+ *               an absolute CLOCK_MONOTONIC time in ns
+ *               (accel_deadline_after()), not yet passed.
+ *
+ * A deadline is a scheduling hint, never a limit: nothing fails for
+ * missing it. Within its priority class, a submission whose deadline is
+ * near (its deadline less the predicted device time of it and of its
+ * queue's runnable submissions ahead of it) is released ahead of fair
+ * share; a queue goes ahead so only while it is at most a bounded amount
+ * of device time (20 ms) past its fair share, so deadlines move work
+ * earlier and never take more than that from the other queues. A
+ * submission waiting on a point passes its deadline on to the submission
+ * that promised the point. Both schedulers do this (the kernel one on a
+ * module of ABI 1.7, ACCEL_SCHEDULER_FEATURE_JOB_DEADLINE; an older module
+ * gets the submission without it). See Documentation/libaccel.rst.
+ */
+typedef struct accel_submit_options {
+	uint32_t size;
+	uint32_t flags;
+	int64_t deadline_ns;
+} accel_submit_options_t;
+
+/* The size of the first version of accel_submit_options_t. */
+#define ACCEL_SUBMIT_OPTIONS_SIZE_V1 16
+
+/* Initializer: no deadline. */
+#define ACCEL_SUBMIT_OPTIONS_INIT { sizeof(accel_submit_options_t), 0, 0 }
+
+/**
+ * accel_queue_execute_with_options() - accel_queue_execute(), scheduled as
+ * @options says.
+ * @options: NULL (as accel_queue_execute()), or the options; only read
+ *           during the call.
+ *
+ * Return: accel_queue_execute()'s, and, with nothing submitted and nothing
+ * retained: -EINVAL for a bad @options (its size, flags, or a negative
+ * deadline; the message names the field); -ETIME for a deadline already
+ * passed.
+ */
+int accel_queue_execute_with_options(accel_queue_t *queue,
+				     const accel_semaphore_list_t *waits,
+				     const accel_semaphore_list_t *signals,
+				     accel_command_buffer_t *cb,
+				     const accel_binding_table_t *table,
+				     const accel_submit_options_t *options);
+
+/**
+ * accel_queue_execute_batch_with_options() - accel_queue_execute_batch(),
+ * scheduled as @options says (accel_queue_execute_with_options()): the
+ * deadline is the whole batch's, one job.
+ */
+int accel_queue_execute_batch_with_options(accel_queue_t *queue,
+					   const accel_semaphore_list_t *waits,
+					   const accel_semaphore_list_t *signals,
+					   uint32_t count,
+					   accel_command_buffer_t *const *cbs,
+					   const accel_binding_table_t *tables,
+					   const accel_submit_options_t *options);
+
+/**
  * accel_queue_barrier() - signal @signals once @waits are reached, running
  * nothing: accel_queue_execute() with no command buffer.
  */

@@ -73,6 +73,13 @@ extern "C" {
 #define ACCEL_SCHEDULER_FEATURE_URING_CMD (UINT64_C(1) << 0)
 /** ACCEL_SCHEDULER_FEATURE_URING_CANCEL - pending uring_cmds are cancelable. */
 #define ACCEL_SCHEDULER_FEATURE_URING_CANCEL (UINT64_C(1) << 1)
+/**
+ * ACCEL_SCHEDULER_FEATURE_JOB_DEADLINE - the module takes submissions'
+ * deadlines (ABI 1.7; accel_submit_options_t); without it the kernel
+ * scheduler submits without them. The embedded scheduler always honours
+ * them.
+ */
+#define ACCEL_SCHEDULER_FEATURE_JOB_DEADLINE (UINT64_C(1) << 8)
 
 /** typedef accel_scheduler_t - an open scheduler (opaque, reference counted). */
 typedef struct accel_scheduler accel_scheduler_t;

@@ -170,6 +170,28 @@ int accel_semaphore_list_wait(const accel_semaphore_list_t *list,
 			      uint32_t *index);
 
 /**
+ * accel_semaphore_set_deadline() - someone needs @value of @semaphore
+ * reached by @deadline_ns.
+ * @semaphore:   the semaphore.
+ * @value:       the point.
+ * @deadline_ns: absolute CLOCK_MONOTONIC ns, not yet passed.
+ *
+ * The submission that made the semaphore's latest promise at or above
+ * @value, if it is not released to its device yet, takes the deadline (the
+ * earlier one, if it has one; see accel_submit_options_t) and passes it on
+ * to the submissions it waits on, at most 16 along a chain. A hint, as
+ * dma_fence_set_deadline() is: for a point already reached, not promised,
+ * or promised by the host, it does nothing and returns 0; so on a module
+ * before ABI 1.7.
+ *
+ * Return: 0; -EINVAL for a NULL @semaphore or a @deadline_ns <= 0; -ETIME
+ * when @deadline_ns has passed; -ENOENT when the module no longer knows
+ * the semaphore.
+ */
+int accel_semaphore_set_deadline(accel_semaphore_t *semaphore, uint64_t value,
+				 int64_t deadline_ns);
+
+/**
  * accel_semaphore_export_fd() - an fd that holds @semaphore, to share it.
  * @semaphore: the semaphore (kernel scheduler).
  * @fd:        receives a new O_CLOEXEC fd, the caller's to close; -1 first

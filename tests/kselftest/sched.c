@@ -8,6 +8,8 @@
  * Fair share is checked with the device time the executor reports, so the
  * result does not depend on how fast the machine is.
  */
+#include <linux/sync_file.h>
+
 #include "syncobj_util.h"
 
 /* An engine name no other test uses. */
@@ -2988,6 +2990,73 @@ TEST_F(sched, deadline_queue_and_file_gone_while_near)
 	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
 	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
 	close(v.fd);
+}
+
+struct dl_fence_race {
+	int sfd;
+	volatile bool stop;
+	int bad;
+};
+
+/* SYNC_IOC_SET_DEADLINE on the sync_file, again and again. */
+static void *dl_fence_setter(void *arg)
+{
+	struct dl_fence_race *r = arg;
+
+	while (!r->stop) {
+		struct sync_set_deadline sd = { .deadline_ns = now_ns() + 1000000ull };
+
+		if (ioctl(r->sfd, SYNC_IOC_SET_DEADLINE, &sd) && errno != ENOTTY)
+			r->bad = -errno;
+	}
+	return NULL;
+}
+
+/*
+ * Deadlines set on a point's fence race the syncobj's end: two threads
+ * set them through an exported sync_file while the file that made the
+ * syncobj and the job promising the point is closed, which cancels the
+ * job, frees the syncobj and fails the fence (-EOWNERDEAD). A deadline's
+ * work in flight then finds no syncobj (RCU keeps its memory; KASAN
+ * watches on the debug kernel); the fence outlives it all in the sync_file.
+ */
+TEST_F_TIMEOUT(sched, deadline_from_a_sync_file_races_the_syncobj_end, 60)
+{
+	for (int round = 0; round < 20; round++) {
+		struct dl_fence_race r = { 0 };
+		int fd = accel_test_open(), status;
+		pthread_t t[2];
+		uint32_t q, x;
+
+		ASSERT_GE(fd, 0);
+		q = queue_new(_metadata, fd, engine_name("dlfrace"), ACCEL_PRIORITY_NORMAL, 1, 1);
+		x = so_new(_metadata, fd, 0);
+		ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 'b', 0), 0); /* holds the credit */
+		ASSERT_GT(submit(fd, q, NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+		ASSERT_EQ(0, so_export_sync_file(fd, x, 1, &r.sfd));
+		ASSERT_EQ(0, pthread_create(&t[0], NULL, dl_fence_setter, &r));
+		ASSERT_EQ(0, pthread_create(&t[1], NULL, dl_fence_setter, &r));
+		usleep(1000 * (round % 4));
+		close(fd);
+		usleep(2000);
+		r.stop = true;
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		ASSERT_EQ(0, r.bad);
+		/* The fence failed with the syncobj's end, and is still there. */
+		struct pollfd p = { .fd = r.sfd, .events = POLLIN };
+
+		ASSERT_EQ(1, poll(&p, 1, 5000));
+		status = 0;
+		{
+			struct sync_file_info info = { 0 };
+
+			ASSERT_EQ(0, ioctl(r.sfd, SYNC_IOC_FILE_INFO, &info));
+			status = info.status;
+		}
+		ASSERT_LT(status, 0);
+		close(r.sfd);
+	}
 }
 
 struct dl_race {

@@ -381,8 +381,15 @@ void accel_job_dl_inherit(struct accel_sched_job *job)
 void accel_sched_point_deadline(struct accel_syncobj *s, u64 point, u64 deadline)
 {
 	struct accel_dl_step todo[ACCEL_DL_WALK_MAX];
-	struct kref *ref = accel_syncobj_promiser_get(s, point);
+	u64 value, submitted;
+	struct kref *ref;
+	int error;
 
+	/* A point reached needs nothing, whoever promised it last. */
+	accel_syncobj_query(s, &value, &submitted, &error);
+	if (point <= value || error)
+		return;
+	ref = accel_syncobj_promiser_get(s, point);
 	if (!ref)
 		return;
 	todo[0].job = container_of(ref, struct accel_sched_job, ref);

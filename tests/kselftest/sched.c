@@ -2692,6 +2692,8 @@ TEST_F(sched, deadline_set_on_a_point_moves_its_promiser)
 	ASSERT_EQ(0, set_deadline(v.fd, y, 3, far));  /* reached */
 	ASSERT_EQ(0, set_deadline(v.fd, y, 9, far));  /* not promised */
 	ASSERT_EQ(0, set_deadline(v.fd, x, 8, far));  /* above the promise */
+	/* Reached (0), though the latest promise (7) covers it: nothing. */
+	ASSERT_EQ(0, set_deadline(v.fd, x, 0, DL_NEAR));
 	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
 	/* Below the promise: reaching 7 reaches 2 too. Near: all of it. */
 	ASSERT_EQ(0, set_deadline(v.fd, x, 2, DL_NEAR));

@@ -2208,6 +2208,63 @@ START_TEST(test_deadline_on_a_point_and_passed_on)
 END_TEST
 
 /*
+ * The bound over a run: two queues of equal weight, each with DL_SHARE_N
+ * jobs of 500 us queued behind the gate; every job of one has a deadline
+ * that has passed by the time the engine frees up (always urgent). It goes
+ * ahead, but at no point of the run order has it had more than the lag
+ * bound (20 ms of device time, 40 of these jobs; 2 more for the release
+ * that crosses it and a tie) beyond the other's share. Without the bound
+ * it would run all its jobs first; without deadlines it would lead by at
+ * most one.
+ */
+#define DL_SHARE_N 64
+#define DL_SHARE_LEAD_MAX (20000 / 500 + 2)
+
+START_TEST(test_deadline_stream_within_share)
+{
+	accel_queue_t *g, *a, *b;
+	int64_t last = 0;
+	int32_t lead = 0, lead_max = 0, lead_at = 0;
+	char seen[2 * DL_SHARE_N + 1] = { 0 };
+
+	if (arb_skip())
+		TEST_SKIP("%s", arb_skip());
+	g = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
+	a = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+	b = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+	arb_close_gate(g);
+	for (uint32_t i = 0; i < DL_SHARE_N; i++) {
+		last = accel_now_ns_for_test() + 2000000;
+		arb_submit_dl(a, 1, 1, NULL, NULL, last);
+		arb_submit_dl(b, 1, 2, NULL, NULL, 0);
+	}
+	while (accel_now_ns_for_test() < last)
+		usleep(1000);
+	atomic_store(&gate_open, 1);
+	ASSERT_OK(accel_queue_wait_idle(a, WAIT_LONG));
+	ASSERT_OK(accel_queue_wait_idle(b, WAIT_LONG));
+	ck_assert_uint_eq(atomic_load(&order_len), 2 * DL_SHARE_N);
+	for (uint32_t i = 0; i < 2 * DL_SHARE_N; i++) {
+		lead += order[i] == 1 ? 1 : -1;
+		seen[i] = order[i] == 1 ? 'D' : '.';
+		if (lead > lead_max) {
+			lead_max = lead;
+			lead_at = (int32_t)i;
+		}
+	}
+	ck_assert_msg(lead_max <= DL_SHARE_LEAD_MAX,
+		      "the deadline queue led by %d jobs of 500 us (after %d released); the lag bound allows %d; run order (D: deadline): %s",
+		      lead_max, lead_at + 1, DL_SHARE_LEAD_MAX, seen);
+	ck_assert_msg(lead_max >= 3,
+		      "the deadline queue led by at most %d job(s): its urgent deadlines did not take it ahead; run order (D: deadline): %s",
+		      lead_max, seen);
+	accel_queue_release(g);
+	accel_queue_release(a);
+	accel_queue_release(b);
+}
+END_TEST
+
+/*
  * Bad options and deadlines: their errno, a message, and nothing
  * submitted (the signal not promised). INT64_MAX is taken.
  */
@@ -2345,6 +2402,7 @@ static Suite *queue_suite(void)
 		tcase_add_test(tc, test_arbiter_bad_credits);
 		tcase_add_test(tc, test_deadline_near_goes_ahead);
 		tcase_add_test(tc, test_deadline_bounded_by_lag);
+		tcase_add_test(tc, test_deadline_stream_within_share);
 		tcase_add_test(tc, test_deadline_on_a_point_and_passed_on);
 		tcase_add_test(tc, test_deadline_bad_input);
 		suite_add_tcase(suite, tc);

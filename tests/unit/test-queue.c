@@ -2265,6 +2265,46 @@ START_TEST(test_deadline_stream_within_share)
 END_TEST
 
 /*
+ * accel_semaphore_set_deadline() alone: nothing submitted with a deadline,
+ * the one set on the point takes its promiser ahead of the flood, and a
+ * later, farther one (INT64_MAX) does not undo it (the earliest wins).
+ * 200, on another queue without one, waits behind the flood.
+ */
+START_TEST(test_deadline_set_on_point_alone)
+{
+	int64_t deadline;
+	accel_semaphore_t *x = sem_new(0);
+	struct dl_stage s;
+
+	if (arb_skip())
+		TEST_SKIP("%s", arb_skip());
+	dl_stage(&s, 2000);
+	deadline = accel_now_ns_for_test() + 50000000;
+	{
+		POINT(sx, x, 5);
+
+		arb_submit_dl(s.d, 1, 100, NULL, &sx, 0);
+	}
+	arb_submit_dl(s.c, 1, 200, NULL, NULL, 0);
+	/* Below the promised value: the same promiser. */
+	ASSERT_OK(accel_semaphore_set_deadline(x, 3, deadline));
+	ASSERT_OK(accel_semaphore_set_deadline(x, 5, INT64_MAX));
+	dl_run(&s, deadline, FLOOD_N + 2);
+	ck_assert_msg(order[0] == 100,
+		      "run order %s: expected 100 (the deadline set on its point) first",
+		      order_text());
+	for (uint32_t i = 1; i <= FLOOD_N; i++)
+		ck_assert_msg(order[i] == i, "run order %s: expected the flood 1..%u after 100, then 200",
+			      order_text(), FLOOD_N);
+	ck_assert_uint_eq(order[FLOOD_N + 1], 200);
+	/* Reached: a hint with nothing to do. */
+	ASSERT_OK(accel_semaphore_set_deadline(x, 5, accel_now_ns_for_test() + SECOND));
+	dl_stage_end(&s);
+	accel_semaphore_release(x);
+}
+END_TEST
+
+/*
  * Bad options and deadlines: their errno, a message, and nothing
  * submitted (the signal not promised). INT64_MAX is taken.
  */
@@ -2404,6 +2444,7 @@ static Suite *queue_suite(void)
 		tcase_add_test(tc, test_deadline_bounded_by_lag);
 		tcase_add_test(tc, test_deadline_stream_within_share);
 		tcase_add_test(tc, test_deadline_on_a_point_and_passed_on);
+		tcase_add_test(tc, test_deadline_set_on_point_alone);
 		tcase_add_test(tc, test_deadline_bad_input);
 		suite_add_tcase(suite, tc);
 	}

@@ -2172,8 +2172,10 @@ END_TEST
  * consumer becomes runnable when its producer's signal is reached, which
  * on the embedded scheduler comes after the producer's credit went back
  * (the module holds the credit for it): flood jobs may go between, one
- * while the completion thread signals, more if it is preempted (a loaded
- * machine), so the consumer only has to come before the flood's last.
+ * while the completion thread signals, all of them if it is preempted (a
+ * loaded machine). Where the consumer comes is timing, so only the first
+ * two are asserted; 101 second is the passed-on deadline's doing (without
+ * it, 100's charge puts its queue behind the flood).
  */
 START_TEST(test_deadline_on_a_point_and_passed_on)
 {
@@ -2202,13 +2204,7 @@ START_TEST(test_deadline_on_a_point_and_passed_on)
 	ck_assert_msg(order[0] == 100 && order[1] == 101,
 		      "run order %s: expected 100 (its point's deadline), then 101 (its consumer's)",
 		      order_text());
-	for (uint32_t i = 2; i < FLOOD_N + 2; i++)
-		if (order[i] == 200)
-			break;
-		else
-			ck_assert_msg(order[i] == i - 1 && i < FLOOD_N + 1,
-				      "run order %s: expected 200 (the consumer of 101, with a near deadline) among the flood 1..%u, before its last",
-				      order_text(), FLOOD_N);
+
 	dl_stage_end(&s);
 	accel_semaphore_release(x);
 	accel_semaphore_release(y);
@@ -2225,7 +2221,8 @@ END_TEST
  * longer than 500 us (a preempted one, a VM's) lets the other queue run
  * more of its own within the bound (44 seen on the module in a VM), so 10
  * more are allowed, still well short of the DL_SHARE_N it leads by without
- * the bound. Without deadlines it would lead by at most one.
+ * the bound. Without deadlines it would lead by a few at most; with them
+ * it reaches about the bound, so it must reach half of it.
  */
 #define DL_SHARE_N 80
 #define DL_SHARE_LEAD_MAX (20000 / 500 + 10)
@@ -2266,8 +2263,9 @@ START_TEST(test_deadline_stream_within_share)
 	ck_assert_msg(lead_max <= DL_SHARE_LEAD_MAX,
 		      "the deadline queue led by %d jobs of 500 us (after %d released); the lag bound allows %d; run order (D: deadline): %s",
 		      lead_max, lead_at + 1, DL_SHARE_LEAD_MAX, seen);
-	ck_assert_msg(lead_max >= 3,
-		      "the deadline queue led by at most %d job(s): its urgent deadlines did not take it ahead; run order (D: deadline): %s",
+	/* Half the bound: fair share alone has been seen to give 3 in a row. */
+	ck_assert_msg(lead_max >= 20000 / 500 / 2,
+		      "the deadline queue led by at most %d job(s): its urgent deadlines did not take it ahead (to about the bound, 40); run order (D: deadline): %s",
 		      lead_max, seen);
 	accel_queue_release(g);
 	accel_queue_release(a);
@@ -2312,6 +2310,76 @@ START_TEST(test_deadline_set_on_point_alone)
 	ASSERT_OK(accel_semaphore_set_deadline(x, 5, accel_now_ns_for_test() + SECOND));
 	dl_stage_end(&s);
 	accel_semaphore_release(x);
+}
+END_TEST
+
+/*
+ * The deadline is one more signal entry on the kernel scheduler: a
+ * submission with 3 points and a deadline no longer fits an inline SQE
+ * (ACCEL_URING_JOB_POINTS) and goes whole, one with 2 does; both run and
+ * reach every signal. ACCEL_JOB_MAX_POINTS signals and a deadline are one
+ * entry too many there: -E2BIG naming the deadline, nothing promised (the
+ * embedded scheduler takes them). A far deadline (INT64_MAX - 1) rides
+ * along unchanged.
+ */
+START_TEST(test_deadline_signal_entries)
+{
+	enum { MAXP = 64 };
+	accel_semaphore_t *sems[MAXP];
+	uint64_t ones[MAXP], twos[MAXP];
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+	accel_queue_t *q = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
+	static const uint32_t one[3] = { 1, 1, 1 };
+	accel_submit_options_t o = ACCEL_SUBMIT_OPTIONS_INIT;
+	uint32_t us = 10;
+	int err;
+
+	for (uint32_t i = 0; i < MAXP; i++) {
+		sems[i] = sem_new(0);
+		ones[i] = 1;
+		twos[i] = 2;
+	}
+	ASSERT_OK(accel_command_buffer_dispatch(cb, arb_exe, 2, one, &us, 1, NULL, 0));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	o.deadline_ns = INT64_MAX - 1;
+	{
+		accel_semaphore_list_t three = { 3, sems, ones };
+		accel_semaphore_list_t wait1 = { 1, sems, ones };
+		accel_semaphore_list_t sig1 = { 1, sems + 1, twos };
+
+		/* 3 signals + the deadline: 4 entries. */
+		ASSERT_OK(accel_queue_execute_with_options(q, NULL, &three, cb, NULL, &o));
+		/* 1 wait, 1 signal + the deadline: 3, inline. */
+		ASSERT_OK(accel_queue_execute_with_options(q, &wait1, &sig1, cb, NULL, &o));
+		ASSERT_OK(accel_semaphore_wait(sems[1], 2, 0, WAIT_LONG));
+		ck_assert_uint_eq(sem_value(sems[0], NULL), 1);
+		ck_assert_uint_eq(sem_value(sems[2], NULL), 1);
+	}
+	{
+		accel_semaphore_list_t all = { MAXP, sems, twos };
+
+		o.deadline_ns = accel_now_ns_for_test() + 60 * SECOND;
+		err = accel_queue_execute_with_options(q, NULL, &all, cb, NULL, &o);
+		if (test_kernel_mode()) {
+			ASSERT_ERRNO(err, E2BIG);
+			ck_assert_msg(strstr(accel_error_message(), "deadline") != NULL,
+				      "the -E2BIG message does not name the deadline: %s",
+				      accel_error_message());
+			ASSERT_ERRNO(accel_semaphore_wait(sems[MAXP - 1], 2,
+							  ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0),
+				     ETIME);
+			/* Without the deadline they fit. */
+			ASSERT_OK(accel_queue_execute(q, NULL, &all, cb, NULL, 0));
+		} else {
+			ASSERT_OK(err);
+		}
+		ASSERT_OK(accel_semaphore_wait(sems[MAXP - 1], 2, 0, WAIT_LONG));
+	}
+	ASSERT_OK(accel_queue_wait_idle(q, WAIT_LONG));
+	accel_command_buffer_release(cb);
+	accel_queue_release(q);
+	for (uint32_t i = 0; i < MAXP; i++)
+		accel_semaphore_release(sems[i]);
 }
 END_TEST
 
@@ -2457,6 +2525,7 @@ static Suite *queue_suite(void)
 		tcase_add_test(tc, test_deadline_on_a_point_and_passed_on);
 		tcase_add_test(tc, test_deadline_set_on_point_alone);
 		tcase_add_test(tc, test_deadline_bad_input);
+		tcase_add_test(tc, test_deadline_signal_entries);
 		suite_add_tcase(suite, tc);
 	}
 	return suite;

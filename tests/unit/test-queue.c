@@ -2222,10 +2222,12 @@ END_TEST
  * more of its own within the bound (44 seen on the module in a VM), so 10
  * more are allowed, still well short of the DL_SHARE_N it leads by without
  * the bound. Without deadlines it would lead by a few at most; with them
- * it reaches about the bound, so it must reach half of it.
+ * it reaches the bound, however many jobs that is where each is measured
+ * longer (sanitizers, a VM): at least DL_SHARE_LEAD_MIN.
  */
 #define DL_SHARE_N 80
 #define DL_SHARE_LEAD_MAX (20000 / 500 + 10)
+#define DL_SHARE_LEAD_MIN 8
 
 START_TEST(test_deadline_stream_within_share)
 {
@@ -2263,10 +2265,14 @@ START_TEST(test_deadline_stream_within_share)
 	ck_assert_msg(lead_max <= DL_SHARE_LEAD_MAX,
 		      "the deadline queue led by %d jobs of 500 us (after %d released); the lag bound allows %d; run order (D: deadline): %s",
 		      lead_max, lead_at + 1, DL_SHARE_LEAD_MAX, seen);
-	/* Half the bound: fair share alone has been seen to give 3 in a row. */
-	ck_assert_msg(lead_max >= 20000 / 500 / 2,
-		      "the deadline queue led by at most %d job(s): its urgent deadlines did not take it ahead (to about the bound, 40); run order (D: deadline): %s",
-		      lead_max, seen);
+	/*
+	 * The bound is device time as measured, 500 us and the executor's
+	 * overhead a job: 40 jobs on an idle machine, 17 under TSan. Fair
+	 * share alone has been seen to give 3 in a row.
+	 */
+	ck_assert_msg(lead_max >= DL_SHARE_LEAD_MIN,
+		      "the deadline queue led by at most %d job(s), less than %d: its urgent deadlines did not take it ahead; run order (D: deadline): %s",
+		      lead_max, DL_SHARE_LEAD_MIN, seen);
 	accel_queue_release(g);
 	accel_queue_release(a);
 	accel_queue_release(b);

@@ -784,7 +784,7 @@ static int64_t job_set_deadline_locked(struct emb_job *j, int64_t d)
 	}
 	j->deadline = d;
 	pred = release_charge(j->queue, j->job);
-	return d > (int64_t)pred ? d - (int64_t)pred : 1;
+	return pred < (uint64_t)d ? d - (int64_t)pred : 1;
 }
 
 struct dl_step {
@@ -883,17 +883,26 @@ static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 	atomic_init(&job->device_wait, 0);
 	j->deadline = job->deadline_ns;
 	/*
-	 * Its waits' promisers get its deadline, less its prediction: taken
-	 * now, since the job may run and go as soon as its waits are armed.
+	 * Its waits' promisers get its deadline, less its prediction (the
+	 * charge its release will take: the queue's average without a cost
+	 * model's, read under the arbiter's lock): taken now, since the job
+	 * may run and go as soon as its waits are armed.
 	 */
-	if (job->deadline_ns) {
-		int64_t pass = job->deadline_ns - (int64_t)job->predicted_ns;
+	if (job->deadline_ns && job->wait_count) {
+		struct accel_sched_embedded *es = to_sched(sched);
+		uint64_t pred;
+		int64_t pass;
+
+		pthread_mutex_lock(&es->lock);
+		pred = release_charge(j->queue, job);
+		pthread_mutex_unlock(&es->lock);
+		pass = pred < (uint64_t)job->deadline_ns ?
+		       job->deadline_ns - (int64_t)pred : 1;
 
 		for (uint32_t i = 0; i < job->wait_count && n < EMB_DL_VISITS; i++) {
 			accel_semaphore_retain(job->waits[i].sem);
 			todo[n++] = (struct dl_step){ job->waits[i].sem,
-						      job->waits[i].value,
-						      pass > 0 ? pass : 1 };
+						      job->waits[i].value, pass };
 		}
 	}
 	for (uint32_t i = 0; i < job->signal_count; i++)

@@ -2171,7 +2171,11 @@ END_TEST
  * one it waits on: producer first, then its consumer, then the flood. The
  * consumer becomes runnable when its producer's signal is reached, which
  * on the embedded scheduler comes after the producer's credit went back
- * (the module holds the credit for it): one flood job may go between.
+ * (the module holds the credit for it): flood jobs may go between, one
+ * while the completion thread signals, all of them if it is preempted (a
+ * loaded machine). Where the consumer comes is timing, so only the first
+ * two are asserted; 101 second is the passed-on deadline's doing (without
+ * it, 100's charge puts its queue behind the flood).
  */
 START_TEST(test_deadline_on_a_point_and_passed_on)
 {
@@ -2197,13 +2201,191 @@ START_TEST(test_deadline_on_a_point_and_passed_on)
 		arb_submit_dl(s.c, 1, 200, &wy, NULL, deadline);
 	}
 	dl_run(&s, deadline, FLOOD_N + 3);
-	ck_assert_msg(order[0] == 100 && order[1] == 101 &&
-		      (order[2] == 200 || (order[2] == 1 && order[3] == 200)),
-		      "run order %s: expected 100 (its point's deadline), 101 (its consumer's), 200 (the consumer, perhaps after one flood job), then the flood",
+	ck_assert_msg(order[0] == 100 && order[1] == 101,
+		      "run order %s: expected 100 (its point's deadline), then 101 (its consumer's)",
 		      order_text());
+
 	dl_stage_end(&s);
 	accel_semaphore_release(x);
 	accel_semaphore_release(y);
+}
+END_TEST
+
+/*
+ * The bound over a run: two queues of equal weight, each with DL_SHARE_N
+ * jobs of 500 us queued behind the gate; every job of one has a deadline
+ * that has passed by the time the engine frees up (always urgent). It goes
+ * ahead, but at no point of the run order has it had more than the lag
+ * bound (20 ms of device time, 40 of these jobs) beyond the other's share.
+ * The bound is in device time and the jobs are counted: a job measured
+ * longer than 500 us (a preempted one, a VM's) lets the other queue run
+ * more of its own within the bound (44 seen on the module in a VM), so 10
+ * more are allowed, still well short of the DL_SHARE_N it leads by without
+ * the bound. Without deadlines it would lead by a few at most; with them
+ * it reaches the bound, however many jobs that is where each is measured
+ * longer (sanitizers, a VM): at least DL_SHARE_LEAD_MIN.
+ */
+#define DL_SHARE_N 80
+#define DL_SHARE_LEAD_MAX (20000 / 500 + 10)
+#define DL_SHARE_LEAD_MIN 8
+
+START_TEST(test_deadline_stream_within_share)
+{
+	accel_queue_t *g, *a, *b;
+	int64_t last;
+	int32_t lead = 0, lead_max = 0, lead_at = 0;
+	char seen[2 * DL_SHARE_N + 1] = { 0 };
+
+	if (arb_skip())
+		TEST_SKIP("%s", arb_skip());
+	g = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
+	a = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+	b = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+	arb_close_gate(g);
+	/* Far enough for a slow VM to submit them all before it passes. */
+	last = accel_now_ns_for_test() + SECOND / 2;
+	for (uint32_t i = 0; i < DL_SHARE_N; i++) {
+		arb_submit_dl(a, 1, 1, NULL, NULL, last);
+		arb_submit_dl(b, 1, 2, NULL, NULL, 0);
+	}
+	while (accel_now_ns_for_test() < last)
+		usleep(1000);
+	atomic_store(&gate_open, 1);
+	ASSERT_OK(accel_queue_wait_idle(a, WAIT_LONG));
+	ASSERT_OK(accel_queue_wait_idle(b, WAIT_LONG));
+	ck_assert_uint_eq(atomic_load(&order_len), 2 * DL_SHARE_N);
+	for (uint32_t i = 0; i < 2 * DL_SHARE_N; i++) {
+		lead += order[i] == 1 ? 1 : -1;
+		seen[i] = order[i] == 1 ? 'D' : '.';
+		if (lead > lead_max) {
+			lead_max = lead;
+			lead_at = (int32_t)i;
+		}
+	}
+	ck_assert_msg(lead_max <= DL_SHARE_LEAD_MAX,
+		      "the deadline queue led by %d jobs of 500 us (after %d released); the lag bound allows %d; run order (D: deadline): %s",
+		      lead_max, lead_at + 1, DL_SHARE_LEAD_MAX, seen);
+	/*
+	 * The bound is device time as measured, 500 us and the executor's
+	 * overhead a job: 40 jobs on an idle machine, 17 under TSan. Fair
+	 * share alone has been seen to give 3 in a row.
+	 */
+	ck_assert_msg(lead_max >= DL_SHARE_LEAD_MIN,
+		      "the deadline queue led by at most %d job(s), less than %d: its urgent deadlines did not take it ahead; run order (D: deadline): %s",
+		      lead_max, DL_SHARE_LEAD_MIN, seen);
+	accel_queue_release(g);
+	accel_queue_release(a);
+	accel_queue_release(b);
+}
+END_TEST
+
+/*
+ * accel_semaphore_set_deadline() alone: nothing submitted with a deadline,
+ * the one set on the point takes its promiser ahead of the flood, and a
+ * later, farther one (INT64_MAX) does not undo it (the earliest wins).
+ * 200, on another queue without one, waits behind the flood.
+ */
+START_TEST(test_deadline_set_on_point_alone)
+{
+	int64_t deadline;
+	accel_semaphore_t *x = sem_new(0);
+	struct dl_stage s;
+
+	if (arb_skip())
+		TEST_SKIP("%s", arb_skip());
+	dl_stage(&s, 2000);
+	deadline = accel_now_ns_for_test() + 50000000;
+	{
+		POINT(sx, x, 5);
+
+		arb_submit_dl(s.d, 1, 100, NULL, &sx, 0);
+	}
+	arb_submit_dl(s.c, 1, 200, NULL, NULL, 0);
+	/* Below the promised value: the same promiser. */
+	ASSERT_OK(accel_semaphore_set_deadline(x, 3, deadline));
+	ASSERT_OK(accel_semaphore_set_deadline(x, 5, INT64_MAX));
+	dl_run(&s, deadline, FLOOD_N + 2);
+	ck_assert_msg(order[0] == 100,
+		      "run order %s: expected 100 (the deadline set on its point) first",
+		      order_text());
+	for (uint32_t i = 1; i <= FLOOD_N; i++)
+		ck_assert_msg(order[i] == i, "run order %s: expected the flood 1..%u after 100, then 200",
+			      order_text(), FLOOD_N);
+	ck_assert_uint_eq(order[FLOOD_N + 1], 200);
+	/* Reached: a hint with nothing to do. */
+	ASSERT_OK(accel_semaphore_set_deadline(x, 5, accel_now_ns_for_test() + SECOND));
+	dl_stage_end(&s);
+	accel_semaphore_release(x);
+}
+END_TEST
+
+/*
+ * The deadline is one more signal entry on the kernel scheduler: a
+ * submission with 3 points and a deadline no longer fits an inline SQE
+ * (ACCEL_URING_JOB_POINTS) and goes whole, one with 2 does; both run and
+ * reach every signal. ACCEL_JOB_MAX_POINTS signals and a deadline are one
+ * entry too many there: -E2BIG naming the deadline, nothing promised (the
+ * embedded scheduler takes them). A far deadline (INT64_MAX - 1) rides
+ * along unchanged.
+ */
+START_TEST(test_deadline_signal_entries)
+{
+	enum { MAXP = 64 };
+	accel_semaphore_t *sems[MAXP];
+	uint64_t ones[MAXP], twos[MAXP];
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+	accel_queue_t *q = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
+	static const uint32_t one[3] = { 1, 1, 1 };
+	accel_submit_options_t o = ACCEL_SUBMIT_OPTIONS_INIT;
+	uint32_t us = 10;
+	int err;
+
+	for (uint32_t i = 0; i < MAXP; i++) {
+		sems[i] = sem_new(0);
+		ones[i] = 1;
+		twos[i] = 2;
+	}
+	ASSERT_OK(accel_command_buffer_dispatch(cb, arb_exe, 2, one, &us, 1, NULL, 0));
+	ASSERT_OK(accel_command_buffer_end(cb));
+	o.deadline_ns = INT64_MAX - 1;
+	{
+		accel_semaphore_list_t three = { 3, sems, ones };
+		accel_semaphore_list_t wait1 = { 1, sems, ones };
+		accel_semaphore_list_t sig1 = { 1, sems + 1, twos };
+
+		/* 3 signals + the deadline: 4 entries. */
+		ASSERT_OK(accel_queue_execute_with_options(q, NULL, &three, cb, NULL, &o));
+		/* 1 wait, 1 signal + the deadline: 3, inline. */
+		ASSERT_OK(accel_queue_execute_with_options(q, &wait1, &sig1, cb, NULL, &o));
+		ASSERT_OK(accel_semaphore_wait(sems[1], 2, 0, WAIT_LONG));
+		ck_assert_uint_eq(sem_value(sems[0], NULL), 1);
+		ck_assert_uint_eq(sem_value(sems[2], NULL), 1);
+	}
+	{
+		accel_semaphore_list_t all = { MAXP, sems, twos };
+
+		o.deadline_ns = accel_now_ns_for_test() + 60 * SECOND;
+		err = accel_queue_execute_with_options(q, NULL, &all, cb, NULL, &o);
+		if (test_kernel_mode()) {
+			ASSERT_ERRNO(err, E2BIG);
+			ck_assert_msg(strstr(accel_error_message(), "deadline") != NULL,
+				      "the -E2BIG message does not name the deadline: %s",
+				      accel_error_message());
+			ASSERT_ERRNO(accel_semaphore_wait(sems[MAXP - 1], 2,
+							  ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0),
+				     ETIME);
+			/* Without the deadline they fit. */
+			ASSERT_OK(accel_queue_execute(q, NULL, &all, cb, NULL, 0));
+		} else {
+			ASSERT_OK(err);
+		}
+		ASSERT_OK(accel_semaphore_wait(sems[MAXP - 1], 2, 0, WAIT_LONG));
+	}
+	ASSERT_OK(accel_queue_wait_idle(q, WAIT_LONG));
+	accel_command_buffer_release(cb);
+	accel_queue_release(q);
+	for (uint32_t i = 0; i < MAXP; i++)
+		accel_semaphore_release(sems[i]);
 }
 END_TEST
 
@@ -2345,8 +2527,11 @@ static Suite *queue_suite(void)
 		tcase_add_test(tc, test_arbiter_bad_credits);
 		tcase_add_test(tc, test_deadline_near_goes_ahead);
 		tcase_add_test(tc, test_deadline_bounded_by_lag);
+		tcase_add_test(tc, test_deadline_stream_within_share);
 		tcase_add_test(tc, test_deadline_on_a_point_and_passed_on);
+		tcase_add_test(tc, test_deadline_set_on_point_alone);
 		tcase_add_test(tc, test_deadline_bad_input);
+		tcase_add_test(tc, test_deadline_signal_entries);
 		suite_add_tcase(suite, tc);
 	}
 	return suite;

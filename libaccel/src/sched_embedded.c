@@ -607,9 +607,10 @@ static int64_t queue_lst_locked(const struct emb_queue *q)
 
 	for (const struct emb_job *j = q->runnable; j && n < EMB_DL_WALK;
 	     j = j->next, n++) {
-		sum += (int64_t)j->pred;
+		/* Saturating: a prediction of 2^63 ns or more puts it at 0. */
+		sum = j->pred > (uint64_t)(INT64_MAX - sum) ? INT64_MAX : sum + (int64_t)j->pred;
 		if (j->deadline)
-			return j->deadline - sum;
+			return j->deadline > sum ? j->deadline - sum : 0;
 	}
 	return INT64_MAX;
 }

@@ -159,6 +159,44 @@ struct accel_transient_pool;
  *         load, or NULL (off, or a driver that does not); freed by
  *         accel_device_fini().
  */
+/*
+ * The cost model's figures (cost.c, cost_calibrate.c). The public
+ * struct accel_cost_params keeps its layout; what the model uses beyond
+ * it lives here.
+ *
+ * enum accel_cost_kind - a kind of work with its own bandwidth and launch:
+ * a fill (an update too: bytes written from the host), a copy, a kernel.
+ * enum accel_cost_regime - an item touching at most @cache_bytes of its
+ * kind runs from cache (CACHE), a larger one from memory (MEMORY).
+ *
+ * struct accel_cost_model - a device's parameters in the model.
+ * @pub:         the public figures (bandwidth: COPY's memory bandwidth,
+ *               kernel_bandwidth: KERNEL's, dispatch_ns: FILL's launch).
+ * @bandwidth:   bytes/s per kind and regime (read plus written).
+ * @cache_bytes: per kind, the most bytes an item may touch and run at the
+ *               CACHE bandwidth; 0: one regime (MEMORY).
+ * @launch_ns:   per kind, the fixed overhead of each command.
+ */
+enum accel_cost_kind {
+	ACCEL_COST_FILL,
+	ACCEL_COST_COPY,
+	ACCEL_COST_KERNEL,
+	ACCEL_COST_KINDS
+};
+
+enum accel_cost_regime {
+	ACCEL_COST_MEMORY,
+	ACCEL_COST_CACHE,
+	ACCEL_COST_REGIMES
+};
+
+struct accel_cost_model {
+	accel_cost_params_t pub;
+	uint64_t bandwidth[ACCEL_COST_KINDS][ACCEL_COST_REGIMES];
+	uint64_t cache_bytes[ACCEL_COST_KINDS];
+	uint64_t launch_ns[ACCEL_COST_KINDS];
+};
+
 struct accel_device {
 	struct accel_ref ref;
 	const struct accel_device_ops *ops;
@@ -194,7 +232,7 @@ struct accel_device {
 	char identity[256];
 	pthread_mutex_t cost_lock;
 	bool cost_loaded;
-	accel_cost_params_t cost;
+	struct accel_cost_model cost;
 	atomic_uint cost_gen;
 };
 
@@ -381,12 +419,42 @@ void accel_cost_learn(accel_command_buffer_t *cb, uint64_t ns);
 void accel_cost_cb_free(accel_command_buffer_t *cb);
 /* The device's parameters (loaded from the cache at the first call). */
 void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out);
+/* The same with the regimes and per-kind figures the model uses. */
+void accel_cost_model_get(accel_device_t *d, struct accel_cost_model *out);
+/*
+ * accel_cost_model_default() - the model of the ACCEL_COST_DEFAULT_*
+ * values: one regime, the public figures for every kind.
+ */
+void accel_cost_model_default(struct accel_cost_model *m);
+/*
+ * accel_cost_item_ns() - what the model charges one transfer of @kind
+ * (FILL, COPY) that touches @bytes (a copy: read plus written): the
+ * bandwidth of the regime @bytes falls in, plus the kind's launch.
+ */
+double accel_cost_item_ns(const struct accel_cost_model *m,
+			  enum accel_cost_kind kind, double bytes);
+/* accel_cost_ns_per_byte() - @kind's time per byte at @bytes touched. */
+double accel_cost_ns_per_byte(const struct accel_cost_model *m,
+			      enum accel_cost_kind kind, double bytes);
+/*
+ * accel_cost_calib_store_raw() - stores @len bytes as @d's calibration
+ * record, as they are (tests: an old or foreign record).
+ */
+void accel_cost_calib_store_raw(const accel_device_t *d, const void *rec,
+				size_t len);
+/*
+ * accel_cost_regimes() - @kind's regimes in @m from a calibration sweep:
+ * @n (>= 1) working sets @bytes, increasing, and their bandwidths @bw
+ * (cost_calibrate.c says how).
+ */
+void accel_cost_regimes(struct accel_cost_model *m, enum accel_cost_kind kind,
+			const double *bytes, const double *bw, int n);
 /*
  * accel_cost_measure() - the microbenchmark (cost_calibrate.c): @d's
- * parameters into *@p (source CALIBRATED), not clamped, not stored; 0, or
+ * parameters into *@m (source CALIBRATED), not clamped, not stored; 0, or
  * -errno with the message set ("accel_device_calibrate: <step>: ...").
  */
-int accel_cost_measure(accel_device_t *d, accel_cost_params_t *p);
+int accel_cost_measure(accel_device_t *d, struct accel_cost_model *m);
 
 /*
  * struct accel_cb_exec - one submission, as a driver replays it.

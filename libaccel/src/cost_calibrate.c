@@ -33,6 +33,11 @@
 #define LAUNCHES 17
 #define MEASURE_NS 4000000.0          /* 4 ms */
 #define COPY_MIN (UINT64_C(1) << 20)  /* 1 MiB */
+#define SWEEP_MIN (UINT64_C(64) << 10) /* 64 KiB */
+#define SWEEP_BYTES (UINT64_C(4) << 20) /* repeated up to 4 MiB a run */
+#define SWEEP_POINTS 8
+#define SWEEP_STOP_NS 50000000.0       /* 50 ms */
+#define CACHE_GAIN 1.5
 #define COPY_MAX (UINT64_C(64) << 20) /* 64 MiB */
 #define OPS_WORKGROUPS 64u
 #define OPS_ITER_MIN 64u
@@ -96,54 +101,41 @@ static int cb_begin(struct calib *c, accel_command_buffer_t **cb)
 	return err ? err : accel_command_buffer_begin(*cb);
 }
 
-/* A command buffer of @n fills of 4 bytes; its median time. */
-static int time_fills(struct calib *c, uint32_t n, double *ns)
+/*
+ * One item of @kind over @len bytes of each buffer (a kernel: the
+ * streaming kernel @e over a 2-D grid), @reps times in one command buffer.
+ */
+static int record_item(struct calib *c, accel_command_buffer_t *cb,
+		       enum accel_cost_kind kind, accel_executable_t *e,
+		       uint64_t len)
 {
 	static const uint32_t zero;
-	accel_command_buffer_t *cb = NULL;
-	int err = cb_begin(c, &cb);
-
-	for (uint32_t i = 0; !err && i < n; i++)
-		err = accel_command_buffer_fill(cb, accel_buffer_ref_direct(c->dst, 4 * i, 4),
-						&zero, 4);
-	if (!err)
-		err = accel_command_buffer_end(cb);
-	if (!err)
-		err = run_median(c, cb, ns);
-	accel_command_buffer_release(cb);
-	return err;
-}
-
-static int time_copy(struct calib *c, uint64_t len, double *ns)
-{
-	accel_command_buffer_t *cb = NULL;
-	int err = cb_begin(c, &cb);
-
-	if (!err)
-		err = accel_command_buffer_copy(cb, accel_buffer_ref_direct(c->src, 0, len),
-						accel_buffer_ref_direct(c->dst, 0, len));
-	if (!err)
-		err = accel_command_buffer_end(cb);
-	if (!err)
-		err = run_median(c, cb, ns);
-	accel_command_buffer_release(cb);
-	return err;
-}
-
-/* The streaming kernel over @len bytes of each buffer (a 2-D grid). */
-static int time_stream(struct calib *c, accel_executable_t *e, uint64_t len,
-		       double *ns)
-{
 	uint64_t groups = len / 4 / ACCEL_COST_CALIBRATE_WG;
-	const uint32_t wg[3] = { groups > 1024 ? 1024 : (uint32_t)groups,
+	const uint32_t wg[3] = { groups > 1024 ? 1024 : groups ? (uint32_t)groups : 1,
 				 groups > 1024 ? (uint32_t)(groups / 1024) : 1, 1 };
 	accel_buffer_ref_t xy[2] = { accel_buffer_ref_direct(c->src, 0, len),
 				     accel_buffer_ref_direct(c->dst, 0, len) };
+
+	switch (kind) {
+	case ACCEL_COST_FILL:
+		return accel_command_buffer_fill(cb, xy[1], &zero, 4);
+	case ACCEL_COST_COPY:
+		return accel_command_buffer_copy(cb, xy[0], xy[1]);
+	default:
+		return accel_command_buffer_dispatch(cb, e, 1, wg, NULL, 0, xy, 2);
+	}
+}
+
+/* The median time of a command buffer of @reps items of @kind over @len. */
+static int time_items(struct calib *c, enum accel_cost_kind kind,
+		      accel_executable_t *e, uint64_t len, uint32_t reps,
+		      double *ns)
+{
 	accel_command_buffer_t *cb = NULL;
 	int err = cb_begin(c, &cb);
 
-	if (!err)
-		err = accel_command_buffer_dispatch(cb, e, 1, wg, NULL, 0, xy, 2);
+	for (uint32_t i = 0; !err && i < reps; i++)
+		err = record_item(c, cb, kind, e, len);
 	if (!err)
 		err = accel_command_buffer_end(cb);
 	if (!err)
@@ -170,66 +162,122 @@ static int time_ops(struct calib *c, accel_executable_t *e, uint32_t iter,
 	return err;
 }
 
-/* Launch and submission overheads; *@base: one tiny fill's time. */
-static int measure_overheads(struct calib *c, accel_cost_params_t *p,
-			     double *base)
+/*
+ * @kind's launch: LAUNCHES tiny items less the submission, each (a fill
+ * is 4 bytes, a copy 4, a kernel one workgroup).
+ */
+static int measure_launch(struct calib *c, enum accel_cost_kind kind,
+			  accel_executable_t *e, struct accel_cost_model *m)
 {
-	double many;
-	int err = time_fills(c, 1, base);
+	uint64_t len = kind == ACCEL_COST_KERNEL ? 4 * ACCEL_COST_CALIBRATE_WG : 4;
+	double t, sub = (double)m->pub.submission_ns;
+	int err = time_items(c, kind, e, len, LAUNCHES, &t);
 
 	if (!err)
-		err = time_fills(c, LAUNCHES, &many);
+		m->launch_ns[kind] = t > sub ? (uint64_t)((t - sub) / LAUNCHES) : 0;
+	return err;
+}
+
+/* Launch and submission overheads; *@base: one tiny fill's time. */
+static int measure_overheads(struct calib *c, struct accel_cost_model *m,
+			     double *base)
+{
+	accel_cost_params_t *p = &m->pub;
+	double many;
+	int err = time_items(c, ACCEL_COST_FILL, NULL, 4, 1, base);
+
+	if (!err)
+		err = time_items(c, ACCEL_COST_FILL, NULL, 4, LAUNCHES, &many);
 	if (err)
 		return err;
 	p->dispatch_ns = many > *base ? (uint64_t)((many - *base) / (LAUNCHES - 1)) : 0;
 	p->submission_ns = *base > (double)p->dispatch_ns ?
 			   (uint64_t)(*base - (double)p->dispatch_ns) : 0;
-	return 0;
+	m->launch_ns[ACCEL_COST_FILL] = p->dispatch_ns;
+	m->launch_ns[ACCEL_COST_KERNEL] = p->dispatch_ns; /* without a kernel */
+	return measure_launch(c, ACCEL_COST_COPY, NULL, m);
 }
 
-static int measure_bandwidth(struct calib *c, accel_cost_params_t *p,
-			     double base)
+/* Bytes an item of @kind over @len bytes of each buffer reads plus writes. */
+static double touched(enum accel_cost_kind kind, uint64_t len)
 {
-	uint64_t len = COPY_MIN;
-	double t = 0;
-	int err;
-
-	for (;;) {
-		err = time_copy(c, len, &t);
-		if (err || t - base >= MEASURE_NS || len >= c->size)
-			break;
-		len *= 4;
-		len = len < c->size ? len : c->size;
-	}
-	if (err)
-		return err;
-	p->bandwidth = (uint64_t)(2.0 * (double)len * 1e9 / (t - base > 1 ? t - base : 1));
-	return 0;
+	return (double)len * (kind == ACCEL_COST_FILL ? 1 : kind == ACCEL_COST_COPY ? 2 : 3);
 }
 
-/* Lengths: a multiple of 1024 workgroups' elements, up to the buffers'. */
-static int measure_kernel_bandwidth(struct calib *c, accel_executable_t *e,
-				    accel_cost_params_t *p, double base)
+/*
+ * @kind's bandwidth at working sets of SWEEP_MIN, 4x, ... up to the
+ * buffers' size (or until one run takes SWEEP_STOP_NS): a small item is
+ * repeated up to SWEEP_BYTES per command buffer, so the timer's grain and
+ * the launches stay small beside it, and its launches are taken out.
+ * Fills @bytes and @bw; returns the number of points, or -errno.
+ */
+static int sweep(struct calib *c, enum accel_cost_kind kind, accel_executable_t *e,
+		 const struct accel_cost_model *m, double bytes[SWEEP_POINTS],
+		 double bw[SWEEP_POINTS])
 {
-	uint64_t len = COPY_MIN, t_len;
-	double t = 0;
-	int err;
+	double t, fixed;
+	int n = 0, err = 0;
 
-	for (;;) {
-		t_len = len;
-		err = time_stream(c, e, len, &t);
-		if (err || t - base >= MEASURE_NS || len >= c->size)
+	for (uint64_t len = SWEEP_MIN; n < SWEEP_POINTS && len <= c->size; len *= 4) {
+		uint32_t reps = len < SWEEP_BYTES ? (uint32_t)(SWEEP_BYTES / len) : 1;
+
+		err = time_items(c, kind, e, len, reps, &t);
+		if (err)
+			return err;
+		fixed = (double)m->pub.submission_ns + reps * (double)m->launch_ns[kind];
+		bytes[n] = touched(kind, len);
+		bw[n] = bytes[n] * reps * 1e9 / (t - fixed > 1 ? t - fixed : 1);
+		n++;
+		if (t >= SWEEP_STOP_NS)
 			break;
-		len *= 4;
-		len = len < c->size ? len : c->size;
 	}
-	if (err)
-		return err;
-	p->kernel_bandwidth = (uint64_t)(3.0 * (double)t_len * 1e9 / (t - base > 1 ? t - base : 1));
+	return n;
+}
+
+/*
+ * accel_cost_regimes() - @kind's two regimes from a sweep's @n points
+ * (working sets increasing): the memory bandwidth is the largest set's;
+ * when some smaller set ran at least CACHE_GAIN times faster, the cache
+ * regime ends at the largest set that ran at least the geometric mean of
+ * the fastest and the memory bandwidth, and its bandwidth is the median
+ * of the sets up to there. Else one regime.
+ */
+void accel_cost_regimes(struct accel_cost_model *m, enum accel_cost_kind kind,
+			const double *bytes, const double *bw, int n)
+{
+	double mem = bw[n - 1], top = mem, fast[SWEEP_POINTS];
+	int last = -1;
+
+	for (int i = 0; i < n; i++)
+		top = bw[i] > top ? bw[i] : top;
+	m->bandwidth[kind][ACCEL_COST_MEMORY] = (uint64_t)mem;
+	m->bandwidth[kind][ACCEL_COST_CACHE] = (uint64_t)mem;
+	m->cache_bytes[kind] = 0;
+	if (n < 2 || n > SWEEP_POINTS || top < CACHE_GAIN * mem)
+		return;
+	for (int i = 0; i < n - 1; i++)
+		if (bw[i] * bw[i] >= top * mem)
+			last = i;
+	memcpy(fast, bw, (size_t)(last + 1) * sizeof(fast[0]));
+	qsort(fast, (size_t)(last + 1), sizeof(fast[0]), cmp_double);
+	m->cache_bytes[kind] = (uint64_t)bytes[last];
+	m->bandwidth[kind][ACCEL_COST_CACHE] = (uint64_t)fast[last / 2];
+}
+
+static int measure_bandwidth(struct calib *c, enum accel_cost_kind kind,
+			     accel_executable_t *e, struct accel_cost_model *m)
+{
+	double bytes[SWEEP_POINTS], bw[SWEEP_POINTS];
+	int n = sweep(c, kind, e, m, bytes, bw);
+
+	if (n < 0)
+		return n;
+	if (n > 0)
+		accel_cost_regimes(m, kind, bytes, bw, n);
 	return 0;
 }
 
-static int measure_kernels(struct calib *c, accel_cost_params_t *p, double base)
+static int measure_kernels(struct calib *c, struct accel_cost_model *m, double base)
 {
 	accel_executable_t *e = NULL;
 	uint32_t iter = OPS_ITER_MIN;
@@ -246,9 +294,13 @@ static int measure_kernels(struct calib *c, accel_cost_params_t *p, double base)
 	}
 	if (!err) {
 		ops = (double)OPS_WORKGROUPS * ACCEL_COST_CALIBRATE_WG * 8.0 * iter;
-		p->operation_rate = (uint64_t)(ops * 1e9 / (t - base > 1 ? t - base : 1));
-		err = measure_kernel_bandwidth(c, e, p, base);
+		m->pub.operation_rate = (uint64_t)(ops * 1e9 / (t - base > 1 ? t - base : 1));
+		err = measure_launch(c, ACCEL_COST_KERNEL, e, m);
 	}
+	if (!err)
+		err = measure_bandwidth(c, ACCEL_COST_KERNEL, e, m);
+	if (!err)
+		m->pub.kernel_bandwidth = m->bandwidth[ACCEL_COST_KERNEL][ACCEL_COST_MEMORY];
 	accel_executable_release(e);
 	return err;
 }
@@ -312,25 +364,30 @@ static void calib_close(struct calib *c)
 	accel_queue_release(c->queue);
 }
 
-int accel_cost_measure(accel_device_t *d, accel_cost_params_t *p)
+int accel_cost_measure(accel_device_t *d, struct accel_cost_model *m)
 {
 	struct calib c = { 0 };
 	double base = 0;
 	const char *step = "setting up";
 	int err = calib_open(&c, d);
 
-	accel_cost_params_get(d, p);
+	accel_cost_model_get(d, m);
 	if (!err) {
 		step = "timing launches";
-		err = measure_overheads(&c, p, &base);
+		err = measure_overheads(&c, m, &base);
+	}
+	if (!err) {
+		step = "timing fills";
+		err = measure_bandwidth(&c, ACCEL_COST_FILL, NULL, m);
 	}
 	if (!err) {
 		step = "timing copies";
-		err = measure_bandwidth(&c, p, base);
+		err = measure_bandwidth(&c, ACCEL_COST_COPY, NULL, m);
+		m->pub.bandwidth = m->bandwidth[ACCEL_COST_COPY][ACCEL_COST_MEMORY];
 	}
 	if (!err) {
 		step = "timing the calibration kernels";
-		err = measure_kernels(&c, p, base);
+		err = measure_kernels(&c, m, base);
 	}
 	calib_close(&c);
 	if (err) {
@@ -339,6 +396,6 @@ int accel_cost_measure(accel_device_t *d, accel_cost_params_t *p)
 		accel_strfmt(msg, sizeof(msg), "%s", accel_error_message());
 		return accel_fail(-err, "accel_device_calibrate: %s: %s", step, msg);
 	}
-	p->source = ACCEL_COST_SOURCE_CALIBRATED;
+	m->pub.source = ACCEL_COST_SOURCE_CALIBRATED;
 	return 0;
 }

@@ -264,18 +264,37 @@ END_TEST
 
 /* ---- predictions -------------------------------------------------------- */
 
-static double transfer(const accel_cost_params_t *p, double bytes)
+/* The formula, written out: the regime by the bytes an item touches. */
+static double per_byte(const struct accel_cost_model *m, int kind, double bytes)
 {
-	return bytes * 1e9 / (double)p->bandwidth + (double)p->dispatch_ns;
+	int r = m->cache_bytes[kind] && bytes <= (double)m->cache_bytes[kind] ?
+		ACCEL_COST_CACHE : ACCEL_COST_MEMORY;
+
+	return 1e9 / (double)m->bandwidth[kind][r];
 }
 
-static double dispatch(const accel_cost_params_t *p, double wg, double ops,
+static double transfer(const struct accel_cost_model *m, int kind, double bytes)
+{
+	return bytes * per_byte(m, kind, bytes) + (double)m->launch_ns[kind];
+}
+
+static double dispatch(const struct accel_cost_model *m, double wg, double ops,
 		       double bytes)
 {
-	double c = wg * ops * 1e9 / (double)p->operation_rate;
-	double m = wg * bytes * 1e9 / (double)p->kernel_bandwidth;
+	double c = wg * ops * 1e9 / (double)m->pub.operation_rate;
+	double b = wg * bytes * per_byte(m, ACCEL_COST_KERNEL, wg * bytes);
 
-	return (c > m ? c : m) + (double)p->dispatch_ns;
+	return (c > b ? c : b) + (double)m->launch_ns[ACCEL_COST_KERNEL];
+}
+
+/* Makes @m @d's parameters, as a calibration would (white box). */
+static void model_set(accel_device_t *d, const struct accel_cost_model *m)
+{
+	pthread_mutex_lock(&d->cost_lock);
+	d->cost = *m;
+	d->cost_loaded = true;
+	atomic_fetch_add(&d->cost_gen, 1);
+	pthread_mutex_unlock(&d->cost_lock);
 }
 
 static void assert_near(uint64_t got, double want)
@@ -303,7 +322,7 @@ START_TEST(test_predict_declared)
 	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
 	uint8_t data[64] = { 0 };
 	accel_prediction_t pr;
-	accel_cost_params_t p;
+	struct accel_cost_model p;
 
 	ASSERT_OK(accel_command_buffer_dispatch(cb, e, entry(e, "saxpy"), wg, &c, 1, xy, 2));
 	ASSERT_OK(accel_command_buffer_dispatch(cb, e, entry(e, "fill_u32"), wg1, &c, 1, one, 1));
@@ -322,11 +341,12 @@ START_TEST(test_predict_declared)
 
 		if (round == 1) /* new parameters: the model is rebuilt */
 			ASSERT_OK(accel_device_calibrate(dev, ACCEL_CALIBRATE_FORCE, NULL));
-		ASSERT_OK(accel_device_cost_params(dev, &p));
-		want = (double)p.submission_ns + dispatch(&p, 200, 128, 768) +
-		       dispatch(&p, 7, 0, 256) + transfer(&p, 4096) +
-		       transfer(&p, 2 * 8192) + transfer(&p, 64) +
-		       transfer(&p, 4096 - 1024 - 256);
+		accel_cost_model_get(dev, &p);
+		want = (double)p.pub.submission_ns + dispatch(&p, 200, 128, 768) +
+		       dispatch(&p, 7, 0, 256) + transfer(&p, ACCEL_COST_FILL, 4096) +
+		       transfer(&p, ACCEL_COST_COPY, 2 * 8192) +
+		       transfer(&p, ACCEL_COST_FILL, 64) +
+		       transfer(&p, ACCEL_COST_FILL, 4096 - 1024 - 256);
 		ASSERT_OK(accel_command_buffer_predict(dev, cb, &table, &pr));
 		ck_assert_uint_eq(pr.source, ACCEL_PREDICTION_DECLARED);
 		assert_near(pr.ns, want);
@@ -334,10 +354,11 @@ START_TEST(test_predict_declared)
 	/* Another table: the whole-range fill follows its length. */
 	b[0].offset = 0;
 	ASSERT_OK(accel_command_buffer_predict(dev, cb, &table, &pr));
-	assert_near(pr.ns, (double)p.submission_ns + dispatch(&p, 200, 128, 768) +
-			   dispatch(&p, 7, 0, 256) + transfer(&p, 4096) +
-			   transfer(&p, 2 * 8192) + transfer(&p, 64) +
-			   transfer(&p, 4096 - 256));
+	assert_near(pr.ns, (double)p.pub.submission_ns + dispatch(&p, 200, 128, 768) +
+			   dispatch(&p, 7, 0, 256) + transfer(&p, ACCEL_COST_FILL, 4096) +
+			   transfer(&p, ACCEL_COST_COPY, 2 * 8192) +
+			   transfer(&p, ACCEL_COST_FILL, 64) +
+			   transfer(&p, ACCEL_COST_FILL, 4096 - 256));
 	accel_command_buffer_release(cb);
 	accel_executable_release(e);
 	accel_buffer_release(x);
@@ -570,6 +591,207 @@ START_TEST(test_fair_share_from_first_job)
 }
 END_TEST
 
+/*
+ * The regimes a calibration sweep gives (fed directly: no timing): a
+ * sweep that slows down past the cache splits into a cache regime up to
+ * the last fast working set, at the median of the fast sets' bandwidths,
+ * and a memory regime at the largest set's; a flat sweep, or a single
+ * point, is one regime. Breaks when the cut moves, the regimes swap or a
+ * device without a cache effect gets one.
+ */
+START_TEST(test_regimes_from_sweep)
+{
+	static const double bytes[6] = { 65536, 262144, 1048576, 4194304,
+					 16777216, 67108864 };
+	static const double fast[6] = { 100e9, 90e9, 80e9, 60e9, 20e9, 10e9 };
+	static const double flat[6] = { 10e9, 10.5e9, 9.8e9, 10.2e9, 10e9, 10e9 };
+	struct accel_cost_model m;
+
+	accel_cost_model_default(&m);
+	accel_cost_regimes(&m, ACCEL_COST_COPY, bytes, fast, 6);
+	ck_assert_uint_eq(m.cache_bytes[ACCEL_COST_COPY], 4194304);
+	ck_assert_uint_eq(m.bandwidth[ACCEL_COST_COPY][ACCEL_COST_MEMORY], 10000000000);
+	ck_assert_uint_eq(m.bandwidth[ACCEL_COST_COPY][ACCEL_COST_CACHE], 80000000000);
+	/* The other kinds are untouched. */
+	ck_assert_uint_eq(m.cache_bytes[ACCEL_COST_FILL], 0);
+	ck_assert_uint_eq(m.bandwidth[ACCEL_COST_FILL][ACCEL_COST_MEMORY],
+			  ACCEL_COST_DEFAULT_BANDWIDTH);
+
+	accel_cost_regimes(&m, ACCEL_COST_KERNEL, bytes, flat, 6);
+	ck_assert_uint_eq(m.cache_bytes[ACCEL_COST_KERNEL], 0);
+	ck_assert_uint_eq(m.bandwidth[ACCEL_COST_KERNEL][ACCEL_COST_CACHE],
+			  m.bandwidth[ACCEL_COST_KERNEL][ACCEL_COST_MEMORY]);
+
+	accel_cost_regimes(&m, ACCEL_COST_FILL, bytes, fast, 1);
+	ck_assert_uint_eq(m.cache_bytes[ACCEL_COST_FILL], 0);
+	ck_assert_uint_eq(m.bandwidth[ACCEL_COST_FILL][ACCEL_COST_MEMORY], 100000000000);
+}
+END_TEST
+
+/* A model with two regimes and a launch per kind, all different. */
+static void two_regimes(struct accel_cost_model *m)
+{
+	accel_cost_model_default(m);
+	m->pub.submission_ns = 7000;
+	for (int k = 0; k < ACCEL_COST_KINDS; k++) {
+		m->bandwidth[k][ACCEL_COST_CACHE] = UINT64_C(40000000000) * (k + 1);
+		m->bandwidth[k][ACCEL_COST_MEMORY] = UINT64_C(1000000000) * (k + 1);
+		m->cache_bytes[k] = 65536;
+		m->launch_ns[k] = 1000 + 10000 * (uint64_t)k;
+	}
+}
+
+/*
+ * Each item is charged the regime its own bytes fall in (a copy counts
+ * what it reads and writes; a whole-range fill the length the table
+ * gives), and its own kind's launch: a tiny item costs about its launch,
+ * which differs per kind. Breaks when the regime is chosen by the wrong
+ * byte count, or one launch is charged for every kind.
+ */
+START_TEST(test_predict_regimes)
+{
+	accel_executable_t *e = kernels();
+	accel_buffer_t *x = buffer_new(1 << 20), *y = buffer_new(1 << 20);
+	accel_binding_t b[1] = { { x, 0, 32768 } };
+	accel_binding_table_t table = { 1, b };
+	const uint64_t lens[4] = { 4, 32768, 65536, 262144 };
+	struct accel_cost_model m;
+	accel_prediction_t pr;
+	uint32_t c = 0;
+
+	two_regimes(&m);
+	model_set(dev, &m);
+	for (int i = 0; i < 4; i++) {
+		accel_command_buffer_t *fill = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+		accel_command_buffer_t *copy = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+
+		ASSERT_OK(accel_command_buffer_fill(fill, accel_buffer_ref_direct(x, 0, lens[i]),
+						    &c, 4));
+		ASSERT_OK(accel_command_buffer_copy(copy, accel_buffer_ref_direct(x, 0, lens[i]),
+						    accel_buffer_ref_direct(y, 0, lens[i])));
+		ASSERT_OK(accel_command_buffer_end(fill));
+		ASSERT_OK(accel_command_buffer_end(copy));
+		ASSERT_OK(accel_command_buffer_predict(dev, fill, NULL, &pr));
+		assert_near(pr.ns, 7000 + 1000 + (double)lens[i] * 1e9 /
+			    (lens[i] <= 65536 ? 40e9 : 1e9));
+		ASSERT_OK(accel_command_buffer_predict(dev, copy, NULL, &pr));
+		/* A copy of 32 KiB touches 64 KiB: cache; of 64 KiB, memory. */
+		assert_near(pr.ns, 7000 + 11000 + 2.0 * (double)lens[i] * 1e9 /
+			    (2 * lens[i] <= 65536 ? 80e9 : 2e9));
+		accel_command_buffer_release(fill);
+		accel_command_buffer_release(copy);
+	}
+
+	/* A whole-range fill: the regime follows the table's length. */
+	{
+		accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
+
+		ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_indirect(0, 0,
+						    ACCEL_WHOLE_BUFFER), &c, 4));
+		ASSERT_OK(accel_command_buffer_end(cb));
+		ASSERT_OK(accel_command_buffer_predict(dev, cb, &table, &pr));
+		assert_near(pr.ns, 7000 + 1000 + 32768 * 1e9 / 40e9);
+		b[0].length = 131072;
+		ASSERT_OK(accel_command_buffer_predict(dev, cb, &table, &pr));
+		assert_near(pr.ns, 7000 + 1000 + 131072 * 1e9 / 1e9);
+		accel_command_buffer_release(cb);
+	}
+
+	/* A dispatch: the kernel's launch and bandwidth, by wg * bytes. */
+	{
+		accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+		accel_buffer_ref_t one[1] = { accel_buffer_ref_direct(y, 0, 1 << 20) };
+		uint32_t wg[3] = { 1, 1, 1 };
+
+		ASSERT_OK(accel_command_buffer_dispatch(cb, e, entry(e, "fill_u32"), wg, &c, 1,
+							one, 1));
+		ASSERT_OK(accel_command_buffer_end(cb));
+		ASSERT_OK(accel_command_buffer_predict(dev, cb, NULL, &pr));
+		assert_near(pr.ns, 7000 + dispatch(&m, 1, 0, 256));
+		ck_assert_uint_ge(pr.ns, 7000 + 21000);
+		accel_command_buffer_release(cb);
+	}
+	accel_executable_release(e);
+	accel_buffer_release(x);
+	accel_buffer_release(y);
+}
+END_TEST
+
+/*
+ * struct calib_file of version 2 (before the regimes): what an older
+ * libaccel left in the cache.
+ */
+struct calib_file_v2 {
+	char magic[8];
+	uint32_t version;
+	uint32_t size;
+	uint64_t bandwidth, operation_rate, dispatch_ns, submission_ns,
+		 kernel_bandwidth;
+};
+
+/*
+ * A calibration of an older format, stored with a valid checksum, is not
+ * read as this one (the defaults are used and the record removed, so the
+ * next calibration replaces it); nor is one of this size with an older
+ * version. A current record is read back whole: the regimes and launches
+ * too. Breaks when the format changes without its version.
+ */
+START_TEST(test_cache_version)
+{
+	struct calib_file_v2 old = { .magic = "ACCOST1", .version = 2,
+				     .size = sizeof(old), .bandwidth = 1 << 30,
+				     .operation_rate = 1 << 30, .dispatch_ns = 100,
+				     .submission_ns = 100, .kernel_bandwidth = 1 << 30 };
+	struct accel_cost_model a, b;
+	uint8_t rec[512] = { 0 };
+	size_t len = 0;
+	accel_cost_params_t p;
+	accel_device_t *d;
+	char path[600];
+	struct stat st;
+
+	accel_cost_calib_store_raw(dev, &old, sizeof(old));
+	cache_file(path, sizeof(path));
+	d = device_open();
+	ASSERT_OK(accel_device_cost_params(d, &p));
+	accel_device_release(d);
+	ck_assert_uint_eq(p.source, ACCEL_COST_SOURCE_DEFAULT);
+	ck_assert_int_ne(stat(path, &st), 0);
+
+	/* This libaccel's record, its version field set back to 2. */
+	ASSERT_OK(accel_device_calibrate(dev, ACCEL_CALIBRATE_FORCE, NULL));
+	accel_cost_model_get(dev, &a);
+	d = device_open();
+	accel_cost_model_get(d, &b);
+	accel_device_release(d);
+	ck_assert_uint_eq(b.pub.source, ACCEL_COST_SOURCE_CACHED);
+	b.pub.source = a.pub.source;
+	ck_assert_mem_eq(&a, &b, sizeof(a));
+
+	cache_file(path, sizeof(path));
+	{
+		FILE *f = fopen(path, "rb");
+		uint8_t all[4096];
+		size_t n = f ? fread(all, 1, sizeof(all), f) : 0;
+		uint8_t *at = memmem(all, n, "ACCOST1", 7);
+
+		if (f)
+			fclose(f);
+		ck_assert_ptr_nonnull(at);
+		len = n - (size_t)(at - all);
+		ck_assert_uint_le(len, sizeof(rec));
+		memcpy(rec, at, len);
+	}
+	ck_assert_uint_eq(rec[8], 3); /* version, little-endian */
+	rec[8] = 2;
+	accel_cost_calib_store_raw(dev, rec, len);
+	d = device_open();
+	ASSERT_OK(accel_device_cost_params(d, &p));
+	accel_device_release(d);
+	ck_assert_uint_eq(p.source, ACCEL_COST_SOURCE_DEFAULT);
+}
+END_TEST
+
 static Suite *cost_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -581,6 +803,8 @@ static Suite *cost_suite(void)
 	tcase_add_test(tc, test_calibrate_stable);
 	tcase_add_test(tc, test_calibrate_bad_input);
 	tcase_add_test(tc, test_cache_damaged);
+	tcase_add_test(tc, test_cache_version);
+	tcase_add_test(tc, test_regimes_from_sweep);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("predict");
@@ -588,6 +812,7 @@ static Suite *cost_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_predict_declared);
 	tcase_add_test(tc, test_predict_learned);
+	tcase_add_test(tc, test_predict_regimes);
 	tcase_add_test(tc, test_predict_bad_input);
 	suite_add_tcase(s, tc);
 

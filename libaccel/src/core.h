@@ -164,18 +164,25 @@ struct accel_transient_pool;
  * struct accel_cost_params keeps its layout; what the model uses beyond
  * it lives here.
  *
- * enum accel_cost_kind - a kind of work with its own bandwidth and launch:
- * a fill (an update too: bytes written from the host), a copy, a kernel.
- * enum accel_cost_regime - an item touching at most @cache_bytes of its
- * kind runs from cache (CACHE), a larger one from memory (MEMORY).
+ * enum accel_cost_kind - a kind of work with its own time curve and
+ * launch: a fill (an update too: bytes written from the host), a copy, a
+ * kernel's memory traffic.
+ *
+ * struct accel_cost_curve - one item's time by the bytes it touches (read
+ * plus written), calibrated at @count working sets: @bytes increasing,
+ * @ns the time of one item of that size less the submission's overhead,
+ * never decreasing. Between two points the time is interpolated linearly
+ * (so a cache regime, a memory regime and the fixed cost of a small item
+ * all show); past the last point it grows at the last point's bandwidth;
+ * below the first, linearly from the kind's launch at 0 bytes. @count 0:
+ * the linear model of the public figures (bytes / bandwidth + launch).
  *
  * struct accel_cost_model - a device's parameters in the model.
- * @pub:         the public figures (bandwidth: COPY's memory bandwidth,
- *               kernel_bandwidth: KERNEL's, dispatch_ns: FILL's launch).
- * @bandwidth:   bytes/s per kind and regime (read plus written).
- * @cache_bytes: per kind, the most bytes an item may touch and run at the
- *               CACHE bandwidth; 0: one regime (MEMORY).
- * @launch_ns:   per kind, the fixed overhead of each command.
+ * @pub:       the public figures (bandwidth: a copy's at the largest
+ *             working set, kernel_bandwidth: the streaming kernel's,
+ *             dispatch_ns: a fill's launch).
+ * @curve:     per kind.
+ * @launch_ns: per kind, the time of a tiny item (its fixed overhead).
  */
 enum accel_cost_kind {
 	ACCEL_COST_FILL,
@@ -184,16 +191,18 @@ enum accel_cost_kind {
 	ACCEL_COST_KINDS
 };
 
-enum accel_cost_regime {
-	ACCEL_COST_MEMORY,
-	ACCEL_COST_CACHE,
-	ACCEL_COST_REGIMES
+#define ACCEL_COST_POINTS 8
+
+struct accel_cost_curve {
+	uint32_t count;
+	uint32_t reserved;
+	uint64_t bytes[ACCEL_COST_POINTS];
+	uint64_t ns[ACCEL_COST_POINTS];
 };
 
 struct accel_cost_model {
 	accel_cost_params_t pub;
-	uint64_t bandwidth[ACCEL_COST_KINDS][ACCEL_COST_REGIMES];
-	uint64_t cache_bytes[ACCEL_COST_KINDS];
+	struct accel_cost_curve curve[ACCEL_COST_KINDS];
 	uint64_t launch_ns[ACCEL_COST_KINDS];
 };
 
@@ -419,23 +428,20 @@ void accel_cost_learn(accel_command_buffer_t *cb, uint64_t ns);
 void accel_cost_cb_free(accel_command_buffer_t *cb);
 /* The device's parameters (loaded from the cache at the first call). */
 void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out);
-/* The same with the regimes and per-kind figures the model uses. */
+/* The same with the curves and launches the model uses. */
 void accel_cost_model_get(accel_device_t *d, struct accel_cost_model *out);
 /*
  * accel_cost_model_default() - the model of the ACCEL_COST_DEFAULT_*
- * values: one regime, the public figures for every kind.
+ * values: no curves, the public figures for every kind.
  */
 void accel_cost_model_default(struct accel_cost_model *m);
 /*
- * accel_cost_item_ns() - what the model charges one transfer of @kind
- * (FILL, COPY) that touches @bytes (a copy: read plus written): the
- * bandwidth of the regime @bytes falls in, plus the kind's launch.
+ * accel_cost_item_ns() - what the model charges one item of @kind that
+ * touches @bytes (a copy: read plus written; a kernel: its declared
+ * bytes, launch included), from the kind's curve.
  */
 double accel_cost_item_ns(const struct accel_cost_model *m,
 			  enum accel_cost_kind kind, double bytes);
-/* accel_cost_ns_per_byte() - @kind's time per byte at @bytes touched. */
-double accel_cost_ns_per_byte(const struct accel_cost_model *m,
-			      enum accel_cost_kind kind, double bytes);
 /*
  * accel_cost_calib_store_raw() - stores @len bytes as @d's calibration
  * record, as they are (tests: an old or foreign record).
@@ -443,12 +449,13 @@ double accel_cost_ns_per_byte(const struct accel_cost_model *m,
 void accel_cost_calib_store_raw(const accel_device_t *d, const void *rec,
 				size_t len);
 /*
- * accel_cost_regimes() - @kind's regimes in @m from a calibration sweep:
- * @n (>= 1) working sets @bytes, increasing, and their bandwidths @bw
- * (cost_calibrate.c says how).
+ * accel_cost_curve_set() - @kind's curve in @m from a calibration sweep of
+ * @n (1..ACCEL_COST_POINTS) items: @bytes increasing, @ns each one's time
+ * less the submission; a time below the one before it (noise) is raised
+ * to it, and none is below the kind's launch.
  */
-void accel_cost_regimes(struct accel_cost_model *m, enum accel_cost_kind kind,
-			const double *bytes, const double *bw, int n);
+void accel_cost_curve_set(struct accel_cost_model *m, enum accel_cost_kind kind,
+			  const double *bytes, const double *ns, int n);
 /*
  * accel_cost_measure() - the microbenchmark (cost_calibrate.c): @d's
  * parameters into *@m (source CALIBRATED), not clamped, not stored; 0, or

@@ -10,8 +10,10 @@
  * Command buffer models. The first prediction of an ended command buffer
  * walks its commands once and sums, with the device's parameters, what is
  * known at record time (struct accel_cb_model): each dispatch's
- * max(compute, memory) + launch (memory at the kernel bandwidth), each
- * transfer's bytes / bandwidth + launch, the submission's overhead. What only the binding table tells (a
+ * max(compute, memory) + launch (memory by the kernel curve at its
+ * declared bytes), each transfer by its kind's curve at the bytes it
+ * touches (core.h: struct accel_cost_curve), the submission's overhead.
+ * What only the binding table tells (a
  * fill through an indirect ref of ACCEL_WHOLE_BUFFER length) is kept per
  * used slot: a count and an offset sum, so a submission adds
  * count * length - offsets for each such slot, O(slots used). The model is
@@ -50,7 +52,7 @@
  * @declared:    every dispatch declares its cost; none is indirect.
  * @fixed_ns:    the prediction of everything known at record time.
  * @params:      the figures it was built with (whole-range fills below
- *               choose their regime by the length the table gives).
+ *               are charged by the curve at the length the table gives).
  * @whole_count: per used slot (NULL when no such fill): the fills through
  *               an indirect ref of ACCEL_WHOLE_BUFFER length on it, and
  * @whole_off:   the sum of their offsets into the slot's range.
@@ -69,7 +71,7 @@ struct accel_cb_model {
 
 #define CALIB_MAGIC "ACCOST1"
 /*
- * 3: bandwidths per kind and regime, cache sizes, launches per kind. A
+ * 3: a time curve and a launch per kind of item (core.h). A
  * record of another version (or size) is rejected and the device uses
  * the defaults until it is calibrated again.
  */
@@ -90,8 +92,7 @@ struct calib_file {
 	uint64_t dispatch_ns;
 	uint64_t submission_ns;
 	uint64_t kernel_bandwidth;
-	uint64_t bandwidth_by[ACCEL_COST_KINDS][ACCEL_COST_REGIMES];
-	uint64_t cache_bytes[ACCEL_COST_KINDS];
+	struct accel_cost_curve curve[ACCEL_COST_KINDS];
 	uint64_t launch_ns[ACCEL_COST_KINDS];
 };
 
@@ -105,14 +106,22 @@ void accel_cost_model_default(struct accel_cost_model *m)
 		.source = ACCEL_COST_SOURCE_DEFAULT,
 		.kernel_bandwidth = ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH,
 	} };
-	for (int k = 0; k < ACCEL_COST_KINDS; k++) {
-		uint64_t bw = k == ACCEL_COST_KERNEL ? ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH :
-			      ACCEL_COST_DEFAULT_BANDWIDTH;
-
-		m->bandwidth[k][ACCEL_COST_MEMORY] = bw;
-		m->bandwidth[k][ACCEL_COST_CACHE] = bw;
+	for (int k = 0; k < ACCEL_COST_KINDS; k++)
 		m->launch_ns[k] = ACCEL_COST_DEFAULT_DISPATCH_NS;
+}
+
+/* NULL when @c could be a calibrated curve; else what is wrong. */
+static const char *curve_invalid(const struct accel_cost_curve *c)
+{
+	if (c->count > ACCEL_COST_POINTS || c->reserved)
+		return "a curve's point count";
+	for (uint32_t i = 0; i < c->count; i++) {
+		if (!c->bytes[i] || c->ns[i] > OVERHEAD_MAX)
+			return "a curve's point";
+		if (i && (c->bytes[i] <= c->bytes[i - 1] || c->ns[i] < c->ns[i - 1]))
+			return "a curve's order";
 	}
+	return NULL;
 }
 
 static const char *const kind_names[ACCEL_COST_KINDS] = { "fill", "copy", "kernel" };
@@ -122,14 +131,9 @@ static const char *params_invalid(const struct accel_cost_model *m)
 {
 	const accel_cost_params_t *p = &m->pub;
 
-	for (int k = 0; k < ACCEL_COST_KINDS; k++) {
-		for (int r = 0; r < ACCEL_COST_REGIMES; r++)
-			if (m->bandwidth[k][r] < BANDWIDTH_MIN ||
-			    m->bandwidth[k][r] > BANDWIDTH_MAX)
-				return kind_names[k];
-		if (m->launch_ns[k] > OVERHEAD_MAX)
+	for (int k = 0; k < ACCEL_COST_KINDS; k++)
+		if (m->launch_ns[k] > OVERHEAD_MAX || curve_invalid(&m->curve[k]))
 			return kind_names[k];
-	}
 	if (p->bandwidth < BANDWIDTH_MIN || p->bandwidth > BANDWIDTH_MAX)
 		return "bandwidth";
 	if (p->kernel_bandwidth < BANDWIDTH_MIN || p->kernel_bandwidth > BANDWIDTH_MAX)
@@ -166,8 +170,7 @@ static void calib_from_file(struct accel_cost_model *m, const struct calib_file 
 					f->dispatch_ns, f->submission_ns,
 					ACCEL_COST_SOURCE_CACHED, 0,
 					f->kernel_bandwidth };
-	memcpy(m->bandwidth, f->bandwidth_by, sizeof(m->bandwidth));
-	memcpy(m->cache_bytes, f->cache_bytes, sizeof(m->cache_bytes));
+	memcpy(m->curve, f->curve, sizeof(m->curve));
 	memcpy(m->launch_ns, f->launch_ns, sizeof(m->launch_ns));
 }
 
@@ -230,8 +233,7 @@ static void calib_store(const accel_device_t *d, const struct accel_cost_model *
 		.kernel_bandwidth = p->kernel_bandwidth,
 	};
 
-	memcpy(f.bandwidth_by, m->bandwidth, sizeof(f.bandwidth_by));
-	memcpy(f.cache_bytes, m->cache_bytes, sizeof(f.cache_bytes));
+	memcpy(f.curve, m->curve, sizeof(f.curve));
 	memcpy(f.launch_ns, m->launch_ns, sizeof(f.launch_ns));
 	accel_cost_calib_store_raw(d, &f, sizeof(f));
 }
@@ -291,10 +293,9 @@ static void model_clamp(struct accel_cost_model *m)
 	p->dispatch_ns = clamp_u64(p->dispatch_ns, 0, OVERHEAD_MAX);
 	p->submission_ns = clamp_u64(p->submission_ns, 0, OVERHEAD_MAX);
 	for (int k = 0; k < ACCEL_COST_KINDS; k++) {
-		for (int r = 0; r < ACCEL_COST_REGIMES; r++)
-			m->bandwidth[k][r] = clamp_u64(m->bandwidth[k][r], BANDWIDTH_MIN,
-						       BANDWIDTH_MAX);
 		m->launch_ns[k] = clamp_u64(m->launch_ns[k], 0, OVERHEAD_MAX);
+		for (uint32_t i = 0; i < m->curve[k].count; i++)
+			m->curve[k].ns[i] = clamp_u64(m->curve[k].ns[i], 0, OVERHEAD_MAX);
 	}
 }
 
@@ -330,24 +331,34 @@ ACCEL_EXPORT int accel_device_calibrate(accel_device_t *device, uint32_t flags,
 
 /* ---- command buffer models -------------------------------------------- */
 
-static enum accel_cost_regime regime(const struct accel_cost_model *m,
-				     enum accel_cost_kind kind, double bytes)
+/* Without a curve: the public figures' linear model. */
+static double linear_ns(const struct accel_cost_model *m,
+			enum accel_cost_kind kind, double bytes)
 {
-	return m->cache_bytes[kind] && bytes <= (double)m->cache_bytes[kind] ?
-	       ACCEL_COST_CACHE : ACCEL_COST_MEMORY;
-}
+	double bw = (double)(kind == ACCEL_COST_KERNEL ? m->pub.kernel_bandwidth :
+			     m->pub.bandwidth);
 
-double accel_cost_ns_per_byte(const struct accel_cost_model *m,
-			      enum accel_cost_kind kind, double bytes)
-{
-	return 1e9 / (double)m->bandwidth[kind][regime(m, kind, bytes)];
+	return bytes * 1e9 / bw + (double)m->launch_ns[kind];
 }
 
 double accel_cost_item_ns(const struct accel_cost_model *m,
 			  enum accel_cost_kind kind, double bytes)
 {
-	return bytes * accel_cost_ns_per_byte(m, kind, bytes) +
-	       (double)m->launch_ns[kind];
+	const struct accel_cost_curve *c = &m->curve[kind];
+	double launch = (double)m->launch_ns[kind], x0, y0, x1, y1;
+	uint32_t i = 0, last = c->count - 1;
+
+	if (!c->count)
+		return linear_ns(m, kind, bytes);
+	if (bytes >= (double)c->bytes[last]) /* the last point's bandwidth */
+		return (double)c->ns[last] * bytes / (double)c->bytes[last];
+	while (i < c->count && (double)c->bytes[i] < bytes)
+		i++;
+	x0 = i ? (double)c->bytes[i - 1] : 0;
+	y0 = i ? (double)c->ns[i - 1] : launch;
+	x1 = (double)c->bytes[i];
+	y1 = (double)c->ns[i];
+	return y0 + (y1 - y0) * (bytes - x0) / (x1 - x0);
 }
 
 static double dispatch_ns(const struct accel_cost_model *m,
@@ -357,13 +368,12 @@ static double dispatch_ns(const struct accel_cost_model *m,
 	double wg = (double)cmd->dispatch.workgroup_count[0] *
 		    cmd->dispatch.workgroup_count[1] * cmd->dispatch.workgroup_count[2];
 	double compute = wg * (double)c->operations * 1e9 / (double)m->pub.operation_rate;
-	double bytes = wg * (double)c->bytes;
-	double memory = bytes * accel_cost_ns_per_byte(m, ACCEL_COST_KERNEL, bytes);
+	double launch = (double)m->launch_ns[ACCEL_COST_KERNEL];
+	double memory = accel_cost_item_ns(m, ACCEL_COST_KERNEL, wg * (double)c->bytes) - launch;
 
 	if (wg == 0)
 		return 0; /* records nothing on the device */
-	return (compute > memory ? compute : memory) +
-	       (double)m->launch_ns[ACCEL_COST_KERNEL];
+	return (compute > memory ? compute : memory) + launch;
 }
 
 /* A fill through an indirect whole-range ref: counted on its slot. */
@@ -493,12 +503,12 @@ void accel_cost_predict(accel_command_buffer_t *cb,
 	ns = m->fixed_ns;
 	for (uint32_t i = 0; m->whole_count && i < cb->plan.used_count; i++)
 		if (m->whole_count[i]) {
-			/* Each fill touches its own length: the regime is by that. */
-			double bytes = (double)m->whole_count[i] * (double)slots[i].length -
-				       (double)m->whole_off[i];
-			double each = bytes / (double)m->whole_count[i];
+			/* Their launches are in fixed_ns; each is charged its length. */
+			double n = (double)m->whole_count[i];
+			double each = ((double)slots[i].length * n - (double)m->whole_off[i]) / n;
 
-			ns += bytes * accel_cost_ns_per_byte(&m->params, ACCEL_COST_FILL, each);
+			ns += n * (accel_cost_item_ns(&m->params, ACCEL_COST_FILL, each) -
+				   (double)m->params.launch_ns[ACCEL_COST_FILL]);
 		}
 	out->source = ACCEL_PREDICTION_DECLARED;
 	out->ns = (uint64_t)ns;

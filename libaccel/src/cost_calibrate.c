@@ -8,17 +8,21 @@
  * Each figure is the median of ROUNDS runs after a warm-up run, and the
  * overheads are taken out by differences:
  *
- *   t(1 tiny fill)    = submission + launch
- *   t(17 tiny fills)  = submission + 17 launches   -> launch, submission
- *   t(copy of N)      = t(1 tiny fill) + 2N / bandwidth
- *   t(stream of N)    = t(1 tiny fill) + 3N / kernel bandwidth
+ *   t(1 tiny fill)    = submission + fill launch
+ *   t(17 tiny fills)  = submission + 17 fill launches -> launch, submission
+ *   t(17 tiny copies) = submission + 17 copy launches (a kernel's likewise,
+ *                       17 dispatches of one workgroup)
  *   t(W workgroups)   = t(1 tiny fill) + ops / operation rate
  *
- * The copy, the stream and the compute kernel grow until they take at
- * least MEASURE_NS (or the buffers end), so that the overheads stay a small
- * part of them on any device. The kernels are the driver's (device ops
- * calibration_executable); a driver without them keeps the default rate
- * and kernel bandwidth.
+ * Then, per kind (fill, copy, the streaming kernel), a curve: one item
+ * alone in a command buffer, at working sets from SWEEP_MIN up by 4x to
+ * the buffers' size (or until a run takes SWEEP_STOP_NS), each point the
+ * item's time less the submission. The curve holds what one bandwidth
+ * cannot: small items running from cache, large ones from memory, and a
+ * driver's cost per item of a size (lavapipe's large transfers). The
+ * compute kernel grows until it takes at least MEASURE_NS. The kernels
+ * are the driver's (device ops calibration_executable); a driver without
+ * them keeps the default rate, no kernel curve, and a fill's launch.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,10 +38,7 @@
 #define MEASURE_NS 4000000.0          /* 4 ms */
 #define COPY_MIN (UINT64_C(1) << 20)  /* 1 MiB */
 #define SWEEP_MIN (UINT64_C(64) << 10) /* 64 KiB */
-#define SWEEP_BYTES (UINT64_C(4) << 20) /* repeated up to 4 MiB a run */
-#define SWEEP_POINTS 8
 #define SWEEP_STOP_NS 50000000.0       /* 50 ms */
-#define CACHE_GAIN 1.5
 #define COPY_MAX (UINT64_C(64) << 20) /* 64 MiB */
 #define OPS_WORKGROUPS 64u
 #define OPS_ITER_MIN 64u
@@ -209,75 +210,58 @@ static double touched(enum accel_cost_kind kind, uint64_t len)
 }
 
 /*
- * @kind's bandwidth at working sets of SWEEP_MIN, 4x, ... up to the
- * buffers' size (or until one run takes SWEEP_STOP_NS): a small item is
- * repeated up to SWEEP_BYTES per command buffer, so the timer's grain and
- * the launches stay small beside it, and its launches are taken out.
- * Fills @bytes and @bw; returns the number of points, or -errno.
+ * One item of @kind at working sets of SWEEP_MIN, 4x, ... up to the
+ * buffers' size (or until one run takes SWEEP_STOP_NS), each alone in its
+ * command buffer as applications record them, so that what a driver
+ * spends per item of that size (lavapipe's setup of a large transfer)
+ * shows. Fills @bytes and @ns (less the submission); returns the number
+ * of points, or -errno.
  */
 static int sweep(struct calib *c, enum accel_cost_kind kind, accel_executable_t *e,
-		 const struct accel_cost_model *m, double bytes[SWEEP_POINTS],
-		 double bw[SWEEP_POINTS])
+		 const struct accel_cost_model *m, double bytes[ACCEL_COST_POINTS],
+		 double ns[ACCEL_COST_POINTS])
 {
-	double t, fixed;
-	int n = 0, err = 0;
+	double t, sub = (double)m->pub.submission_ns;
+	int n = 0, err;
 
-	for (uint64_t len = SWEEP_MIN; n < SWEEP_POINTS && len <= c->size; len *= 4) {
-		uint32_t reps = len < SWEEP_BYTES ? (uint32_t)(SWEEP_BYTES / len) : 1;
-
-		err = time_items(c, kind, e, len, reps, &t);
+	for (uint64_t len = SWEEP_MIN; n < ACCEL_COST_POINTS && len <= c->size; len *= 4) {
+		err = time_items(c, kind, e, len, 1, &t);
 		if (err)
 			return err;
-		fixed = (double)m->pub.submission_ns + reps * (double)m->launch_ns[kind];
 		bytes[n] = touched(kind, len);
-		bw[n] = bytes[n] * reps * 1e9 / (t - fixed > 1 ? t - fixed : 1);
-		n++;
+		ns[n++] = t > sub ? t - sub : 1;
 		if (t >= SWEEP_STOP_NS)
 			break;
 	}
 	return n;
 }
 
-/*
- * accel_cost_regimes() - @kind's two regimes from a sweep's @n points
- * (working sets increasing): the memory bandwidth is the largest set's;
- * when some smaller set ran at least CACHE_GAIN times faster, the cache
- * regime ends at the largest set that ran at least the geometric mean of
- * the fastest and the memory bandwidth, and its bandwidth is the median
- * of the sets up to there. Else one regime.
- */
-void accel_cost_regimes(struct accel_cost_model *m, enum accel_cost_kind kind,
-			const double *bytes, const double *bw, int n)
+void accel_cost_curve_set(struct accel_cost_model *m, enum accel_cost_kind kind,
+			  const double *bytes, const double *ns, int n)
 {
-	double mem = bw[n - 1], top = mem, fast[SWEEP_POINTS];
-	int last = -1;
+	struct accel_cost_curve *c = &m->curve[kind];
+	double floor = (double)m->launch_ns[kind];
 
-	for (int i = 0; i < n; i++)
-		top = bw[i] > top ? bw[i] : top;
-	m->bandwidth[kind][ACCEL_COST_MEMORY] = (uint64_t)mem;
-	m->bandwidth[kind][ACCEL_COST_CACHE] = (uint64_t)mem;
-	m->cache_bytes[kind] = 0;
-	if (n < 2 || n > SWEEP_POINTS || top < CACHE_GAIN * mem)
-		return;
-	for (int i = 0; i < n - 1; i++)
-		if (bw[i] * bw[i] >= top * mem)
-			last = i;
-	memcpy(fast, bw, (size_t)(last + 1) * sizeof(fast[0]));
-	qsort(fast, (size_t)(last + 1), sizeof(fast[0]), cmp_double);
-	m->cache_bytes[kind] = (uint64_t)bytes[last];
-	m->bandwidth[kind][ACCEL_COST_CACHE] = (uint64_t)fast[last / 2];
+	*c = (struct accel_cost_curve){ .count = (uint32_t)n };
+	for (int i = 0; i < n; i++) {
+		floor = ns[i] > floor ? ns[i] : floor;
+		c->bytes[i] = (uint64_t)bytes[i];
+		c->ns[i] = (uint64_t)floor;
+	}
 }
 
-static int measure_bandwidth(struct calib *c, enum accel_cost_kind kind,
-			     accel_executable_t *e, struct accel_cost_model *m)
+/* @kind's curve; *@bw: its bandwidth at the largest working set. */
+static int measure_curve(struct calib *c, enum accel_cost_kind kind,
+			 accel_executable_t *e, struct accel_cost_model *m,
+			 uint64_t *bw)
 {
-	double bytes[SWEEP_POINTS], bw[SWEEP_POINTS];
-	int n = sweep(c, kind, e, m, bytes, bw);
+	double bytes[ACCEL_COST_POINTS], ns[ACCEL_COST_POINTS];
+	int n = sweep(c, kind, e, m, bytes, ns);
 
-	if (n < 0)
+	if (n <= 0)
 		return n;
-	if (n > 0)
-		accel_cost_regimes(m, kind, bytes, bw, n);
+	accel_cost_curve_set(m, kind, bytes, ns, n);
+	*bw = (uint64_t)(bytes[n - 1] * 1e9 / (double)m->curve[kind].ns[n - 1]);
 	return 0;
 }
 
@@ -302,9 +286,7 @@ static int measure_kernels(struct calib *c, struct accel_cost_model *m, double b
 		err = measure_launch(c, ACCEL_COST_KERNEL, e, m);
 	}
 	if (!err)
-		err = measure_bandwidth(c, ACCEL_COST_KERNEL, e, m);
-	if (!err)
-		m->pub.kernel_bandwidth = m->bandwidth[ACCEL_COST_KERNEL][ACCEL_COST_MEMORY];
+		err = measure_curve(c, ACCEL_COST_KERNEL, e, m, &m->pub.kernel_bandwidth);
 	accel_executable_release(e);
 	return err;
 }
@@ -371,6 +353,7 @@ static void calib_close(struct calib *c)
 int accel_cost_measure(accel_device_t *d, struct accel_cost_model *m)
 {
 	struct calib c = { 0 };
+	uint64_t fill_bw = 0;
 	double base = 0;
 	const char *step = "setting up";
 	int err = calib_open(&c, d);
@@ -382,12 +365,11 @@ int accel_cost_measure(accel_device_t *d, struct accel_cost_model *m)
 	}
 	if (!err) {
 		step = "timing fills";
-		err = measure_bandwidth(&c, ACCEL_COST_FILL, NULL, m);
+		err = measure_curve(&c, ACCEL_COST_FILL, NULL, m, &fill_bw);
 	}
 	if (!err) {
 		step = "timing copies";
-		err = measure_bandwidth(&c, ACCEL_COST_COPY, NULL, m);
-		m->pub.bandwidth = m->bandwidth[ACCEL_COST_COPY][ACCEL_COST_MEMORY];
+		err = measure_curve(&c, ACCEL_COST_COPY, NULL, m, &m->pub.bandwidth);
 	}
 	if (!err) {
 		step = "timing the calibration kernels";

@@ -451,8 +451,9 @@ void accel_cost_calib_store_raw(const accel_device_t *d, const void *rec,
 /*
  * accel_cost_curve_set() - @kind's curve in @m from a calibration sweep of
  * @n (1..ACCEL_COST_POINTS) items: @bytes increasing, @ns each one's time
- * less the submission; a time below the one before it (noise) is raised
- * to it, and none is below the kind's launch.
+ * less the submission; a time above the one after it is lowered to it
+ * (another process on the machine only ever slows a run, so the faster
+ * figure is the less disturbed one), and none is below the kind's launch.
  */
 void accel_cost_curve_set(struct accel_cost_model *m, enum accel_cost_kind kind,
 			  const double *bytes, const double *ns, int n);

@@ -20,7 +20,8 @@
  * item's time less the submission. The curve holds what one bandwidth
  * cannot: small items running from cache, large ones from memory, and a
  * driver's cost per item of a size (lavapipe's large transfers). The
- * compute kernel grows until it takes at least MEASURE_NS. The kernels
+ * compute kernel grows until it takes at least MEASURE_NS; its rate is
+ * the median of OPS_BURSTS bursts timed apart. The kernels
  * are the driver's (device ops calibration_executable); a driver without
  * them keeps the default rate, no kernel curve, and a fill's launch.
  */
@@ -42,6 +43,7 @@
 #define COPY_MAX (UINT64_C(64) << 20) /* 64 MiB */
 #define OPS_WORKGROUPS 64u
 #define OPS_ITER_MIN 64u
+#define OPS_BURSTS 3
 #define OPS_ITER_MAX (1u << 20)
 #define CALIBRATE_TIMEOUT_NS (INT64_C(30) * 1000000000)
 
@@ -240,13 +242,13 @@ void accel_cost_curve_set(struct accel_cost_model *m, enum accel_cost_kind kind,
 			  const double *bytes, const double *ns, int n)
 {
 	struct accel_cost_curve *c = &m->curve[kind];
-	double floor = (double)m->launch_ns[kind];
+	double launch = (double)m->launch_ns[kind], low = 0;
 
 	*c = (struct accel_cost_curve){ .count = (uint32_t)n };
-	for (int i = 0; i < n; i++) {
-		floor = ns[i] > floor ? ns[i] : floor;
+	for (int i = n - 1; i >= 0; i--) {
+		low = i == n - 1 || ns[i] < low ? ns[i] : low;
 		c->bytes[i] = (uint64_t)bytes[i];
-		c->ns[i] = (uint64_t)floor;
+		c->ns[i] = (uint64_t)(low > launch ? low : launch);
 	}
 }
 
@@ -265,28 +267,57 @@ static int measure_curve(struct calib *c, enum accel_cost_kind kind,
 	return 0;
 }
 
+/*
+ * The compute kernel's operation rate into *@rate: with *@iter 0, its
+ * iterations grow until a run takes MEASURE_NS (and *@iter keeps them).
+ */
+static int time_op_rate(struct calib *c, accel_executable_t *e, uint32_t *iter,
+			double base, double *rate)
+{
+	bool grow = !*iter;
+	double t = 0, ops;
+	int err;
+
+	for (*iter = grow ? OPS_ITER_MIN : *iter;; *iter *= 4) {
+		err = time_ops(c, e, *iter, &t);
+		if (err || !grow || t - base >= MEASURE_NS || *iter >= OPS_ITER_MAX)
+			break;
+	}
+	ops = (double)OPS_WORKGROUPS * ACCEL_COST_CALIBRATE_WG * 8.0 * *iter;
+	*rate = ops * 1e9 / (t - base > 1 ? t - base : 1);
+	return err;
+}
+
+/*
+ * The operation rate is timed in OPS_BURSTS bursts apart (before the
+ * kernel's launch, before its curve, after it) and the median taken: a
+ * burst is tens of milliseconds, and another process's burst on a shared
+ * machine can halve one of them, not all.
+ */
 static int measure_kernels(struct calib *c, struct accel_cost_model *m, double base)
 {
 	accel_executable_t *e = NULL;
-	uint32_t iter = OPS_ITER_MIN;
-	double t = 0, ops;
+	double rate[OPS_BURSTS];
+	uint32_t iter = 0;
 	int err;
 
 	if (!c->dev->ops->calibration_executable)
 		return 0; /* keeps the defaults; the docs say which drivers */
 	err = c->dev->ops->calibration_executable(c->dev, &e);
-	for (; !err; iter *= 4) {
-		err = time_ops(c, e, iter, &t);
-		if (err || t - base >= MEASURE_NS || iter >= OPS_ITER_MAX)
-			break;
-	}
-	if (!err) {
-		ops = (double)OPS_WORKGROUPS * ACCEL_COST_CALIBRATE_WG * 8.0 * iter;
-		m->pub.operation_rate = (uint64_t)(ops * 1e9 / (t - base > 1 ? t - base : 1));
+	if (!err)
+		err = time_op_rate(c, e, &iter, base, &rate[0]);
+	if (!err)
 		err = measure_launch(c, ACCEL_COST_KERNEL, e, m);
-	}
+	if (!err)
+		err = time_op_rate(c, e, &iter, base, &rate[1]);
 	if (!err)
 		err = measure_curve(c, ACCEL_COST_KERNEL, e, m, &m->pub.kernel_bandwidth);
+	if (!err)
+		err = time_op_rate(c, e, &iter, base, &rate[2]);
+	if (!err) {
+		qsort(rate, OPS_BURSTS, sizeof(rate[0]), cmp_double);
+		m->pub.operation_rate = (uint64_t)rate[OPS_BURSTS / 2];
+	}
 	accel_executable_release(e);
 	return err;
 }

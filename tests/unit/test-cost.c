@@ -603,10 +603,10 @@ static void curve_model(struct accel_cost_model *m)
 }
 
 /*
- * A calibration sweep's curve (fed directly: no timing): a point below the
- * one before it (noise) is raised to it and none is below the launch, so
- * a larger item is never charged less than a smaller one. Breaks when the
- * sweep's noise reaches the curve.
+ * A calibration sweep's curve (fed directly: no timing): a point above the
+ * one after it (a run slowed by another process) is lowered to it and none
+ * is below the launch, so a larger item is never charged less than a
+ * smaller one. Breaks when the sweep's noise reaches the curve.
  */
 START_TEST(test_curve_from_sweep)
 {
@@ -621,8 +621,8 @@ START_TEST(test_curve_from_sweep)
 	accel_cost_curve_set(&m, ACCEL_COST_COPY, bytes, ns, 5);
 	ck_assert_uint_eq(c->count, 5);
 	ck_assert_uint_eq(c->ns[0], 1000);  /* not below the launch */
-	ck_assert_uint_eq(c->ns[1], 9000);
-	ck_assert_uint_eq(c->ns[2], 9000);  /* not below the point before */
+	ck_assert_uint_eq(c->ns[1], 8000);  /* not above the point after */
+	ck_assert_uint_eq(c->ns[2], 8000);
 	ck_assert_uint_eq(c->ns[4], 300000);
 	ck_assert_uint_eq(c->bytes[3], 4194304);
 	ck_assert_uint_eq(m.curve[ACCEL_COST_FILL].count, 0); /* others untouched */

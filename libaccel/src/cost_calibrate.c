@@ -16,7 +16,8 @@
  *
  * Then, per kind (fill, copy, the streaming kernel), a curve: one item
  * alone in a command buffer, at working sets from SWEEP_MIN up by 4x to
- * the buffers' size (or until a run takes SWEEP_STOP_NS), each point the
+ * the buffers' size (or until a run of SWEEP_STOP_MIN or more takes
+ * SWEEP_STOP_NS), each point the
  * item's time less the submission. The curve holds what one bandwidth
  * cannot: small items running from cache, large ones from memory, and a
  * driver's cost per item of a size (lavapipe's large transfers). The
@@ -40,6 +41,7 @@
 #define COPY_MIN (UINT64_C(1) << 20)  /* 1 MiB */
 #define SWEEP_MIN (UINT64_C(64) << 10) /* 64 KiB */
 #define SWEEP_STOP_NS 50000000.0       /* 50 ms */
+#define SWEEP_STOP_MIN (UINT64_C(4) << 20) /* 4 MiB */
 #define COPY_MAX (UINT64_C(64) << 20) /* 64 MiB */
 #define OPS_WORKGROUPS 64u
 #define OPS_ITER_MIN 64u
@@ -213,10 +215,10 @@ static double touched(enum accel_cost_kind kind, uint64_t len)
 
 /*
  * One item of @kind at working sets of SWEEP_MIN, 4x, ... up to the
- * buffers' size (or until one run takes SWEEP_STOP_NS), each alone in its
- * command buffer as applications record them, so that what a driver
- * spends per item of that size (lavapipe's setup of a large transfer)
- * shows. Fills @bytes and @ns (less the submission); returns the number
+ * buffers' size (or until a run of SWEEP_STOP_MIN or more takes
+ * SWEEP_STOP_NS), each alone in its command buffer as applications record
+ * them, so that what a driver spends per item of that size (lavapipe's
+ * setup of a large transfer) shows. Fills @bytes and @ns (less the submission); returns the number
  * of points, or -errno.
  */
 static int sweep(struct calib *c, enum accel_cost_kind kind, accel_executable_t *e,
@@ -232,8 +234,8 @@ static int sweep(struct calib *c, enum accel_cost_kind kind, accel_executable_t 
 			return err;
 		bytes[n] = touched(kind, len);
 		ns[n++] = t > sub ? t - sub : 1;
-		if (t >= SWEEP_STOP_NS)
-			break;
+		if (t >= SWEEP_STOP_NS && len >= SWEEP_STOP_MIN)
+			break; /* not on a small item: a busy machine slows one */
 	}
 	return n;
 }

@@ -10,6 +10,10 @@
  * - predictions: the formula for declared costs and byte counts, to the
  *   nanosecond's rounding; whole-range fills through the binding table;
  *   the moving average of measured runs for undeclared kernels;
+ * - the time curves (white box, figures set by the test): a sweep's
+ *   curve never decreasing, interpolation and extrapolation by hand,
+ *   each item charged its kind's curve and launch; a calibration record
+ *   of an older version, with a valid checksum, rejected;
  * - bad input: NULL, a command buffer not ended or of another device, a
  *   table that does not suit it, unknown flags, each with its errno and
  *   the output untouched;

@@ -159,6 +159,53 @@ struct accel_transient_pool;
  *         load, or NULL (off, or a driver that does not); freed by
  *         accel_device_fini().
  */
+/*
+ * The cost model's figures (cost.c, cost_calibrate.c). The public
+ * struct accel_cost_params keeps its layout; what the model uses beyond
+ * it lives here.
+ *
+ * enum accel_cost_kind - a kind of work with its own time curve and
+ * launch: a fill (an update too: bytes written from the host), a copy, a
+ * kernel's memory traffic.
+ *
+ * struct accel_cost_curve - one item's time by the bytes it touches (read
+ * plus written), calibrated at @count working sets: @bytes increasing,
+ * @ns the time of one item of that size less the submission's overhead,
+ * never decreasing. Between two points the time is interpolated linearly
+ * (so a cache regime, a memory regime and the fixed cost of a small item
+ * all show); past the last point it grows at the last point's bandwidth;
+ * below the first, linearly from the kind's launch at 0 bytes. @count 0:
+ * the linear model of the public figures (bytes / bandwidth + launch).
+ *
+ * struct accel_cost_model - a device's parameters in the model.
+ * @pub:       the public figures (bandwidth: a copy's at the largest
+ *             working set, kernel_bandwidth: the streaming kernel's,
+ *             dispatch_ns: a fill's launch).
+ * @curve:     per kind.
+ * @launch_ns: per kind, the time of a tiny item (its fixed overhead).
+ */
+enum accel_cost_kind {
+	ACCEL_COST_FILL,
+	ACCEL_COST_COPY,
+	ACCEL_COST_KERNEL,
+	ACCEL_COST_KINDS
+};
+
+#define ACCEL_COST_POINTS 8
+
+struct accel_cost_curve {
+	uint32_t count;
+	uint32_t reserved;
+	uint64_t bytes[ACCEL_COST_POINTS];
+	uint64_t ns[ACCEL_COST_POINTS];
+};
+
+struct accel_cost_model {
+	accel_cost_params_t pub;
+	struct accel_cost_curve curve[ACCEL_COST_KINDS];
+	uint64_t launch_ns[ACCEL_COST_KINDS];
+};
+
 struct accel_device {
 	struct accel_ref ref;
 	const struct accel_device_ops *ops;
@@ -194,7 +241,7 @@ struct accel_device {
 	char identity[256];
 	pthread_mutex_t cost_lock;
 	bool cost_loaded;
-	accel_cost_params_t cost;
+	struct accel_cost_model cost;
 	atomic_uint cost_gen;
 };
 
@@ -381,12 +428,41 @@ void accel_cost_learn(accel_command_buffer_t *cb, uint64_t ns);
 void accel_cost_cb_free(accel_command_buffer_t *cb);
 /* The device's parameters (loaded from the cache at the first call). */
 void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out);
+/* The same with the curves and launches the model uses. */
+void accel_cost_model_get(accel_device_t *d, struct accel_cost_model *out);
+/*
+ * accel_cost_model_default() - the model of the ACCEL_COST_DEFAULT_*
+ * values: no curves, the public figures for every kind.
+ */
+void accel_cost_model_default(struct accel_cost_model *m);
+/*
+ * accel_cost_item_ns() - what the model charges one item of @kind that
+ * touches @bytes (a copy: read plus written; a kernel: its declared
+ * bytes, launch included), from the kind's curve.
+ */
+double accel_cost_item_ns(const struct accel_cost_model *m,
+			  enum accel_cost_kind kind, double bytes);
+/*
+ * accel_cost_calib_store_raw() - stores @len bytes as @d's calibration
+ * record, as they are (tests: an old or foreign record).
+ */
+void accel_cost_calib_store_raw(const accel_device_t *d, const void *rec,
+				size_t len);
+/*
+ * accel_cost_curve_set() - @kind's curve in @m from a calibration sweep of
+ * @n (1..ACCEL_COST_POINTS) items: @bytes increasing, @ns each one's time
+ * less the submission; a time above the one after it is lowered to it
+ * (another process on the machine only ever slows a run, so the faster
+ * figure is the less disturbed one), and none is below the kind's launch.
+ */
+void accel_cost_curve_set(struct accel_cost_model *m, enum accel_cost_kind kind,
+			  const double *bytes, const double *ns, int n);
 /*
  * accel_cost_measure() - the microbenchmark (cost_calibrate.c): @d's
- * parameters into *@p (source CALIBRATED), not clamped, not stored; 0, or
+ * parameters into *@m (source CALIBRATED), not clamped, not stored; 0, or
  * -errno with the message set ("accel_device_calibrate: <step>: ...").
  */
-int accel_cost_measure(accel_device_t *d, accel_cost_params_t *p);
+int accel_cost_measure(accel_device_t *d, struct accel_cost_model *m);
 
 /*
  * struct accel_cb_exec - one submission, as a driver replays it.

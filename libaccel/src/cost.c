@@ -10,8 +10,10 @@
  * Command buffer models. The first prediction of an ended command buffer
  * walks its commands once and sums, with the device's parameters, what is
  * known at record time (struct accel_cb_model): each dispatch's
- * max(compute, memory) + launch (memory at the kernel bandwidth), each
- * transfer's bytes / bandwidth + launch, the submission's overhead. What only the binding table tells (a
+ * max(compute, memory) + launch (memory by the kernel curve at its
+ * declared bytes), each transfer by its kind's curve at the bytes it
+ * touches (core.h: struct accel_cost_curve), the submission's overhead.
+ * What only the binding table tells (a
  * fill through an indirect ref of ACCEL_WHOLE_BUFFER length) is kept per
  * used slot: a count and an offset sum, so a submission adds
  * count * length - offsets for each such slot, O(slots used). The model is
@@ -49,7 +51,8 @@
  * @gen:         the device's cost_gen it was built for.
  * @declared:    every dispatch declares its cost; none is indirect.
  * @fixed_ns:    the prediction of everything known at record time.
- * @ns_per_byte: of a fill, for the whole-range fills below.
+ * @params:      the figures it was built with (whole-range fills below
+ *               are charged by the curve at the length the table gives).
  * @whole_count: per used slot (NULL when no such fill): the fills through
  *               an indirect ref of ACCEL_WHOLE_BUFFER length on it, and
  * @whole_off:   the sum of their offsets into the slot's range.
@@ -59,7 +62,7 @@ struct accel_cb_model {
 	unsigned int gen;
 	bool declared;
 	double fixed_ns;
-	double ns_per_byte;
+	struct accel_cost_model params;
 	uint32_t *whole_count;
 	uint64_t *whole_off;
 };
@@ -67,7 +70,12 @@ struct accel_cb_model {
 /* ---- device parameters ------------------------------------------------ */
 
 #define CALIB_MAGIC "ACCOST1"
-#define CALIB_VERSION 2u
+/*
+ * 3: a time curve and a launch per kind of item (core.h). A
+ * record of another version (or size) is rejected and the device uses
+ * the defaults until it is calibrated again.
+ */
+#define CALIB_VERSION 3u
 /* What a calibration may report; outside, the record is foreign or damaged. */
 #define BANDWIDTH_MIN UINT64_C(1000000)            /* 1 MB/s */
 #define BANDWIDTH_MAX UINT64_C(100000000000000)    /* 100 TB/s */
@@ -84,23 +92,48 @@ struct calib_file {
 	uint64_t dispatch_ns;
 	uint64_t submission_ns;
 	uint64_t kernel_bandwidth;
+	struct accel_cost_curve curve[ACCEL_COST_KINDS];
+	uint64_t launch_ns[ACCEL_COST_KINDS];
 };
 
-static void params_default(accel_cost_params_t *p)
+void accel_cost_model_default(struct accel_cost_model *m)
 {
-	*p = (accel_cost_params_t){
+	*m = (struct accel_cost_model){ .pub = {
 		.bandwidth = ACCEL_COST_DEFAULT_BANDWIDTH,
 		.operation_rate = ACCEL_COST_DEFAULT_OPERATION_RATE,
 		.dispatch_ns = ACCEL_COST_DEFAULT_DISPATCH_NS,
 		.submission_ns = ACCEL_COST_DEFAULT_SUBMISSION_NS,
 		.source = ACCEL_COST_SOURCE_DEFAULT,
 		.kernel_bandwidth = ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH,
-	};
+	} };
+	for (int k = 0; k < ACCEL_COST_KINDS; k++)
+		m->launch_ns[k] = ACCEL_COST_DEFAULT_DISPATCH_NS;
 }
 
-/* NULL when @p could be a calibration; else which field is not. */
-static const char *params_invalid(const accel_cost_params_t *p)
+/* NULL when @c could be a calibrated curve; else what is wrong. */
+static const char *curve_invalid(const struct accel_cost_curve *c)
 {
+	if (c->count > ACCEL_COST_POINTS || c->reserved)
+		return "a curve's point count";
+	for (uint32_t i = 0; i < c->count; i++) {
+		if (!c->bytes[i] || c->ns[i] > OVERHEAD_MAX)
+			return "a curve's point";
+		if (i && (c->bytes[i] <= c->bytes[i - 1] || c->ns[i] < c->ns[i - 1]))
+			return "a curve's order";
+	}
+	return NULL;
+}
+
+static const char *const kind_names[ACCEL_COST_KINDS] = { "fill", "copy", "kernel" };
+
+/* NULL when @m could be a calibration; else which field is not. */
+static const char *params_invalid(const struct accel_cost_model *m)
+{
+	const accel_cost_params_t *p = &m->pub;
+
+	for (int k = 0; k < ACCEL_COST_KINDS; k++)
+		if (m->launch_ns[k] > OVERHEAD_MAX || curve_invalid(&m->curve[k]))
+			return kind_names[k];
 	if (p->bandwidth < BANDWIDTH_MIN || p->bandwidth > BANDWIDTH_MAX)
 		return "bandwidth";
 	if (p->kernel_bandwidth < BANDWIDTH_MIN || p->kernel_bandwidth > BANDWIDTH_MAX)
@@ -131,8 +164,18 @@ static struct accel_exec_cache *calib_cache(const accel_device_t *d,
 	return c;
 }
 
+static void calib_from_file(struct accel_cost_model *m, const struct calib_file *f)
+{
+	m->pub = (accel_cost_params_t){ f->bandwidth, f->operation_rate,
+					f->dispatch_ns, f->submission_ns,
+					ACCEL_COST_SOURCE_CACHED, 0,
+					f->kernel_bandwidth };
+	memcpy(m->curve, f->curve, sizeof(m->curve));
+	memcpy(m->launch_ns, f->launch_ns, sizeof(m->launch_ns));
+}
+
 /* A calibration stored for @d, checked: true with *@p set. */
-static bool calib_load(const accel_device_t *d, accel_cost_params_t *p)
+static bool calib_load(const accel_device_t *d, struct accel_cost_model *p)
 {
 	uint8_t key[ACCEL_SHA256_SIZE], *data = NULL;
 	struct accel_exec_cache *c = calib_cache(d, key);
@@ -150,10 +193,7 @@ static bool calib_load(const accel_device_t *d, accel_cost_params_t *p)
 		bad = "a calibration record of another size";
 	} else {
 		memcpy(&f, data, sizeof(f));
-		*p = (accel_cost_params_t){ f.bandwidth, f.operation_rate,
-					    f.dispatch_ns, f.submission_ns,
-					    ACCEL_COST_SOURCE_CACHED, 0,
-					    f.kernel_bandwidth };
+		calib_from_file(p, &f);
 		if (memcmp(f.magic, CALIB_MAGIC, 8) || f.version != CALIB_VERSION ||
 		    f.size != sizeof(f))
 			bad = "not a calibration record of this libaccel";
@@ -167,10 +207,21 @@ static bool calib_load(const accel_device_t *d, accel_cost_params_t *p)
 	return !bad;
 }
 
-static void calib_store(const accel_device_t *d, const accel_cost_params_t *p)
+void accel_cost_calib_store_raw(const accel_device_t *d, const void *rec,
+				size_t len)
 {
 	uint8_t key[ACCEL_SHA256_SIZE];
 	struct accel_exec_cache *c = calib_cache(d, key);
+
+	if (!c)
+		return;
+	accel_exec_cache_store(c, key, rec, len);
+	accel_exec_cache_destroy(c);
+}
+
+static void calib_store(const accel_device_t *d, const struct accel_cost_model *m)
+{
+	const accel_cost_params_t *p = &m->pub;
 	struct calib_file f = {
 		.magic = CALIB_MAGIC,
 		.version = CALIB_VERSION,
@@ -182,31 +233,43 @@ static void calib_store(const accel_device_t *d, const accel_cost_params_t *p)
 		.kernel_bandwidth = p->kernel_bandwidth,
 	};
 
-	if (!c)
-		return;
-	accel_exec_cache_store(c, key, &f, sizeof(f));
-	accel_exec_cache_destroy(c);
+	memcpy(f.curve, m->curve, sizeof(f.curve));
+	memcpy(f.launch_ns, m->launch_ns, sizeof(f.launch_ns));
+	accel_cost_calib_store_raw(d, &f, sizeof(f));
 }
 
-void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out)
+void accel_cost_model_get(accel_device_t *d, struct accel_cost_model *out)
 {
 	pthread_mutex_lock(&d->cost_lock);
 	if (!d->cost_loaded) {
 		if (!calib_load(d, &d->cost))
-			params_default(&d->cost);
+			accel_cost_model_default(&d->cost);
 		d->cost_loaded = true;
 	}
 	*out = d->cost;
 	pthread_mutex_unlock(&d->cost_lock);
 }
 
-static void params_set(accel_device_t *d, const accel_cost_params_t *p)
+void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out)
+{
+	struct accel_cost_model m;
+
+	accel_cost_model_get(d, &m);
+	*out = m.pub;
+}
+
+static void params_set(accel_device_t *d, const struct accel_cost_model *p)
 {
 	pthread_mutex_lock(&d->cost_lock);
 	d->cost = *p;
 	d->cost_loaded = true;
 	atomic_fetch_add(&d->cost_gen, 1);
 	pthread_mutex_unlock(&d->cost_lock);
+}
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
 }
 
 ACCEL_EXPORT int accel_device_cost_params(accel_device_t *device,
@@ -219,15 +282,27 @@ ACCEL_EXPORT int accel_device_cost_params(accel_device_t *device,
 	return 0;
 }
 
-static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
+/* Keeps a measured @m inside what the cache accepts (timer noise). */
+static void model_clamp(struct accel_cost_model *m)
 {
-	return v < lo ? lo : v > hi ? hi : v;
+	accel_cost_params_t *p = &m->pub;
+
+	p->bandwidth = clamp_u64(p->bandwidth, BANDWIDTH_MIN, BANDWIDTH_MAX);
+	p->kernel_bandwidth = clamp_u64(p->kernel_bandwidth, BANDWIDTH_MIN, BANDWIDTH_MAX);
+	p->operation_rate = clamp_u64(p->operation_rate, RATE_MIN, RATE_MAX);
+	p->dispatch_ns = clamp_u64(p->dispatch_ns, 0, OVERHEAD_MAX);
+	p->submission_ns = clamp_u64(p->submission_ns, 0, OVERHEAD_MAX);
+	for (int k = 0; k < ACCEL_COST_KINDS; k++) {
+		m->launch_ns[k] = clamp_u64(m->launch_ns[k], 0, OVERHEAD_MAX);
+		for (uint32_t i = 0; i < m->curve[k].count; i++)
+			m->curve[k].ns[i] = clamp_u64(m->curve[k].ns[i], 0, OVERHEAD_MAX);
+	}
 }
 
 ACCEL_EXPORT int accel_device_calibrate(accel_device_t *device, uint32_t flags,
 					accel_cost_params_t *out)
 {
-	accel_cost_params_t p;
+	struct accel_cost_model p;
 	int err;
 
 	if (!device)
@@ -236,47 +311,69 @@ ACCEL_EXPORT int accel_device_calibrate(accel_device_t *device, uint32_t flags,
 		return accel_fail(EINVAL,
 			"accel_device_calibrate: unknown flags 0x%x; the only flag is ACCEL_CALIBRATE_FORCE",
 			flags & ~ACCEL_CALIBRATE_FORCE);
-	accel_cost_params_get(device, &p);
-	if (!(flags & ACCEL_CALIBRATE_FORCE) && p.source != ACCEL_COST_SOURCE_DEFAULT) {
+	accel_cost_model_get(device, &p);
+	if (!(flags & ACCEL_CALIBRATE_FORCE) && p.pub.source != ACCEL_COST_SOURCE_DEFAULT) {
 		if (out)
-			*out = p;
+			*out = p.pub;
 		return 0;
 	}
 	err = accel_cost_measure(device, &p);
 	if (err)
 		return err;
 	/* A timer's noise on a tiny run must not make a record the cache refuses. */
-	p.bandwidth = clamp_u64(p.bandwidth, BANDWIDTH_MIN, BANDWIDTH_MAX);
-	p.kernel_bandwidth = clamp_u64(p.kernel_bandwidth, BANDWIDTH_MIN, BANDWIDTH_MAX);
-	p.operation_rate = clamp_u64(p.operation_rate, RATE_MIN, RATE_MAX);
-	p.dispatch_ns = clamp_u64(p.dispatch_ns, 0, OVERHEAD_MAX);
-	p.submission_ns = clamp_u64(p.submission_ns, 0, OVERHEAD_MAX);
+	model_clamp(&p);
 	params_set(device, &p);
 	calib_store(device, &p);
 	if (out)
-		*out = p;
+		*out = p.pub;
 	return 0;
 }
 
 /* ---- command buffer models -------------------------------------------- */
 
-static double transfer_ns(const accel_cost_params_t *p, double bytes)
+/* Without a curve: the public figures' linear model. */
+static double linear_ns(const struct accel_cost_model *m,
+			enum accel_cost_kind kind, double bytes)
 {
-	return bytes * 1e9 / (double)p->bandwidth + (double)p->dispatch_ns;
+	double bw = (double)(kind == ACCEL_COST_KERNEL ? m->pub.kernel_bandwidth :
+			     m->pub.bandwidth);
+
+	return bytes * 1e9 / bw + (double)m->launch_ns[kind];
 }
 
-static double dispatch_ns(const accel_cost_params_t *p,
+double accel_cost_item_ns(const struct accel_cost_model *m,
+			  enum accel_cost_kind kind, double bytes)
+{
+	const struct accel_cost_curve *c = &m->curve[kind];
+	double launch = (double)m->launch_ns[kind], x0, y0, x1, y1;
+	uint32_t i = 0, last = c->count - 1;
+
+	if (!c->count)
+		return linear_ns(m, kind, bytes);
+	if (bytes >= (double)c->bytes[last]) /* the last point's bandwidth */
+		return (double)c->ns[last] * bytes / (double)c->bytes[last];
+	while (i < c->count && (double)c->bytes[i] < bytes)
+		i++;
+	x0 = i ? (double)c->bytes[i - 1] : 0;
+	y0 = i ? (double)c->ns[i - 1] : launch;
+	x1 = (double)c->bytes[i];
+	y1 = (double)c->ns[i];
+	return y0 + (y1 - y0) * (bytes - x0) / (x1 - x0);
+}
+
+static double dispatch_ns(const struct accel_cost_model *m,
 			  const struct accel_cmd *cmd)
 {
 	const accel_export_cost_t *c = &cmd->dispatch.export->cost;
 	double wg = (double)cmd->dispatch.workgroup_count[0] *
 		    cmd->dispatch.workgroup_count[1] * cmd->dispatch.workgroup_count[2];
-	double compute = wg * (double)c->operations * 1e9 / (double)p->operation_rate;
-	double memory = wg * (double)c->bytes * 1e9 / (double)p->kernel_bandwidth;
+	double compute = wg * (double)c->operations * 1e9 / (double)m->pub.operation_rate;
+	double launch = (double)m->launch_ns[ACCEL_COST_KERNEL];
+	double memory = accel_cost_item_ns(m, ACCEL_COST_KERNEL, wg * (double)c->bytes) - launch;
 
 	if (wg == 0)
 		return 0; /* records nothing on the device */
-	return (compute > memory ? compute : memory) + (double)p->dispatch_ns;
+	return (compute > memory ? compute : memory) + launch;
 }
 
 /* A fill through an indirect whole-range ref: counted on its slot. */
@@ -295,7 +392,7 @@ static int whole_fill(struct accel_cb_model *m, const struct accel_plan *plan,
 }
 
 /* One command's share of the model; -ENOMEM. */
-static int model_add(struct accel_cb_model *m, const accel_cost_params_t *p,
+static int model_add(struct accel_cb_model *m, const struct accel_cost_model *p,
 		     const struct accel_plan *plan, const struct accel_cmd *cmd)
 {
 	const struct accel_plan_ref *ref = (const struct accel_plan_ref *)
@@ -304,29 +401,29 @@ static int model_add(struct accel_cb_model *m, const accel_cost_params_t *p,
 	switch ((enum accel_cmd_type)cmd->type) {
 	case ACCEL_CMD_FILL:
 		if (ref->slot != ACCEL_PLAN_DIRECT && ref->length == ACCEL_WHOLE_BUFFER) {
-			m->fixed_ns += (double)p->dispatch_ns;
+			m->fixed_ns += (double)p->launch_ns[ACCEL_COST_FILL];
 			return whole_fill(m, plan, ref);
 		}
-		m->fixed_ns += transfer_ns(p, (double)ref->length);
+		m->fixed_ns += accel_cost_item_ns(p, ACCEL_COST_FILL, (double)ref->length);
 		return 0;
 	case ACCEL_CMD_UPDATE:
-		m->fixed_ns += transfer_ns(p, (double)ref->length);
+		m->fixed_ns += accel_cost_item_ns(p, ACCEL_COST_FILL, (double)ref->length);
 		return 0;
 	case ACCEL_CMD_COPY:
-		m->fixed_ns += transfer_ns(p, 2.0 * (double)ref->length);
+		m->fixed_ns += accel_cost_item_ns(p, ACCEL_COST_COPY, 2.0 * (double)ref->length);
 		return 0;
 	case ACCEL_CMD_DISPATCH:
 		if (!cmd->dispatch.export->cost.operations &&
 		    !cmd->dispatch.export->cost.bytes) {
 			m->declared = false;
-			m->fixed_ns += (double)p->dispatch_ns;
+			m->fixed_ns += (double)p->launch_ns[ACCEL_COST_KERNEL];
 		} else {
 			m->fixed_ns += dispatch_ns(p, cmd);
 		}
 		return 0;
 	case ACCEL_CMD_DISPATCH_INDIRECT:
 		m->declared = false;
-		m->fixed_ns += (double)p->dispatch_ns;
+		m->fixed_ns += (double)p->launch_ns[ACCEL_COST_KERNEL];
 		return 0;
 	case ACCEL_CMD_BARRIER:
 		return 0;
@@ -352,18 +449,16 @@ static struct accel_cb_model *model_build(accel_command_buffer_t *cb,
 {
 	const struct accel_plan *plan = &cb->plan;
 	struct accel_cb_model *m = calloc(1, sizeof(*m));
-	accel_cost_params_t p;
 	size_t n = ACCEL_VEC_COUNT(&plan->commands, struct accel_cmd);
 
 	if (!m)
 		return NULL;
-	accel_cost_params_get(cb->device, &p);
+	accel_cost_model_get(cb->device, &m->params);
 	m->gen = gen;
 	m->declared = true;
-	m->fixed_ns = (double)p.submission_ns;
-	m->ns_per_byte = 1e9 / (double)p.bandwidth;
+	m->fixed_ns = (double)m->params.pub.submission_ns;
 	for (size_t i = 0; i < n; i++) {
-		if (model_add(m, &p, plan, &ACCEL_VEC_AT(&plan->commands, struct accel_cmd, i))) {
+		if (model_add(m, &m->params, plan, &ACCEL_VEC_AT(&plan->commands, struct accel_cmd, i))) {
 			model_free(m);
 			return NULL;
 		}
@@ -407,9 +502,14 @@ void accel_cost_predict(accel_command_buffer_t *cb,
 	}
 	ns = m->fixed_ns;
 	for (uint32_t i = 0; m->whole_count && i < cb->plan.used_count; i++)
-		if (m->whole_count[i])
-			ns += ((double)m->whole_count[i] * (double)slots[i].length -
-			       (double)m->whole_off[i]) * m->ns_per_byte;
+		if (m->whole_count[i]) {
+			/* Their launches are in fixed_ns; each is charged its length. */
+			double n = (double)m->whole_count[i];
+			double each = ((double)slots[i].length * n - (double)m->whole_off[i]) / n;
+
+			ns += n * (accel_cost_item_ns(&m->params, ACCEL_COST_FILL, each) -
+				   (double)m->params.launch_ns[ACCEL_COST_FILL]);
+		}
 	out->source = ACCEL_PREDICTION_DECLARED;
 	out->ns = (uint64_t)ns;
 }

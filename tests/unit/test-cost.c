@@ -10,6 +10,10 @@
  * - predictions: the formula for declared costs and byte counts, to the
  *   nanosecond's rounding; whole-range fills through the binding table;
  *   the moving average of measured runs for undeclared kernels;
+ * - the time curves (white box, figures set by the test): a sweep's
+ *   curve never decreasing, interpolation and extrapolation by hand,
+ *   each item charged its kind's curve and launch; a calibration record
+ *   of an older version, with a valid checksum, rejected;
  * - bad input: NULL, a command buffer not ended or of another device, a
  *   table that does not suit it, unknown flags, each with its errno and
  *   the output untouched;
@@ -264,18 +268,30 @@ END_TEST
 
 /* ---- predictions -------------------------------------------------------- */
 
-static double transfer(const accel_cost_params_t *p, double bytes)
+/* The formula: each item by its kind's curve (checked on its own below). */
+static double transfer(const struct accel_cost_model *m, int kind, double bytes)
 {
-	return bytes * 1e9 / (double)p->bandwidth + (double)p->dispatch_ns;
+	return accel_cost_item_ns(m, kind, bytes);
 }
 
-static double dispatch(const accel_cost_params_t *p, double wg, double ops,
+static double dispatch(const struct accel_cost_model *m, double wg, double ops,
 		       double bytes)
 {
-	double c = wg * ops * 1e9 / (double)p->operation_rate;
-	double m = wg * bytes * 1e9 / (double)p->kernel_bandwidth;
+	double launch = (double)m->launch_ns[ACCEL_COST_KERNEL];
+	double c = wg * ops * 1e9 / (double)m->pub.operation_rate;
+	double b = accel_cost_item_ns(m, ACCEL_COST_KERNEL, wg * bytes) - launch;
 
-	return (c > m ? c : m) + (double)p->dispatch_ns;
+	return (c > b ? c : b) + launch;
+}
+
+/* Makes @m @d's parameters, as a calibration would (white box). */
+static void model_set(accel_device_t *d, const struct accel_cost_model *m)
+{
+	pthread_mutex_lock(&d->cost_lock);
+	d->cost = *m;
+	d->cost_loaded = true;
+	atomic_fetch_add(&d->cost_gen, 1);
+	pthread_mutex_unlock(&d->cost_lock);
 }
 
 static void assert_near(uint64_t got, double want)
@@ -303,7 +319,7 @@ START_TEST(test_predict_declared)
 	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
 	uint8_t data[64] = { 0 };
 	accel_prediction_t pr;
-	accel_cost_params_t p;
+	struct accel_cost_model p;
 
 	ASSERT_OK(accel_command_buffer_dispatch(cb, e, entry(e, "saxpy"), wg, &c, 1, xy, 2));
 	ASSERT_OK(accel_command_buffer_dispatch(cb, e, entry(e, "fill_u32"), wg1, &c, 1, one, 1));
@@ -322,11 +338,12 @@ START_TEST(test_predict_declared)
 
 		if (round == 1) /* new parameters: the model is rebuilt */
 			ASSERT_OK(accel_device_calibrate(dev, ACCEL_CALIBRATE_FORCE, NULL));
-		ASSERT_OK(accel_device_cost_params(dev, &p));
-		want = (double)p.submission_ns + dispatch(&p, 200, 128, 768) +
-		       dispatch(&p, 7, 0, 256) + transfer(&p, 4096) +
-		       transfer(&p, 2 * 8192) + transfer(&p, 64) +
-		       transfer(&p, 4096 - 1024 - 256);
+		accel_cost_model_get(dev, &p);
+		want = (double)p.pub.submission_ns + dispatch(&p, 200, 128, 768) +
+		       dispatch(&p, 7, 0, 256) + transfer(&p, ACCEL_COST_FILL, 4096) +
+		       transfer(&p, ACCEL_COST_COPY, 2 * 8192) +
+		       transfer(&p, ACCEL_COST_FILL, 64) +
+		       transfer(&p, ACCEL_COST_FILL, 4096 - 1024 - 256);
 		ASSERT_OK(accel_command_buffer_predict(dev, cb, &table, &pr));
 		ck_assert_uint_eq(pr.source, ACCEL_PREDICTION_DECLARED);
 		assert_near(pr.ns, want);
@@ -334,10 +351,11 @@ START_TEST(test_predict_declared)
 	/* Another table: the whole-range fill follows its length. */
 	b[0].offset = 0;
 	ASSERT_OK(accel_command_buffer_predict(dev, cb, &table, &pr));
-	assert_near(pr.ns, (double)p.submission_ns + dispatch(&p, 200, 128, 768) +
-			   dispatch(&p, 7, 0, 256) + transfer(&p, 4096) +
-			   transfer(&p, 2 * 8192) + transfer(&p, 64) +
-			   transfer(&p, 4096 - 256));
+	assert_near(pr.ns, (double)p.pub.submission_ns + dispatch(&p, 200, 128, 768) +
+			   dispatch(&p, 7, 0, 256) + transfer(&p, ACCEL_COST_FILL, 4096) +
+			   transfer(&p, ACCEL_COST_COPY, 2 * 8192) +
+			   transfer(&p, ACCEL_COST_FILL, 64) +
+			   transfer(&p, ACCEL_COST_FILL, 4096 - 256));
 	accel_command_buffer_release(cb);
 	accel_executable_release(e);
 	accel_buffer_release(x);
@@ -570,6 +588,231 @@ START_TEST(test_fair_share_from_first_job)
 }
 END_TEST
 
+/*
+ * A model with curves for fills and copies, none for kernels (1 GB/s),
+ * and a launch per kind, all different.
+ */
+static void curve_model(struct accel_cost_model *m)
+{
+	static const double fb[2] = { 65536, 262144 }, fns[2] = { 2000, 20000 };
+	static const double cb[2] = { 131072, 524288 }, cns[2] = { 30000, 60000 };
+
+	accel_cost_model_default(m);
+	m->pub.submission_ns = 7000;
+	m->pub.kernel_bandwidth = 1000000000;
+	for (int k = 0; k < ACCEL_COST_KINDS; k++)
+		m->launch_ns[k] = 1000 + 10000 * (uint64_t)k;
+	accel_cost_curve_set(m, ACCEL_COST_FILL, fb, fns, 2);
+	accel_cost_curve_set(m, ACCEL_COST_COPY, cb, cns, 2);
+}
+
+/*
+ * A calibration sweep's curve (fed directly: no timing): a point above the
+ * one after it (a run slowed by another process) is lowered to it and none
+ * is below the launch, so a larger item is never charged less than a
+ * smaller one. Breaks when the sweep's noise reaches the curve.
+ */
+START_TEST(test_curve_from_sweep)
+{
+	static const double bytes[5] = { 65536, 262144, 1048576, 4194304, 16777216 };
+	static const double ns[5] = { 500, 9000, 8000, 40000, 300000 };
+	struct accel_cost_model m;
+	const struct accel_cost_curve *c = &m.curve[ACCEL_COST_COPY];
+	double prev = 0;
+
+	accel_cost_model_default(&m);
+	m.launch_ns[ACCEL_COST_COPY] = 1000;
+	accel_cost_curve_set(&m, ACCEL_COST_COPY, bytes, ns, 5);
+	ck_assert_uint_eq(c->count, 5);
+	ck_assert_uint_eq(c->ns[0], 1000);  /* not below the launch */
+	ck_assert_uint_eq(c->ns[1], 8000);  /* not above the point after */
+	ck_assert_uint_eq(c->ns[2], 8000);
+	ck_assert_uint_eq(c->ns[4], 300000);
+	ck_assert_uint_eq(c->bytes[3], 4194304);
+	ck_assert_uint_eq(m.curve[ACCEL_COST_FILL].count, 0); /* others untouched */
+	for (double b = 0; b <= 64e6; b += 65536) {
+		double t = accel_cost_item_ns(&m, ACCEL_COST_COPY, b);
+
+		ck_assert_msg(t >= prev, "%.0f bytes: %.1f ns, below %.1f", b, t, prev);
+		prev = t;
+	}
+}
+END_TEST
+
+/*
+ * One item's time by its kind's curve: the launch at 0 bytes, the points
+ * themselves, linear between them, the last point's bandwidth past it;
+ * without a curve, the public figures' linear model. Each kind has its own
+ * launch. Breaks when interpolation, extrapolation or the launch used for
+ * small items goes wrong.
+ */
+START_TEST(test_curve_item)
+{
+	struct accel_cost_model m;
+
+	curve_model(&m);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_FILL, 0), 1000);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_FILL, 32768), 1500);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_FILL, 65536), 2000);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_FILL, 163840), 11000);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_FILL, 262144), 20000);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_FILL, 1048576), 80000);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_COPY, 0), 11000);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_KERNEL, 0), 21000);
+	assert_near((uint64_t)accel_cost_item_ns(&m, ACCEL_COST_KERNEL, 1000), 22000);
+}
+END_TEST
+
+/*
+ * Each item is charged its kind's curve at the bytes it touches (a copy
+ * what it reads and writes; a whole-range fill the length the table
+ * gives) plus the submission: hand-computed figures. Breaks when a copy
+ * is charged by its length alone, a whole-range fill ignores the table,
+ * or one launch is charged for every kind.
+ */
+START_TEST(test_predict_curve)
+{
+	accel_executable_t *e = kernels();
+	accel_buffer_t *x = buffer_new(1 << 20), *y = buffer_new(1 << 20);
+	accel_binding_t b[1] = { { x, 0, 32768 } };
+	accel_binding_table_t table = { 1, b };
+	static const uint64_t lens[4] = { 4, 65536, 131072, 524288 };
+	static const double fill_want[4] = { 1000 + 1000 * 4 / 65536.0, 2000, 8000, 40000 };
+	static const double copy_want[4] = { 11000 + 19000 * 8 / 131072.0, 30000, 40000,
+					     120000 };
+	struct accel_cost_model m;
+	accel_prediction_t pr;
+	uint32_t c = 0;
+
+	curve_model(&m);
+	model_set(dev, &m);
+	for (int i = 0; i < 4; i++) {
+		accel_command_buffer_t *fill = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+		accel_command_buffer_t *copy = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+
+		ASSERT_OK(accel_command_buffer_fill(fill, accel_buffer_ref_direct(x, 0, lens[i]),
+						    &c, 4));
+		ASSERT_OK(accel_command_buffer_copy(copy, accel_buffer_ref_direct(x, 0, lens[i]),
+						    accel_buffer_ref_direct(y, 0, lens[i])));
+		ASSERT_OK(accel_command_buffer_end(fill));
+		ASSERT_OK(accel_command_buffer_end(copy));
+		ASSERT_OK(accel_command_buffer_predict(dev, fill, NULL, &pr));
+		assert_near(pr.ns, 7000 + fill_want[i]);
+		ASSERT_OK(accel_command_buffer_predict(dev, copy, NULL, &pr));
+		assert_near(pr.ns, 7000 + copy_want[i]);
+		accel_command_buffer_release(fill);
+		accel_command_buffer_release(copy);
+	}
+
+	/* A whole-range fill: charged at the table's length. */
+	{
+		accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
+
+		ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_indirect(0, 0,
+						    ACCEL_WHOLE_BUFFER), &c, 4));
+		ASSERT_OK(accel_command_buffer_end(cb));
+		ASSERT_OK(accel_command_buffer_predict(dev, cb, &table, &pr));
+		assert_near(pr.ns, 7000 + 1500);
+		b[0].length = 131072;
+		ASSERT_OK(accel_command_buffer_predict(dev, cb, &table, &pr));
+		assert_near(pr.ns, 7000 + 8000);
+		accel_command_buffer_release(cb);
+	}
+
+	/* A dispatch: no kernel curve, so its bytes at 1 GB/s, its launch. */
+	{
+		accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+		accel_buffer_ref_t one[1] = { accel_buffer_ref_direct(y, 0, 1 << 20) };
+		uint32_t wg[3] = { 1, 1, 1 };
+
+		ASSERT_OK(accel_command_buffer_dispatch(cb, e, entry(e, "fill_u32"), wg, &c, 1,
+							one, 1));
+		ASSERT_OK(accel_command_buffer_end(cb));
+		ASSERT_OK(accel_command_buffer_predict(dev, cb, NULL, &pr));
+		assert_near(pr.ns, 7000 + 21000 + 256);
+		accel_command_buffer_release(cb);
+	}
+	accel_executable_release(e);
+	accel_buffer_release(x);
+	accel_buffer_release(y);
+}
+END_TEST
+
+/*
+ * struct calib_file of version 2 (before the regimes): what an older
+ * libaccel left in the cache.
+ */
+struct calib_file_v2 {
+	char magic[8];
+	uint32_t version;
+	uint32_t size;
+	uint64_t bandwidth, operation_rate, dispatch_ns, submission_ns,
+		 kernel_bandwidth;
+};
+
+/*
+ * A calibration of an older format, stored with a valid checksum, is not
+ * read as this one (the defaults are used and the record removed, so the
+ * next calibration replaces it); nor is one of this size with an older
+ * version. A current record is read back whole: the regimes and launches
+ * too. Breaks when the format changes without its version.
+ */
+START_TEST(test_cache_version)
+{
+	struct calib_file_v2 old = { .magic = "ACCOST1", .version = 2,
+				     .size = sizeof(old), .bandwidth = 1 << 30,
+				     .operation_rate = 1 << 30, .dispatch_ns = 100,
+				     .submission_ns = 100, .kernel_bandwidth = 1 << 30 };
+	struct accel_cost_model a, b;
+	uint8_t rec[512] = { 0 };
+	size_t len = 0;
+	accel_cost_params_t p;
+	accel_device_t *d;
+	char path[600];
+	struct stat st;
+
+	accel_cost_calib_store_raw(dev, &old, sizeof(old));
+	cache_file(path, sizeof(path));
+	d = device_open();
+	ASSERT_OK(accel_device_cost_params(d, &p));
+	accel_device_release(d);
+	ck_assert_uint_eq(p.source, ACCEL_COST_SOURCE_DEFAULT);
+	ck_assert_int_ne(stat(path, &st), 0);
+
+	/* This libaccel's record, its version field set back to 2. */
+	ASSERT_OK(accel_device_calibrate(dev, ACCEL_CALIBRATE_FORCE, NULL));
+	accel_cost_model_get(dev, &a);
+	d = device_open();
+	accel_cost_model_get(d, &b);
+	accel_device_release(d);
+	ck_assert_uint_eq(b.pub.source, ACCEL_COST_SOURCE_CACHED);
+	b.pub.source = a.pub.source;
+	ck_assert_mem_eq(&a, &b, sizeof(a));
+
+	cache_file(path, sizeof(path));
+	{
+		FILE *f = fopen(path, "rb");
+		uint8_t all[4096];
+		size_t n = f ? fread(all, 1, sizeof(all), f) : 0;
+		uint8_t *at = memmem(all, n, "ACCOST1", 7);
+
+		if (f)
+			fclose(f);
+		ck_assert_ptr_nonnull(at);
+		len = n - (size_t)(at - all);
+		ck_assert_uint_le(len, sizeof(rec));
+		memcpy(rec, at, len);
+	}
+	ck_assert_uint_eq(rec[8], 3); /* version, little-endian */
+	rec[8] = 2;
+	accel_cost_calib_store_raw(dev, rec, len);
+	d = device_open();
+	ASSERT_OK(accel_device_cost_params(d, &p));
+	accel_device_release(d);
+	ck_assert_uint_eq(p.source, ACCEL_COST_SOURCE_DEFAULT);
+}
+END_TEST
+
 static Suite *cost_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -581,6 +824,9 @@ static Suite *cost_suite(void)
 	tcase_add_test(tc, test_calibrate_stable);
 	tcase_add_test(tc, test_calibrate_bad_input);
 	tcase_add_test(tc, test_cache_damaged);
+	tcase_add_test(tc, test_cache_version);
+	tcase_add_test(tc, test_curve_from_sweep);
+	tcase_add_test(tc, test_curve_item);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("predict");
@@ -588,6 +834,7 @@ static Suite *cost_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_predict_declared);
 	tcase_add_test(tc, test_predict_learned);
+	tcase_add_test(tc, test_predict_curve);
 	tcase_add_test(tc, test_predict_bad_input);
 	suite_add_tcase(s, tc);
 

@@ -9,12 +9,17 @@
  *
  * - a dispatch of W workgroups whose entry point declares a cost per
  *   workgroup (accel_executable_export_cost()) takes
- *   ``max(W * operations / operation_rate, W * bytes / kernel_bandwidth)``
- *   plus ``dispatch_ns``, the device's launch overhead;
- * - a fill of N bytes takes ``N / bandwidth + dispatch_ns``, a copy
- *   ``2N / bandwidth + dispatch_ns`` (it reads and writes), an update
- *   ``N / bandwidth + dispatch_ns``; a barrier nothing;
+ *   ``max(W * operations / operation_rate, kernel(W * bytes))`` plus the
+ *   kernel launch overhead;
+ * - a fill or an update of N bytes takes ``fill(N)``, a copy
+ *   ``copy(2N)`` (it reads and writes); a barrier nothing;
  * - a submission adds ``submission_ns`` once.
+ *
+ * ``fill``, ``copy`` and ``kernel`` are time curves by the bytes an item
+ * touches, calibrated per device at working sets from 64 KiB to 64 MiB
+ * (so that items running from cache, from memory, and a driver's cost per
+ * item all show); without a calibration they are ``bytes / bandwidth +
+ * dispatch_ns`` (kernel_bandwidth for kernels).
  *
  * A command buffer with a dispatch that declares no cost, or with a
  * dispatch-indirect (whose workgroup count is known only on the device),
@@ -77,9 +82,11 @@ typedef enum accel_cost_source {
 } accel_cost_source_t;
 
 /**
- * struct accel_cost_params - a device's parameters in the model.
+ * struct accel_cost_params - a device's parameters in the model (a
+ * summary of a calibration: its curves are internal).
  * @bandwidth:      bytes per second the device's transfers (fill, copy,
- *                  update) read plus write.
+ *                  update) read plus write (a copy's, at the largest
+ *                  working set calibrated).
  * @operation_rate: operations per second (an FMA counts 2).
  * @dispatch_ns:    launch overhead of each command (dispatch, fill,
  *                  copy, update), in nanoseconds.

@@ -107,12 +107,12 @@ static int cb_begin(struct calib *c, accel_command_buffer_t **cb)
 }
 
 /*
- * One item of @kind over @len bytes of each buffer (a kernel: the
- * streaming kernel @e over a 2-D grid), @reps times in one command buffer.
+ * One item of @kind over @len bytes of each buffer from @off (a kernel:
+ * the streaming kernel @e over a 2-D grid).
  */
 static int record_item(struct calib *c, accel_command_buffer_t *cb,
 		       enum accel_cost_kind kind, accel_executable_t *e,
-		       uint64_t len)
+		       uint64_t len, uint64_t off)
 {
 	/*
 	 * 1.0f: not one byte repeated, which the cpu driver turns into a
@@ -122,8 +122,8 @@ static int record_item(struct calib *c, accel_command_buffer_t *cb,
 	uint64_t groups = len / 4 / ACCEL_COST_CALIBRATE_WG;
 	const uint32_t wg[3] = { groups > 1024 ? 1024 : groups ? (uint32_t)groups : 1,
 				 groups > 1024 ? (uint32_t)(groups / 1024) : 1, 1 };
-	accel_buffer_ref_t xy[2] = { accel_buffer_ref_direct(c->src, 0, len),
-				     accel_buffer_ref_direct(c->dst, 0, len) };
+	accel_buffer_ref_t xy[2] = { accel_buffer_ref_direct(c->src, off, len),
+				     accel_buffer_ref_direct(c->dst, off, len) };
 
 	switch (kind) {
 	case ACCEL_COST_FILL:
@@ -135,16 +135,23 @@ static int record_item(struct calib *c, accel_command_buffer_t *cb,
 	}
 }
 
-/* The median time of a command buffer of @reps items of @kind over @len. */
+/*
+ * The median time of a command buffer of @reps items of @kind over @len.
+ * Each item has its own range: items with no barrier between them may run
+ * at once (the cpu driver's workers do), and must not write the same bytes.
+ */
 static int time_items(struct calib *c, enum accel_cost_kind kind,
 		      accel_executable_t *e, uint64_t len, uint32_t reps,
 		      double *ns)
 {
+	uint64_t stride = (len + 255) & ~(uint64_t)255;
 	accel_command_buffer_t *cb = NULL;
 	int err = cb_begin(c, &cb);
 
+	if (reps > 1 && stride * reps > c->size)
+		reps = (uint32_t)(c->size / stride); /* never: reps are of tiny items */
 	for (uint32_t i = 0; !err && i < reps; i++)
-		err = record_item(c, cb, kind, e, len);
+		err = record_item(c, cb, kind, e, len, i * stride);
 	if (!err)
 		err = accel_command_buffer_end(cb);
 	if (!err)

@@ -122,6 +122,26 @@ void accel_queue_dl_update_locked(struct accel_queue *q)
 	q->on_dl = true;
 }
 
+/*
+ * Into @q's runnable jobs with a deadline, in submission order (usually
+ * an append), unless there already; @q moves in its engine's tree if @job
+ * is now its first.
+ */
+static void accel_queue_dl_link_locked(struct accel_queue *q,
+				       struct accel_sched_job *job)
+{
+	struct accel_sched_job *it;
+
+	if (list_empty(&job->dlink)) {
+		list_for_each_entry_reverse(it, &q->dl_jobs, dlink)
+			if (it->seq < job->seq)
+				break;
+		list_add(&job->dlink, &it->dlink);
+	}
+	if (q->dl_jobs.next == &job->dlink)
+		accel_queue_dl_update_locked(q);
+}
+
 /**
  * accel_job_dl_runnable_locked() - @job, just added to its queue's
  * runnable list, counts among its queue's predictions, and its deadline,
@@ -145,15 +165,8 @@ void accel_job_dl_runnable_locked(struct accel_sched_job *job, bool tail)
 		it = list_prev_entry(job, qlink);
 		job->pred_end = it->pred_end + pred;
 	}
-	if (!job->deadline_ns)
-		return;
-	/* Submission order: usually an append. */
-	list_for_each_entry_reverse(it, &q->dl_jobs, dlink)
-		if (it->seq < job->seq)
-			break;
-	list_add(&job->dlink, &it->dlink);
-	if (q->dl_jobs.next == &job->dlink)
-		accel_queue_dl_update_locked(q);
+	if (job->deadline_ns)
+		accel_queue_dl_link_locked(q, job);
 }
 
 /**
@@ -271,20 +284,8 @@ static u64 accel_job_set_deadline_locked(struct accel_sched_job *job, u64 d)
 	if (job->deadline_ns && job->deadline_ns <= d)
 		return 0;
 	if (job->state == ACCEL_JOB_RUNNABLE) {
-		struct accel_queue *q = job->queue;
-		bool linked = !list_empty(&job->dlink);
-
 		job->deadline_ns = d;
-		if (!linked) {
-			struct accel_sched_job *it;
-
-			list_for_each_entry_reverse(it, &q->dl_jobs, dlink)
-				if (it->seq < job->seq)
-					break;
-			list_add(&job->dlink, &it->dlink);
-		}
-		if (q->dl_jobs.next == &job->dlink)
-			accel_queue_dl_update_locked(q);
+		accel_queue_dl_link_locked(job->queue, job);
 		return 0;
 	}
 	job->deadline_ns = d;

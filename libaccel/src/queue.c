@@ -660,6 +660,22 @@ static int check_submit_options(const accel_submit_options_t *o,
 	return 0;
 }
 
+/* The *_with_options() calls: check, then submit with the deadline. */
+static int submit_with_options(accel_queue_t *q, const accel_semaphore_list_t *waits,
+			       const accel_semaphore_list_t *signals, uint32_t count,
+			       accel_command_buffer_t *const *cbs,
+			       const accel_binding_table_t *tables, bool batch,
+			       const accel_submit_options_t *options, const char *fn)
+{
+	int64_t deadline_ns;
+	int err = check_args(q, waits, signals, count, cbs, tables, 0, batch, fn);
+
+	if (!err)
+		err = check_submit_options(options, &deadline_ns, fn);
+	return err ? err : submit(q, waits, signals, count, cbs, tables,
+				  deadline_ns, fn);
+}
+
 ACCEL_EXPORT int accel_queue_execute_with_options(accel_queue_t *queue,
 						  const accel_semaphore_list_t *waits,
 						  const accel_semaphore_list_t *signals,
@@ -667,15 +683,8 @@ ACCEL_EXPORT int accel_queue_execute_with_options(accel_queue_t *queue,
 						  const accel_binding_table_t *table,
 						  const accel_submit_options_t *options)
 {
-	const char *fn = "accel_queue_execute_with_options";
-	int64_t deadline_ns;
-	int err = check_args(queue, waits, signals, cb ? 1 : 0, &cb, table, 0,
-			     false, fn);
-
-	if (!err)
-		err = check_submit_options(options, &deadline_ns, fn);
-	return err ? err : submit(queue, waits, signals, cb ? 1 : 0, &cb, table,
-				  deadline_ns, fn);
+	return submit_with_options(queue, waits, signals, cb ? 1 : 0, &cb, table,
+				   false, options, "accel_queue_execute_with_options");
 }
 
 ACCEL_EXPORT int accel_queue_execute_batch_with_options(accel_queue_t *queue,
@@ -686,15 +695,8 @@ ACCEL_EXPORT int accel_queue_execute_batch_with_options(accel_queue_t *queue,
 							const accel_binding_table_t *tables,
 							const accel_submit_options_t *options)
 {
-	const char *fn = "accel_queue_execute_batch_with_options";
-	int64_t deadline_ns;
-	int err = check_args(queue, waits, signals, count, cbs, tables, 0,
-			     true, fn);
-
-	if (!err)
-		err = check_submit_options(options, &deadline_ns, fn);
-	return err ? err : submit(queue, waits, signals, count, cbs, tables,
-				  deadline_ns, fn);
+	return submit_with_options(queue, waits, signals, count, cbs, tables,
+				   true, options, "accel_queue_execute_batch_with_options");
 }
 
 ACCEL_EXPORT int accel_queue_barrier(accel_queue_t *queue,

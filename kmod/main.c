@@ -120,12 +120,18 @@ static int __init accel_init(void)
 {
 	int ret;
 
-	ret = accel_sched_init();
+	ret = accel_fence_cache_init();
 	if (ret)
 		return ret;
+	ret = accel_sched_init();
+	if (ret) {
+		accel_fence_cache_fini();
+		return ret;
+	}
 	accel_wq = alloc_workqueue("accelsched", WQ_UNBOUND, 0);
 	if (!accel_wq) {
 		accel_sched_fini();
+		accel_fence_cache_fini();
 		return -ENOMEM;
 	}
 	ret = misc_register(&accel_dev.misc);
@@ -134,6 +140,7 @@ static int __init accel_init(void)
 		       ACCEL_DEVICE_NAME, ret);
 		destroy_workqueue(accel_wq);
 		accel_sched_fini();
+		accel_fence_cache_fini();
 		return ret;
 	}
 	pr_info("accelsched: %s loaded, ABI %u.%u, uring_cmd%s\n",
@@ -152,6 +159,7 @@ static void __exit accel_exit(void)
 	accel_syncobj_imports_fini();
 	destroy_workqueue(accel_wq); /* drains imports, kicks, timeouts */
 	accel_sched_fini();
+	accel_fence_cache_fini();
 }
 
 module_init(accel_init);

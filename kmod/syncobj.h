@@ -77,6 +77,8 @@ struct accel_syncobj {
 
 extern atomic_t accel_point_fences_live;
 
+int accel_fence_cache_init(void);
+void accel_fence_cache_fini(void);
 struct accel_syncobj *accel_syncobj_create(u64 initial);
 void accel_syncobj_free(struct kref *ref);
 

@@ -695,7 +695,8 @@ int bench_latency(const struct opts *o)
  * engine (topped up before each sample); per sample, (dep)
  * a LOW producer promising a point, from another file (another process's,
  * as it were: not pipelined), and a HIGH job waiting on that point, or
- * (direct) the HIGH job alone. This thread is the executor of both files:
+ * (direct) the HIGH job alone, the two kinds alternating sample by sample.
+ * This thread is the executor of both files:
  * it completes every job as soon as it sees it released, without sleeping,
  * so that the latency counts the scheduler's decisions (how many jobs go
  * first) and not a thread's wake-ups. The producer's jobs report a second
@@ -771,46 +772,61 @@ static void inv_flood(struct inv_setup *s)
 }
 
 /*
- * p99 of @n HIGH release latencies, in ns; with @dep, behind a producer.
- * *@ahead: the most flood jobs released before the HIGH one in a sample;
- * *@p50: the median latency.
+ * One HIGH release latency, in ns; with @dep, behind a producer. *@ahead:
+ * the most flood jobs released before the HIGH one so far.
  */
-static double run_inversion(struct inv_setup *s, int dep, int n, int *ahead,
-			    double *p50)
+static double inv_sample(struct inv_setup *s, int dep, int *ahead)
 {
-	double *lat = calloc(n, sizeof(double));
-	double p99;
+	struct accel_point ps = { .handle = s->x[1], .point = ++s->point };
+	struct accel_point pw = { .handle = s->x[0], .point = s->point };
+	struct accel_job prod = { .queue = s->pq, .user_data = PROD_TAG,
+				  .signals = (uintptr_t)&ps, .nsignals = 1 };
+	struct accel_job high = { .queue = s->hq, .user_data = HIGH_TAG,
+				  .waits = (uintptr_t)&pw, .nwaits = dep };
+	double t0, t1 = 0;
+	int a = 0;
 
-	for (int i = 0; i < n; i++) {
-		struct accel_point ps = { .handle = s->x[1], .point = ++s->point };
-		struct accel_point pw = { .handle = s->x[0], .point = s->point };
-		struct accel_job prod = { .queue = s->pq, .user_data = PROD_TAG,
-					  .signals = (uintptr_t)&ps, .nsignals = 1 };
-		struct accel_job high = { .queue = s->hq, .user_data = HIGH_TAG,
-					  .waits = (uintptr_t)&pw, .nwaits = dep };
-		double t0, t1 = 0;
-		int a = 0;
+	inv_flood(s);
+	if (dep)
+		inv_submit(s->fd[1], &prod, 1);
+	t0 = now_ns();
+	inv_submit(s->fd[0], &high, 1);
+	while (!t1)
+		inv_complete(s, &t1, &a);
+	*ahead = a > *ahead ? a : *ahead;
+	if (!dep) /* the point stays in step: the host reaches it */
+		must(!ioctl(s->fd[0], ACCEL_IOCTL_SYNCOBJ_SIGNAL,
+			    &(struct accel_syncobj_signal){ .handle = s->x[0],
+							    .value = s->point }),
+		     "SYNCOBJ_SIGNAL");
+	return t1 - t0;
+}
 
-		inv_flood(s);
-		if (dep)
-			inv_submit(s->fd[1], &prod, 1);
-		t0 = now_ns();
-		inv_submit(s->fd[0], &high, 1);
-		while (!t1)
-			inv_complete(s, &t1, &a);
-		lat[i] = t1 - t0;
-		*ahead = a > *ahead ? a : *ahead;
-		if (!dep) /* the point stays in step: the host reaches it */
-			must(!ioctl(s->fd[0], ACCEL_IOCTL_SYNCOBJ_SIGNAL,
-				    &(struct accel_syncobj_signal){ .handle = s->x[0],
-								    .value = s->point }),
-			     "SYNCOBJ_SIGNAL");
-	}
+/* The p99 of @n latencies in @lat (sorted here), and *@p50 their median. */
+static double inv_p99(double *lat, int n, double *p50)
+{
 	qsort(lat, n, sizeof(double), cmp_double_asc);
-	p99 = lat[(int)(n * 0.99) < n ? (int)(n * 0.99) : n - 1];
 	*p50 = lat[n / 2];
-	free(lat);
-	return p99;
+	return lat[(int)(n * 0.99) < n ? (int)(n * 0.99) : n - 1];
+}
+
+/*
+ * A round: @n samples of each kind, alternating one by one, so that what
+ * slows the whole machine for a while (the host, under TCG) falls on both
+ * alike; the p99s (p50s) of the direct and dependent HIGH jobs.
+ */
+static void run_inversion(struct inv_setup *s, int n, int ahead[2],
+			  double p99[2], double p50[2])
+{
+	double *lat[2] = { calloc(n, sizeof(double)), calloc(n, sizeof(double)) };
+
+	for (int i = 0; i < n; i++)
+		for (int dep = 0; dep < 2; dep++)
+			lat[dep][i] = inv_sample(s, dep, &ahead[dep]);
+	for (int dep = 0; dep < 2; dep++) {
+		p99[dep] = inv_p99(lat[dep], n, &p50[dep]);
+		free(lat[dep]);
+	}
 }
 
 /* The module's priority_inheritance parameter: 1, 0, or -1 unreadable. */
@@ -865,11 +881,17 @@ int bench_inversion(const struct opts *o)
 	s.x[0] = sc.handle;
 	s.x[1] = im.handle;
 	inv_handicap(pfd, s.pq);
-	run_inversion(&s, 1, 10, &ahead[1], &dep50[0]);
-	ahead[1] = 0;
+	for (int i = 0; i < 10; i++) /* warm up */
+		inv_sample(&s, i & 1, &ahead[i & 1]);
+	ahead[0] = ahead[1] = 0;
 	for (int r = 0; r < o->rounds; r++) {
-		direct[r] = run_inversion(&s, 0, n, &ahead[0], &direct50[r]);
-		dep[r] = run_inversion(&s, 1, n, &ahead[1], &dep50[r]);
+		double p99[2], p50[2];
+
+		run_inversion(&s, n, ahead, p99, p50);
+		direct[r] = p99[0];
+		dep[r] = p99[1];
+		direct50[r] = p50[0];
+		dep50[r] = p50[1];
 	}
 	while (s.flood) {
 		double t = 1;

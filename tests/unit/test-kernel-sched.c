@@ -157,12 +157,6 @@ static accel_command_buffer_t *fill_cb(accel_buffer_t *b, uint32_t n, uint32_t v
 	return cb;
 }
 
-static void check_u32(const uint32_t *p, uint32_t n, uint32_t v, const char *what)
-{
-	for (uint32_t i = 0; i < n; i++)
-		ck_assert_msg(p[i] == v, "%s[%u] is 0x%x, expected 0x%x", what, i, p[i], v);
-}
-
 /* ---- the work goes through the module ------------------------------------ */
 
 static void jobs_are_kernel_jobs(bool deny_uring)
@@ -193,7 +187,7 @@ static void jobs_are_kernel_jobs(bool deny_uring)
 		ASSERT_OK(accel_semaphore_signal(gate, 1));
 		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
 	}
-	check_u32(map(b), N, 0x600d, "buffer");
+	test_expect_u32(map(b), N, 0x600d, "buffer");
 	after = fdinfo_sum("drm-engine-cpu:", NULL);
 	ck_assert_msg(after > before,
 		      "fdinfo drm-engine-cpu did not grow (%" PRIu64 " then %" PRIu64 " ns): the work did not run as a kernel job",
@@ -290,7 +284,7 @@ START_TEST(test_predictions_reach_the_module)
 		      "no prediction reached the module");
 	ck_assert_msg(fdinfo_sum("accel-queue-", " predicted_busy_ns=") > 0,
 		      "the predicted jobs' engine time is not counted");
-	check_u32(map(b), N, 7, "buffer");
+	test_expect_u32(map(b), N, 7, "buffer");
 	accel_semaphore_release(s);
 	accel_command_buffer_release(cb);
 	accel_buffer_release(b);
@@ -330,7 +324,7 @@ START_TEST(test_batch_is_one_job)
 		      "fdinfo accel-released-cpu went from %" PRIu64 " to %" PRIu64 ": a batch of %d must be one job",
 		      before, after, PARTS);
 	for (int i = 0; i < PARTS; i++) {
-		check_u32(map(b[i]), N, 0x100u + (uint32_t)i, "buffer");
+		test_expect_u32(map(b[i]), N, 0x100u + (uint32_t)i, "buffer");
 		accel_command_buffer_release(cbs[i]);
 		accel_buffer_release(b[i]);
 	}
@@ -390,9 +384,9 @@ static void failure_across_queues(bool deny_uring)
 	m = accel_semaphore_failure_message(s2);
 	ASSERT_CONTAINS("s2 failure", m, "was not run: its wait 0 (value 1) failed with EPIPE: ");
 	ASSERT_CONTAINS("s2 failure", m, "from the host");
-	check_u32(map(b1), N, 0, "b1"); /* neither ran */
-	check_u32(map(b2), N, 0, "b2");
-	check_u32(map(b3), N, 3, "b3"); /* the independent one did */
+	test_expect_u32(map(b1), N, 0, "b1"); /* neither ran */
+	test_expect_u32(map(b2), N, 0, "b2");
+	test_expect_u32(map(b3), N, 3, "b3"); /* the independent one did */
 	/* Both queues still work. */
 	{
 		accel_semaphore_t *s4 = sem_new(0);
@@ -402,8 +396,8 @@ static void failure_across_queues(bool deny_uring)
 		ASSERT_OK(accel_queue_execute(q2, NULL, &p4, c2, NULL, 0));
 		ASSERT_OK(accel_queue_execute(queue, &p4, &p5, c1, NULL, 0));
 		ASSERT_OK(accel_semaphore_wait(s4, 2, 0, WAIT_LONG));
-		check_u32(map(b1), N, 1, "b1");
-		check_u32(map(b2), N, 2, "b2");
+		test_expect_u32(map(b1), N, 1, "b1");
+		test_expect_u32(map(b2), N, 2, "b2");
 		accel_semaphore_release(s4);
 	}
 	accel_semaphore_release(gate);

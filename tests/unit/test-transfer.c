@@ -64,10 +64,7 @@ static void expect_contents(accel_buffer_t *b, const uint8_t *model,
 
 	ck_assert_ptr_nonnull(seen);
 	ASSERT_OK(accel_device_transfer_d2h(dev, b, 0, seen, size, 0, WAIT_LONG));
-	for (uint64_t i = 0; i < size; i++)
-		ck_assert_msg(seen[i] == model[i],
-			      "%s: byte %" PRIu64 " of %" PRIu64 " is 0x%02x, expected 0x%02x",
-			      what, i, size, seen[i], model[i]);
+	test_expect_bytes(seen, model, size, what);
 	free(seen);
 }
 
@@ -80,9 +77,11 @@ START_TEST(test_h2d_d2h_odd_ranges)
 	uint8_t *model, *src = malloc(65537), *host = malloc(65537 + 32);
 	accel_buffer_t *b = dl_filled(BIG, 1, &model);
 	uint32_t seed = 100;
+	uint8_t guard[16];
 
 	ck_assert_ptr_nonnull(src);
 	ck_assert_ptr_nonnull(host);
+	memset(guard, 0xa5, sizeof(guard));
 	for (size_t i = 0; i < 4; i++) {
 		for (size_t j = 0; j < 3; j++) {
 			uint64_t off = odd_offsets[i], len = odd_lengths[j];
@@ -100,10 +99,8 @@ START_TEST(test_h2d_d2h_odd_ranges)
 			ASSERT_OK(accel_device_transfer_d2h(dev, b, off, host + 16, len,
 							    0, WAIT_LONG));
 			ck_assert_int_eq(memcmp(host + 16, model + off, len), 0);
-			for (size_t g = 0; g < 16; g++) {
-				ck_assert_uint_eq(host[g], 0xa5);
-				ck_assert_uint_eq(host[16 + len + g], 0xa5);
-			}
+			test_expect_bytes(host, guard, 16, "guard before");
+			test_expect_bytes(host + 16 + len, guard, 16, "guard after");
 		}
 	}
 	accel_buffer_release(b);

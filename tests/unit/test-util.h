@@ -120,6 +120,41 @@ static inline const char *test_make_tmpdir(char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Checks over many elements assert once, naming the first that differs:
+ * Check writes the place of every assertion that passes to its result file
+ * (a write(2) each), which over a megabyte buffer is seconds on the VM's
+ * debug kernel.
+ */
+
+/* The @n bytes at @seen must equal @model's. */
+static inline void test_expect_bytes(const void *seen, const void *model,
+				     size_t n, const char *what)
+{
+	const uint8_t *s = seen, *m = model;
+	size_t i = 0;
+
+	if (n && memcmp(s, m, n))
+		while (s[i] == m[i])
+			i++;
+	else
+		i = n;
+	ck_assert_msg(i == n, "%s: byte %zu of %zu is 0x%02x, expected 0x%02x",
+		      what, i, n, i < n ? s[i] : 0, i < n ? m[i] : 0);
+}
+
+/* The @n 32-bit words at @p must all be @v. */
+static inline void test_expect_u32(const uint32_t *p, size_t n, uint32_t v,
+				   const char *what)
+{
+	size_t i = 0;
+
+	while (i < n && p[i] == v)
+		i++;
+	ck_assert_msg(i == n, "%s[%zu] is 0x%x, expected 0x%x", what, i,
+		      i < n ? p[i] : 0, v);
+}
+
 /* Runs the suite; Check prints its "N%: Checks: ..." line on stdout. */
 static inline int test_run_suite(Suite *suite)
 {

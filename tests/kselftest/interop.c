@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <linux/dma-buf.h>
+#include <pthread.h>
 #include <linux/sync_file.h>
 #include <xf86drm.h>
 
@@ -290,6 +291,98 @@ TEST_F(interop, points_compare_on_64_bits)
 	ASSERT_EQ(0, sync_file_status(_metadata, m.fence));
 	ASSERT_EQ(0, so_signal(fd, h, ~0ull - 1));
 	ASSERT_EQ(1, sync_file_status(_metadata, m.fence));
+}
+
+/*
+ * Point fences are reused as soon as they are freed (a SLAB_TYPESAFE_BY_RCU
+ * cache), while dma_resv looks at the fences of a dma-buf under RCU only.
+ * A writer puts ever later points of one syncobj into a dma-buf (each
+ * replacing, and so freeing, the one before, which it reaches first) and
+ * makes fences of another kind die beside them: points of short-lived
+ * syncobjs, which fail with -ENOENT when their syncobj goes. A reader
+ * exports the dma-buf's fences meanwhile. What it gets is always one of
+ * the writer's points, pending or reached, never a fence freed and reused
+ * as one of the failed ones; and the debug kernel sees no splat.
+ */
+struct reuse_race {
+	int fd, dmabuf;
+	uint32_t h;
+	uint64_t until_ns;
+	int err;       /* the writer's first failure, as -errno */
+	long rounds;
+};
+
+static void *reuse_writer(void *arg)
+{
+	struct reuse_race *r = arg;
+	uint64_t p = 0;
+
+	while (!r->err && now_ns() < r->until_ns) {
+		struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+		uint32_t tmp;
+		int sf, doomed = -1;
+
+		if (so_export_sync_file(r->fd, r->h, ++p, &sf) ||
+		    so_create(r->fd, 0, &tmp)) {
+			r->err = -errno;
+			break;
+		}
+		imp.fd = sf;
+		if (xioctl(r->dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp) ||
+		    so_export_sync_file(r->fd, tmp, 1, &doomed) ||
+		    so_signal(r->fd, r->h, p) || so_destroy(r->fd, tmp))
+			r->err = -errno;
+		close(sf);
+		close(doomed); /* failed -ENOENT with its syncobj; freed */
+		r->rounds++;
+	}
+	return NULL;
+}
+
+TEST_F(interop, reused_fences_race_a_dmabuf)
+{
+	struct reuse_race r = { .fd = accel_test_open() };
+	long seen[2] = { 0, 0 };
+	struct vgem_buf b;
+	pthread_t t;
+
+	ASSERT_GE(r.fd, 0);
+	if (!vgem_buf_new(_metadata, &b))
+		return;
+	r.dmabuf = b.dmabuf;
+	r.h = so_new(_metadata, r.fd, 0);
+	r.until_ns = now_ns() + 1000000000ull;
+	ASSERT_EQ(0, pthread_create(&t, NULL, reuse_writer, &r));
+	while (now_ns() < r.until_ns) {
+		struct sync_fence_info fi[4];
+		struct sync_file_info info = { .num_fences = 4,
+					       .sync_fence_info = (uintptr_t)fi };
+		int out = dmabuf_export_sync_file(_metadata, b.dmabuf);
+
+		ASSERT_EQ(0, xioctl(out, SYNC_IOC_FILE_INFO, &info));
+		close(out);
+		/* Pending or reached: a failed fence would be a reused one. */
+		ASSERT_GE(info.status, 0);
+		seen[info.status]++;
+		/*
+		 * Each fence: pending, and one of the writer's points (a
+		 * fence's names may change once it is signalled, and the
+		 * dma-buf gives the stub fence when all are); or signalled.
+		 */
+		for (uint32_t i = 0; i < info.num_fences; i++) {
+			ASSERT_GE(fi[i].status, 0);
+			if (fi[i].status)
+				continue;
+			ASSERT_EQ(0, strcmp(fi[i].driver_name, "accelsched"));
+			ASSERT_EQ(0, strcmp(fi[i].obj_name, "syncobj"));
+		}
+	}
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, r.err);
+	TH_LOG("%ld writer rounds; the reader saw %ld pending, %ld reached",
+	       r.rounds, seen[0], seen[1]);
+	ASSERT_GT(r.rounds, 10);
+	ASSERT_GT(seen[0] + seen[1], 10);
 }
 
 ACCEL_TEST_MAIN

@@ -327,6 +327,8 @@ static void job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 				job_signal(s, job, &job->signals[i]);
 		}
 	}
+	if (s->ops->job_settled)
+		s->ops->job_settled(s, job);
 	free(job->priv);
 	job->priv = NULL;
 	job->destroy(job);

@@ -328,6 +328,18 @@ struct accel_scheduler_ops {
 	void (*job_done)(accel_scheduler_t *s, struct accel_sched_job *job);
 
 	/*
+	 * job_settled() - optional: @job's signals are signalled or failed
+	 * (job_done() and job_complete() ran); it is not freed yet, but its
+	 * queue may be gone (a waiter may have released it). The embedded
+	 * kind gives the engine credit back here, so that the jobs that the
+	 * signals made runnable compete for it, as the module gives a
+	 * COMPLETE's credit once its points are reached: a HIGH consumer
+	 * goes right after its LOW producer, not after one more job of a
+	 * LOW flood.
+	 */
+	void (*job_settled)(accel_scheduler_t *s, struct accel_sched_job *job);
+
+	/*
 	 * job_complete() - optional: finish @job on the executor thread once
 	 * it ran (or was not run: @status and @msg then say why). NULL: the
 	 * executor signals the signals, or fails them with @status and @msg,

@@ -40,7 +40,9 @@
  * virtual time (device time * 1024 / weight; charged at release with the
  * job's predicted device time from the cost model, or the queue's running
  * average when it has none, and corrected by ->job_done with the measured
- * time, which also returns the credit). A queue that becomes runnable
+ * time). The credit comes back at ->job_settled, once the job's signals
+ * are signalled: what they made runnable competes for it, as in the
+ * module. A queue that becomes runnable
  * starts at its class's floor. A job whose wait failed skips the arbiter: it is not run.
  *
  * Deadlines, as the module's (kmod/sched_deadline.c): within a class, the
@@ -573,6 +575,7 @@ struct emb_job {
 	uint64_t pred;
 	bool listed;
 	bool released;
+	struct emb_engine *settle; /* a reference, from ->job_done to ->job_settled */
 	struct job_tp tps[];
 };
 
@@ -737,7 +740,14 @@ static void job_runnable(struct accel_sched_job *job)
 	pthread_mutex_unlock(&es->lock);
 }
 
-/* ->job_done: return the credit, correct the charge, release the next. */
+static void engine_put_locked(struct accel_sched_embedded *es,
+			      struct emb_engine *e);
+
+/*
+ * ->job_done: correct the charge. The credit stays taken until the job's
+ * signals are signalled (->job_settled); the engine stays with it, since
+ * its queue, and so the queue's hold on the engine, may go before that.
+ */
 static void emb_job_done(accel_scheduler_t *sched, struct accel_sched_job *job)
 {
 	struct accel_sched_embedded *es = to_sched(sched);
@@ -760,8 +770,25 @@ static void emb_job_done(accel_scheduler_t *sched, struct accel_sched_job *job)
 	j->credit = false;
 	queue_charge_locked(q, (int64_t)dt - (int64_t)j->charged);
 	q->avg_ns = q->avg_ns ? (q->avg_ns * 7 + dt) / 8 : dt;
-	q->engine->in_flight--;
-	schedule_locked(q->engine);
+	j->settle = q->engine;
+	j->settle->refs++;
+	pthread_mutex_unlock(&es->lock);
+}
+
+/* ->job_settled: give the credit back and release the next. */
+static void emb_job_settled(accel_scheduler_t *sched, struct accel_sched_job *job)
+{
+	struct accel_sched_embedded *es = to_sched(sched);
+	struct emb_job *j = job->priv;
+	struct emb_engine *e = j->settle;
+
+	if (!e)
+		return;
+	j->settle = NULL;
+	pthread_mutex_lock(&es->lock);
+	e->in_flight--;
+	schedule_locked(e);
+	engine_put_locked(es, e);
 	pthread_mutex_unlock(&es->lock);
 }
 
@@ -1113,6 +1140,7 @@ static const struct accel_scheduler_ops embedded_ops = {
 	.executor_destroy = emb_executor_destroy,
 	.job_submit = emb_job_submit,
 	.job_done = emb_job_done,
+	.job_settled = emb_job_settled,
 	.sem_device_promise = emb_sem_device_promise,
 };
 

@@ -2167,14 +2167,12 @@ END_TEST
 /*
  * accel_semaphore_set_deadline() on a promised point moves its promiser
  * ahead; and a submission waiting with a near deadline passes it on to the
- * one it waits on: producer first, then its consumer, then the flood. The
- * consumer becomes runnable when its producer's signal is reached, which
- * on the embedded scheduler comes after the producer's credit went back
- * (the module holds the credit for it): flood jobs may go between, one
- * while the completion thread signals, all of them if it is preempted (a
- * loaded machine). Where the consumer comes is timing, so only the first
- * two are asserted; 101 second is the passed-on deadline's doing (without
- * it, 100's charge puts its queue behind the flood).
+ * one it waits on: producer first, then its consumer, then the flood. 101
+ * second is the passed-on deadline's doing (without it, 100's charge puts
+ * its queue behind the flood). The consumer becomes runnable when its
+ * producer's signal is reached, before the producer's credit goes back
+ * (on both schedulers), so no flood job goes between them however late
+ * the completion thread signals.
  */
 START_TEST(test_deadline_on_a_point_and_passed_on)
 {
@@ -2200,9 +2198,12 @@ START_TEST(test_deadline_on_a_point_and_passed_on)
 		arb_submit_dl(s.c, 1, 200, &wy, NULL, deadline);
 	}
 	dl_run(&s, deadline, FLOOD_N + 3);
-	ck_assert_msg(order[0] == 100 && order[1] == 101,
-		      "run order %s: expected 100 (its point's deadline), then 101 (its consumer's)",
+	ck_assert_msg(order[0] == 100 && order[1] == 101 && order[2] == 200,
+		      "run order %s: expected 100 (its point's deadline), then 101 (its consumer's), then 200 (the consumer, runnable before 101's credit went back)",
 		      order_text());
+	for (uint32_t i = 3; i < FLOOD_N + 3; i++)
+		ck_assert_msg(order[i] == i - 2, "run order %s: expected the flood after 200",
+			      order_text());
 
 	dl_stage_end(&s);
 	accel_semaphore_release(x);

@@ -32,8 +32,10 @@
 #include <linux/dma-fence-array.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/file.h>
+#include <linux/llist.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -69,6 +71,7 @@ struct accel_point_fence {
 	struct accel_syncobj *s;
 	u64 deadline;
 	struct work_struct dl_work;
+	struct llist_node free; /* in accel_fence_pool */
 };
 
 static struct accel_point_fence *to_point_fence(struct dma_fence *f)
@@ -96,48 +99,84 @@ static const char *accel_fence_timeline_name(struct dma_fence *f)
 atomic_t accel_point_fences_live = ATOMIC_INIT(0);
 
 /*
- * Point fences come from a cache of their own, SLAB_TYPESAFE_BY_RCU, as
- * i915's requests do. A freed fence is reused at once. With kfree_rcu()
- * each one first waited out a grace period, so a CPU that makes a fence per
- * job (each wait on a point not yet reached) took a new slab from the page
- * allocator every 21 fences: that was the tail of a waiting submission
- * (accel-bench inversion).
+ * Point fences are recycled, but only after a grace period. dma_resv reads
+ * a dma-buf's fences under RCU alone and replaces them in place, taking a
+ * reference with dma_fence_get_rcu() and no check that the pointer still
+ * names the same fence: a fence's memory must not serve again while an RCU
+ * reader may hold its old pointer. (A SLAB_TYPESAFE_BY_RCU cache, tried,
+ * let a dma-buf reader take another syncobj's failed fence:
+ * interop.reused_fences_race_a_dmabuf caught it on 6.1.)
  *
- * It is safe because nothing takes a point fence under RCU without then
- * checking, as dma_fence_get_rcu_safe() does, that the pointer it loaded
- * still names that fence. The module reaches point fences only through
- * references (the syncobj's tree, a job's waits, a sync_file); drm_syncobj,
- * dma_fence_chain and dma_resv use dma_fence_get_rcu_safe() or recheck a
- * sequence. The lock is initialised once, by the constructor; everything
- * else is set at each allocation.
+ * So a freed fence waits out a grace period (call_rcu()) and then goes to a
+ * pool of up to ACCEL_FENCE_POOL, from which the next fences are taken
+ * before the slab. With kfree_rcu() each went back to the slab, and a CPU
+ * that makes a fence per job (each wait on a point not yet reached) took a
+ * new slab page every 21 fences: that was the tail of a waiting submission
+ * (accel-bench inversion). Frees push without a lock (llist, from the RCU
+ * callback); allocations pop under accel_fence_pool_lock, as
+ * llist_del_first() needs its consumers serialised. Module exit waits for
+ * the callbacks (rcu_barrier()) before it empties the pool.
  */
+#define ACCEL_FENCE_POOL 1024
+
 static struct kmem_cache *accel_fence_cache;
+static LLIST_HEAD(accel_fence_pool);
+static DEFINE_SPINLOCK(accel_fence_pool_lock);
+atomic_t accel_fence_pool_count = ATOMIC_INIT(0); /* debugfs point_fence_pool */
+
+static void accel_fence_recycle(struct rcu_head *rcu)
+{
+	struct accel_point_fence *pf =
+		to_point_fence(container_of(rcu, struct dma_fence, rcu));
+
+	if (atomic_inc_return(&accel_fence_pool_count) > ACCEL_FENCE_POOL) {
+		atomic_dec(&accel_fence_pool_count);
+		kmem_cache_free(accel_fence_cache, pf);
+		return;
+	}
+	llist_add(&pf->free, &accel_fence_pool);
+}
 
 static void accel_fence_release(struct dma_fence *f)
 {
 	atomic_dec(&accel_point_fences_live);
-	kmem_cache_free(accel_fence_cache, to_point_fence(f));
-	module_put(THIS_MODULE);
+	call_rcu(&f->rcu, accel_fence_recycle);
+	module_put(THIS_MODULE); /* module exit waits for the callback */
 }
 
-static void accel_fence_ctor(void *p)
+/* A zeroed point fence: from the pool, else from the slab. */
+static struct accel_point_fence *accel_fence_get(void)
 {
-	struct accel_point_fence *pf = p;
+	struct accel_point_fence *pf;
+	struct llist_node *n = NULL;
 
-	spin_lock_init(&pf->lock);
+	if (!llist_empty(&accel_fence_pool)) {
+		spin_lock(&accel_fence_pool_lock);
+		n = llist_del_first(&accel_fence_pool);
+		spin_unlock(&accel_fence_pool_lock);
+	}
+	if (!n)
+		return kmem_cache_zalloc(accel_fence_cache, GFP_KERNEL);
+	atomic_dec(&accel_fence_pool_count);
+	pf = llist_entry(n, struct accel_point_fence, free);
+	memset(pf, 0, sizeof(*pf));
+	return pf;
 }
 
 int accel_fence_cache_init(void)
 {
-	accel_fence_cache = kmem_cache_create("accel_point_fence",
-					      sizeof(struct accel_point_fence), 0,
-					      SLAB_TYPESAFE_BY_RCU,
-					      accel_fence_ctor);
+	accel_fence_cache = KMEM_CACHE(accel_point_fence, 0);
 	return accel_fence_cache ? 0 : -ENOMEM;
 }
 
 void accel_fence_cache_fini(void)
 {
+	struct accel_point_fence *pf, *tmp;
+
+	rcu_barrier(); /* every recycle callback has run */
+	llist_for_each_entry_safe(pf, tmp, llist_del_all(&accel_fence_pool), free)
+		kmem_cache_free(accel_fence_cache, pf);
+	atomic_set(&accel_fence_pool_count, 0);
 	kmem_cache_destroy(accel_fence_cache);
 }
 
@@ -198,20 +237,18 @@ static const struct dma_fence_ops accel_point_fence_ops = {
 
 static struct accel_point_fence *accel_point_fence_alloc(void)
 {
-	struct accel_point_fence *pf = kmem_cache_alloc(accel_fence_cache,
-							GFP_KERNEL);
+	struct accel_point_fence *pf = accel_fence_get();
 
 	if (!pf)
 		return NULL;
-	pf->s = NULL;
-	pf->deadline = 0;
+	spin_lock_init(&pf->lock);
 	RB_CLEAR_NODE(&pf->node);
 	INIT_LIST_HEAD(&pf->link);
 	INIT_WORK(&pf->dl_work, accel_fence_deadline_work);
 	return pf;
 }
 
-/* Free @pf (may be NULL) that accel_point_fence_init() never published. */
+/* Free @pf (may be NULL), which accel_point_fence_init() never published. */
 static void accel_point_fence_discard(struct accel_point_fence *pf)
 {
 	if (pf)

@@ -76,6 +76,7 @@ struct accel_syncobj {
 };
 
 extern atomic_t accel_point_fences_live;
+extern atomic_t accel_fence_pool_count;
 
 int accel_fence_cache_init(void);
 void accel_fence_cache_fini(void);

@@ -294,9 +294,11 @@ TEST_F(interop, points_compare_on_64_bits)
 }
 
 /*
- * Point fences are reused as soon as they are freed (a SLAB_TYPESAFE_BY_RCU
- * cache), while dma_resv looks at the fences of a dma-buf under RCU only.
- * A writer puts ever later points of one syncobj into a dma-buf (each
+ * Point fences are recycled (kmod/syncobj.c), while dma_resv looks at the
+ * fences of a dma-buf under RCU only and takes a reference on whatever a
+ * slot points to: a fence's memory may serve again only after a grace
+ * period. (A SLAB_TYPESAFE_BY_RCU cache reused it at once, and this test
+ * failed on 6.1 in about one run of ten.) A writer puts ever later points of one syncobj into a dma-buf (each
  * replacing, and so freeing, the one before, which it reaches first) and
  * makes fences of another kind die beside them: points of short-lived
  * syncobjs, which fail with -ENOENT when their syncobj goes. A reader

@@ -39,9 +39,9 @@
  * **Passing deadlines on.** A pending job cannot start before the jobs
  * that promised its waits: each gets the waiter's latest start (its
  * deadline less its prediction) as its own deadline, if earlier, and
- * passes it on in turn, along the same bounded walk as priority
- * inheritance (sched_inherit.c: at most 16 promisers, one engine lock at a
- * time). ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE, and on kernels with fence
+ * passes it on in turn, in the walk of priority inheritance
+ * (sched_inherit.c: one walk for both, at most 16 promisers, one engine
+ * lock at a time). ACCEL_IOCTL_SYNCOBJ_SET_DEADLINE, and on kernels with fence
  * deadlines a dma_fence_set_deadline() on a point's fence
  * (SYNC_IOC_SET_DEADLINE on an exported sync_file, say), give the job that
  * promised the point a deadline the same way. A deadline only ever moves
@@ -270,14 +270,28 @@ void accel_job_dl_count_locked(struct accel_sched_job *job, u64 now)
 }
 
 /*
- * Give @job (not yet released) deadline @d if it is earlier than its own.
- * Returns the deadline to pass on to its promisers (its latest start) if
- * it is pending and its deadline moved; 0 otherwise.
+ * The deadline @job (pending) passes on to its promisers, its latest
+ * start: its deadline less its prediction (at least 1); 0 without one.
  */
-static u64 accel_job_set_deadline_locked(struct accel_sched_job *job, u64 d)
+u64 accel_job_dl_passed_locked(struct accel_sched_job *job)
 {
 	u64 pred;
 
+	lockdep_assert_held(&job->engine->lock);
+	if (!job->deadline_ns)
+		return 0;
+	pred = accel_job_pred_locked(job);
+	return job->deadline_ns > pred ? job->deadline_ns - pred : 1;
+}
+
+/*
+ * Give @job (not yet released) deadline @d if it is earlier than its own.
+ * Returns the deadline to pass on to its promisers (its latest start) if
+ * it is pending and its deadline moved; 0 otherwise. For the walk of
+ * sched_inherit.c.
+ */
+u64 accel_job_set_deadline_locked(struct accel_sched_job *job, u64 d)
+{
 	lockdep_assert_held(&job->engine->lock);
 	if (job->state != ACCEL_JOB_PENDING && job->state != ACCEL_JOB_RUNNABLE)
 		return 0;
@@ -289,84 +303,7 @@ static u64 accel_job_set_deadline_locked(struct accel_sched_job *job, u64 d)
 		return 0;
 	}
 	job->deadline_ns = d;
-	pred = accel_job_pred_locked(job);
-	return d > pred ? d - pred : 1;
-}
-
-/* The most promisers a deadline visits; as priority inheritance's. */
-#define ACCEL_DL_WALK_MAX 16
-
-struct accel_dl_step {
-	struct accel_sched_job *job;
-	u64 deadline;
-};
-
-/* Push the promisers of @job (pending, its lock held), with deadline @d. */
-static u32 accel_dl_push_locked(struct accel_sched_job *job, u64 d,
-				struct accel_dl_step *todo, u32 n)
-{
-	u32 i;
-
-	lockdep_assert_held(&job->engine->lock);
-	for (i = 0; i < job->nwaits && n < ACCEL_DL_WALK_MAX; i++) {
-		struct accel_sched_job *p = job->deps[i].promiser;
-
-		if (p) {
-			kref_get(&p->ref);
-			todo[n].job = p;
-			todo[n++].deadline = d;
-		}
-	}
-	return n;
-}
-
-/*
- * Walk from @todo (@n steps, each with a reference): give each job its
- * step's deadline and pass it on. At most ACCEL_DL_WALK_MAX visits.
- */
-static void accel_dl_walk(struct accel_dl_step *todo, u32 n)
-{
-	u32 visits;
-
-	for (visits = 0; n && visits < ACCEL_DL_WALK_MAX; visits++) {
-		struct accel_dl_step s = todo[--n];
-		struct accel_engine *e = s.job->engine;
-		unsigned long flags;
-		u64 d;
-
-		/* Any context: a fence's deadline may come with irqs off. */
-		spin_lock_irqsave(&e->lock, flags);
-		d = accel_job_set_deadline_locked(s.job, s.deadline);
-		if (d)
-			n = accel_dl_push_locked(s.job, d, todo, n);
-		spin_unlock_irqrestore(&e->lock, flags);
-		accel_job_put(s.job);
-	}
-	while (n)
-		accel_job_put(todo[--n].job);
-}
-
-/**
- * accel_job_dl_inherit() - pass a job's deadline on to its promisers.
- * @job: a job just armed, pending.
- *
- * Context: process context, no lock held.
- */
-void accel_job_dl_inherit(struct accel_sched_job *job)
-{
-	struct accel_dl_step todo[ACCEL_DL_WALK_MAX];
-	struct accel_engine *e = job->engine;
-	u32 n = 0;
-
-	spin_lock_irq(&e->lock);
-	if (job->state == ACCEL_JOB_PENDING && job->deadline_ns) {
-		u64 pred = accel_job_pred_locked(job);
-
-		n = accel_dl_push_locked(job, job->deadline_ns > pred ?
-					 job->deadline_ns - pred : 1, todo, 0);
-	}
-	spin_unlock_irq(&e->lock);
-	accel_dl_walk(todo, n);
+	return accel_job_dl_passed_locked(job);
 }
 
 /**
@@ -381,7 +318,6 @@ void accel_job_dl_inherit(struct accel_sched_job *job)
  */
 void accel_sched_point_deadline(struct accel_syncobj *s, u64 point, u64 deadline)
 {
-	struct accel_dl_step todo[ACCEL_DL_WALK_MAX];
 	u64 value, submitted;
 	struct kref *ref;
 	int error;
@@ -393,7 +329,6 @@ void accel_sched_point_deadline(struct accel_syncobj *s, u64 point, u64 deadline
 	ref = accel_syncobj_promiser_get(s, point);
 	if (!ref)
 		return;
-	todo[0].job = container_of(ref, struct accel_sched_job, ref);
-	todo[0].deadline = deadline;
-	accel_dl_walk(todo, 1);
+	accel_walk_deadline(container_of(ref, struct accel_sched_job, ref),
+			    deadline);
 }

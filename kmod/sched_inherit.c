@@ -43,7 +43,10 @@
  * rest run at their own class, which delays the waiter but changes nothing
  * else (order and completion are the points' business, not the policy's).
  * Promises made after the waiter was armed (wait before signal) are not
- * seen.
+ * seen. The same walk passes a waiter's deadline on (sched_deadline.c): a
+ * visit boosts and gives the deadline at once and passes on whichever
+ * took, so a submission makes one walk of at most 16 visits for both. A
+ * deadline set on a point later walks from the point's promiser alone.
  *
  * **Lifetimes.** A syncobj keeps a weak reference to its latest promiser
  * (accel_syncobj_promiser_get() takes a reference only while the job's
@@ -205,12 +208,24 @@ static bool accel_job_boost_locked(struct accel_sched_job *job, u32 prio)
 	return false;
 }
 
+/* A walk step that boosts nothing (it carries only a deadline). */
+#define ACCEL_NO_BOOST ACCEL_PRIORITY_COUNT
+
+/* A step of the walk: a promiser, with a reference, and what it inherits. */
+struct accel_walk_step {
+	struct accel_sched_job *job;
+	u64 deadline; /* 0: none */
+	u32 prio;     /* ACCEL_NO_BOOST: none */
+};
+
 /*
  * Push the promisers of @job (pending, its engine lock held) on @todo,
- * which holds @n, up to ACCEL_INHERIT_MAX; the new count.
+ * which holds @n, up to ACCEL_INHERIT_MAX, each to inherit @prio and
+ * @deadline; the new count.
  */
-static u32 accel_inherit_push_locked(struct accel_sched_job *job,
-				     struct accel_sched_job **todo, u32 n)
+static u32 accel_walk_push_locked(struct accel_sched_job *job, u32 prio,
+				  u64 deadline, struct accel_walk_step *todo,
+				  u32 n)
 {
 	u32 i;
 
@@ -220,43 +235,84 @@ static u32 accel_inherit_push_locked(struct accel_sched_job *job,
 
 		if (p) {
 			kref_get(&p->ref);
-			todo[n++] = p;
+			todo[n++] = (struct accel_walk_step){ p, deadline, prio };
 		}
 	}
 	return n;
 }
 
+/*
+ * The bounded walk of the DOC block, from @todo (@n steps): at most
+ * %ACCEL_INHERIT_MAX visits, each under the visited job's engine lock only,
+ * boosting and giving deadlines (sched_deadline.c) in the same visit, and
+ * passing on what took. Drops the steps' references. Any context.
+ */
+static void accel_walk(struct accel_walk_step *todo, u32 n)
+{
+	u32 visits;
+
+	for (visits = 0; n && visits < ACCEL_INHERIT_MAX; visits++) {
+		struct accel_walk_step s = todo[--n];
+		struct accel_engine *e = s.job->engine;
+		u32 prio = ACCEL_NO_BOOST;
+		unsigned long flags;
+		u64 d = 0;
+
+		spin_lock_irqsave(&e->lock, flags);
+		if (s.prio != ACCEL_NO_BOOST && accel_job_boost_locked(s.job, s.prio))
+			prio = s.prio;
+		if (s.deadline)
+			d = accel_job_set_deadline_locked(s.job, s.deadline);
+		if (prio != ACCEL_NO_BOOST || d)
+			n = accel_walk_push_locked(s.job, prio, d, todo, n);
+		spin_unlock_irqrestore(&e->lock, flags);
+		accel_job_put(s.job);
+	}
+	while (n)
+		accel_job_put(todo[--n].job);
+}
+
 /**
- * accel_job_inherit() - boost the promisers @job waits on to its class.
+ * accel_job_inherit() - boost the promisers @job waits on to its class,
+ * and pass its deadline on to them, in one walk.
  * @job: a job just armed.
- *
- * The bounded walk of the DOC block: at most %ACCEL_INHERIT_MAX visits,
- * each under the visited job's engine lock only.
  *
  * Context: process context, no lock held.
  */
 void accel_job_inherit(struct accel_sched_job *job)
 {
-	struct accel_sched_job *todo[ACCEL_INHERIT_MAX];
+	struct accel_walk_step todo[ACCEL_INHERIT_MAX];
 	struct accel_engine *e = job->engine;
-	u32 prio = job->priority, n = 0, visits;
+	u32 prio = job->priority, n = 0;
+	u64 d;
 
 	if (!READ_ONCE(accel_inherit) || prio == ACCEL_PRIORITY_COUNT - 1)
+		prio = ACCEL_NO_BOOST; /* nothing to boost */
+	if (prio == ACCEL_NO_BOOST && !READ_ONCE(job->deadline_ns))
 		return;
 	spin_lock_irq(&e->lock);
-	if (job->state == ACCEL_JOB_PENDING)
-		n = accel_inherit_push_locked(job, todo, 0);
-	spin_unlock_irq(&e->lock);
-	for (visits = 0; n && visits < ACCEL_INHERIT_MAX; visits++) {
-		struct accel_sched_job *p = todo[--n];
-
-		e = p->engine;
-		spin_lock_irq(&e->lock);
-		if (accel_job_boost_locked(p, prio))
-			n = accel_inherit_push_locked(p, todo, n);
-		spin_unlock_irq(&e->lock);
-		accel_job_put(p);
+	if (job->state == ACCEL_JOB_PENDING) {
+		d = accel_job_dl_passed_locked(job);
+		if (prio != ACCEL_NO_BOOST || d)
+			n = accel_walk_push_locked(job, prio, d, todo, 0);
 	}
-	while (n)
-		accel_job_put(todo[--n]);
+	spin_unlock_irq(&e->lock);
+	accel_walk(todo, n);
+}
+
+/**
+ * accel_walk_deadline() - give @job, and along the walk its promisers,
+ * deadline @d.
+ * @job: a job, whose reference this takes over.
+ * @d:   absolute CLOCK_MONOTONIC ns, not 0.
+ *
+ * Context: any context; no engine lock held.
+ */
+void accel_walk_deadline(struct accel_sched_job *job, u64 d)
+{
+	struct accel_walk_step todo[ACCEL_INHERIT_MAX] = {
+		{ .job = job, .deadline = d, .prio = ACCEL_NO_BOOST },
+	};
+
+	accel_walk(todo, 1);
 }

@@ -311,6 +311,7 @@ extern bool accel_inherit;
 void accel_job_find_promisers(struct accel_sched_job *job);
 void accel_job_drop_promisers(struct accel_sched_job *job);
 void accel_job_inherit(struct accel_sched_job *job);
+void accel_walk_deadline(struct accel_sched_job *job, u64 d);
 void accel_job_runnable_boost_locked(struct accel_sched_job *job);
 void accel_job_unboost_locked(struct accel_sched_job *job);
 
@@ -323,7 +324,8 @@ struct accel_queue *accel_engine_dl_pick_locked(struct accel_engine *e, int p,
 						struct accel_entity *fent,
 						u64 now);
 void accel_job_dl_count_locked(struct accel_sched_job *job, u64 now);
-void accel_job_dl_inherit(struct accel_sched_job *job);
+u64 accel_job_dl_passed_locked(struct accel_sched_job *job);
+u64 accel_job_set_deadline_locked(struct accel_sched_job *job, u64 d);
 
 /* sched_tenant.c */
 extern struct mutex accel_tenants_lock;

@@ -898,9 +898,7 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 						  &job->deps[i].cb);
 	if (!atomic_dec_and_test(&job->deps_left)) {
 		accel_job_try_pipeline(job);
-		accel_job_inherit(job);
-		if (job->deadline_ns)
-			accel_job_dl_inherit(job);
+		accel_job_inherit(job); /* and its deadline */
 		/* A fence callback takes it from here, perhaps already. */
 		if (cmd) {
 			spin_lock_irq(&e->lock);

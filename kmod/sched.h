@@ -56,7 +56,8 @@ struct io_uring_cmd;
  * @followers: pending jobs to pipeline once their promisers are released
  *            (@nr_followers of them; @follow_retry: the kick tries them).
  * @completing: COMPLETEs between reaching their points and making what
- *            that readied runnable (accel_engine_ready_now()).
+ *            that readied runnable (accel_engine_ready_now()); each holds
+ *            its job's credit until then.
  * @boosted:  per priority class, the queues that a runnable job raised to
  *            it by priority inheritance, in the order they were raised;
  *            served after the class's own queues (see sched_inherit.c).

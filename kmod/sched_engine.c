@@ -341,7 +341,8 @@ static void accel_engine_queue_kick(struct accel_engine *e)
  * the jobs that waited on them put those jobs on the ready list and queue
  * the kick, which may run much later (a workqueue's wake-up), after the
  * credit the COMPLETE freed went to a job that was runnable before. Here
- * they become runnable first, and the credit goes to the best by the
+ * they become runnable first, and then the COMPLETE gives its credit back
+ * (it kept it taken until now), so that it goes to the best by the
  * policy. Jobs that fail or finish (a failed wait, a pipelined job
  * completed before its waits) go back to the ready list for the kick,
  * which finishes them: their files wait for the kick, not for this.
@@ -358,8 +359,13 @@ void accel_engine_ready_now(struct accel_engine *e)
 	struct llist_node *list, *keep = NULL, *back = NULL, *back_last = NULL;
 	struct accel_sched_job *job, *tmp;
 
-	list = llist_reverse_order(llist_del_all(&e->ready));
 	spin_lock_irq(&e->lock);
+	/*
+	 * Taken under the lock, as the kick takes it: a job on the list is
+	 * runnable before either releases, never in a kick's hands while
+	 * this gives the credit away.
+	 */
+	list = llist_reverse_order(llist_del_all(&e->ready));
 	llist_for_each_entry_safe(job, tmp, list, ready) {
 		if (job->state == ACCEL_JOB_FINISHING ||
 		    (job->state == ACCEL_JOB_PENDING && atomic_read(&job->error))) {
@@ -373,6 +379,7 @@ void accel_engine_ready_now(struct accel_engine *e)
 		job->ready.next = keep;
 		keep = &job->ready;
 	}
+	e->in_flight--; /* the COMPLETE's credit, held until now */
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
 	if (back)
@@ -396,8 +403,8 @@ static void accel_engine_kick(struct work_struct *work)
 	struct accel_sched_job *job, *tmp;
 	LIST_HEAD(failed);
 
-	list = llist_reverse_order(llist_del_all(&e->ready));
 	spin_lock_irq(&e->lock);
+	list = llist_reverse_order(llist_del_all(&e->ready)); /* see ready_now */
 	llist_for_each_entry(job, list, ready)
 		if (accel_job_ready_locked(job))
 			list_add_tail(&job->qlink, &failed);

@@ -1033,7 +1033,6 @@ int accel_job_do_complete(struct accel_file *afile,
 		job->state = ACCEL_JOB_FINISHING;
 		job->status = args->status;
 	}
-	e->in_flight--;
 	q->nr_in_flight--;
 	if (args->status)
 		e->nr_failed++;
@@ -1062,14 +1061,18 @@ int accel_job_do_complete(struct accel_file *afile,
 	/*
 	 * A job that reaches points may make jobs runnable, a HIGH waiter
 	 * of a boosted LOW producer say: the credit it frees goes to the
-	 * best of those and the rest, so it is given once its points are
-	 * reached (below), not to whatever was runnable before.
+	 * best of those and the rest, so it stays taken until its points
+	 * are reached and what they readied is runnable
+	 * (accel_engine_ready_now(), below): no release meanwhile, by a kick
+	 * or a submission, can give it to whatever was runnable before.
 	 */
 	reach = job->state == ACCEL_JOB_DONE && job->nsignals;
-	if (!reach)
+	if (!reach) {
+		e->in_flight--;
 		accel_engine_schedule_locked(e);
-	else
+	} else {
 		atomic_inc(&e->completing); /* until accel_engine_ready_now() */
+	}
 	spin_unlock_irq(&e->lock);
 	/* The job is the caller's file's, and so is the tenant. */
 	this_cpu_add(afile->tenant->stats->busy_ns, dt);

@@ -430,6 +430,8 @@ void accel_cost_cb_free(accel_command_buffer_t *cb);
 void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out);
 /* The same with the curves and launches the model uses. */
 void accel_cost_model_get(accel_device_t *d, struct accel_cost_model *out);
+/* Make @m the device's model (not stored: accel_cost_calib_store_raw()). */
+void accel_cost_model_set(accel_device_t *d, const struct accel_cost_model *m);
 /*
  * accel_cost_model_default() - the model of the ACCEL_COST_DEFAULT_*
  * values: no curves, the public figures for every kind.

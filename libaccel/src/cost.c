@@ -258,10 +258,10 @@ void accel_cost_params_get(accel_device_t *d, accel_cost_params_t *out)
 	*out = m.pub;
 }
 
-static void params_set(accel_device_t *d, const struct accel_cost_model *p)
+void accel_cost_model_set(accel_device_t *d, const struct accel_cost_model *m)
 {
 	pthread_mutex_lock(&d->cost_lock);
-	d->cost = *p;
+	d->cost = *m;
 	d->cost_loaded = true;
 	atomic_fetch_add(&d->cost_gen, 1);
 	pthread_mutex_unlock(&d->cost_lock);
@@ -322,7 +322,7 @@ ACCEL_EXPORT int accel_device_calibrate(accel_device_t *device, uint32_t flags,
 		return err;
 	/* A timer's noise on a tiny run must not make a record the cache refuses. */
 	model_clamp(&p);
-	params_set(device, &p);
+	accel_cost_model_set(device, &p);
 	calib_store(device, &p);
 	if (out)
 		*out = p.pub;

@@ -284,16 +284,6 @@ static double dispatch(const struct accel_cost_model *m, double wg, double ops,
 	return (c > b ? c : b) + launch;
 }
 
-/* Makes @m @d's parameters, as a calibration would (white box). */
-static void model_set(accel_device_t *d, const struct accel_cost_model *m)
-{
-	pthread_mutex_lock(&d->cost_lock);
-	d->cost = *m;
-	d->cost_loaded = true;
-	atomic_fetch_add(&d->cost_gen, 1);
-	pthread_mutex_unlock(&d->cost_lock);
-}
-
 static void assert_near(uint64_t got, double want)
 {
 	ck_assert_msg(fabs((double)got - want) <= 2 + want * 1e-9,
@@ -685,7 +675,7 @@ START_TEST(test_predict_curve)
 	uint32_t c = 0;
 
 	curve_model(&m);
-	model_set(dev, &m);
+	accel_cost_model_set(dev, &m); /* as a calibration would */
 	for (int i = 0; i < 4; i++) {
 		accel_command_buffer_t *fill = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
 		accel_command_buffer_t *copy = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);

@@ -2706,68 +2706,60 @@ TEST_F(sched, deadline_set_on_a_point_moves_its_promiser)
 }
 
 /*
- * A pending job passes its deadline, less its prediction, on to the job
- * that promised its wait: the producer goes ahead of the flood, then its
- * consumer.
+ * A waiter's deadline passes on along a chain of @hops promisers: the
+ * first ('p' + 0, on a handicapped queue, behind the flood by fair share)
+ * promises a point, each next one waits on the last's point and promises
+ * its own, and 'c' waits on the last with a near deadline. The first goes
+ * ahead only if the deadline went @hops hops; then the rest, pipelined
+ * behind it, with their deadlines, before the flood. No test waits for the
+ * kick that pipelines each behind its promiser: completing a promiser right
+ * after its release still gives the credit to its follower (a COMPLETE
+ * holds it until what its points readied is runnable).
  */
-TEST_F(sched, deadline_passes_to_promisers)
+static void dl_chain(struct __test_metadata *_metadata, const char *tag,
+		     int hops)
 {
+	uint32_t pt[3], q;
 	struct dls v;
-	uint32_t x;
-	int c;
 
-	dl_setup(_metadata, &v, "dlpass", DL_NEAR_HANDICAP);
-	x = so_new(_metadata, v.fd, 0);
-	ASSERT_GT(submit(v.fd, v.dq, NOPTS, PTS(P(x, 1)), 'p', 0), 0);
+	ASSERT_LE(hops, 3);
+	dl_setup(_metadata, &v, tag, DL_NEAR_HANDICAP);
+	for (int i = 0; i < hops; i++) {
+		pt[i] = so_new(_metadata, v.fd, 0);
+		if (!i) {
+			ASSERT_GT(submit(v.fd, v.dq, NOPTS, PTS(P(pt[0], 1)), 'p', 0), 0);
+			continue;
+		}
+		q = queue_new(_metadata, v.fd, v.engine, ACCEL_PRIORITY_NORMAL, 1, 0);
+		ASSERT_GT(submit(v.fd, q, PTS(P(pt[i - 1], 1)), PTS(P(pt[i], 1)),
+				 'p' + i, 0), 0);
+	}
 	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
-	c = submit_dl(v.fd, v.cq, PTS(P(x, 1)), NOPTS, 'c',
-		      DL_NEAR, DL_NEAR_PRED);
-	ASSERT_GT(c, 0);
+	ASSERT_GT(submit_dl(v.fd, v.cq, PTS(P(pt[hops - 1], 1)), NOPTS, 'c',
+			    DL_NEAR, DL_NEAR_PRED), 0);
+	/* The first, runnable, took the deadline: its queue is on the tree. */
 	ASSERT_DBG(1, v.engine, false, " deadline_lst ");
 	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
-	inv_next_then(_metadata, v.fd, 'p', v.engine, c);
+	for (int i = 0; i < hops; i++)
+		inv_next(_metadata, v.fd, 'p' + i);
 	inv_next(_metadata, v.fd, 'c');
 	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
 	close(v.fd);
 }
 
-/*
- * Passed on along a chain: the consumer's deadline reaches the promiser of
- * its promiser. 'p' (a handicapped queue, behind the flood by fair share)
- * promises x; 'm' waits on x and promises y; 'c' waits on y with a near
- * deadline. 'p' goes ahead only if the deadline went two hops; then 'm'
- * and 'c', pipelined behind it, with their deadlines, before the flood.
- */
+TEST_F(sched, deadline_passes_to_promisers)
+{
+	dl_chain(_metadata, "dlpass", 1);
+}
+
 TEST_F(sched, deadline_passes_along_a_chain)
 {
-	struct dls v;
-	uint32_t x, y, mq;
-	int c;
+	dl_chain(_metadata, "dlchain", 2);
+}
 
-	dl_setup(_metadata, &v, "dlchain", DL_NEAR_HANDICAP);
-	mq = queue_new(_metadata, v.fd, v.engine, ACCEL_PRIORITY_NORMAL, 1, 0);
-	x = so_new(_metadata, v.fd, 0);
-	y = so_new(_metadata, v.fd, 0);
-	ASSERT_GT(submit(v.fd, v.dq, NOPTS, PTS(P(x, 1)), 'p', 0), 0);
-	ASSERT_GT(submit(v.fd, mq, PTS(P(x, 1)), PTS(P(y, 1)), 'm', 0), 0);
-	ASSERT_DBG(0, v.engine, false, " deadline_lst ");
-	c = submit_dl(v.fd, v.cq, PTS(P(y, 1)), NOPTS, 'c',
-		      DL_NEAR, DL_NEAR_PRED);
-	ASSERT_GT(c, 0);
-	/* 'p', runnable, took the deadline: its queue is on the tree. */
-	ASSERT_DBG(1, v.engine, false, " deadline_lst ");
-	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
-	/*
-	 * No wait for the kick that pipelines 'm' behind 'p': completing 'p'
-	 * right after its release, while that kick may be running, still
-	 * gives the credit to 'm' (a COMPLETE holds it until what its points
-	 * readied is runnable).
-	 */
-	inv_next(_metadata, v.fd, 'p');
-	inv_next(_metadata, v.fd, 'm');
-	inv_next(_metadata, v.fd, 'c');
-	inv_flood(_metadata, &(struct inv){ .fd = v.fd }, 0);
-	close(v.fd);
+TEST_F(sched, deadline_passes_along_three_hops)
+{
+	dl_chain(_metadata, "dlchain3", 3);
 }
 
 #ifndef SYNC_IOC_SET_DEADLINE

@@ -20,6 +20,7 @@
 #include "compat.h"
 #include <accelsched.h>
 #include "idtable.h"
+#include "pool.h"
 #include "syncobj.h"
 #include "sched.h"
 

@@ -1073,7 +1073,7 @@ int accel_sched_init(void)
 				&accel_point_fences_live);
 	/* Freed point fences kept for reuse (syncobj.c). */
 	debugfs_create_atomic_t("point_fence_pool", 0444, accel_debugfs,
-				&accel_fence_pool_count);
+				&accel_fence_pool.count);
 	return 0;
 }
 

@@ -86,9 +86,7 @@ struct accel_engine {
 	struct list_head entities;
 	u64 min_vruntime[3];
 	struct llist_head ready;
-	struct llist_head pool;
-	spinlock_t pool_lock;
-	atomic_t pool_count;
+	struct accel_pool pool;
 	struct work_struct kick;
 	struct list_head released;
 	struct delayed_work timeout_work;

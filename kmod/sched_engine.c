@@ -32,8 +32,8 @@
  * holds an engine reference while queued. accel_engines_lock (a mutex)
  * guards the engine list, references reaching zero and the administrator's
  * pins; a sysfs write takes it, so an engine's directory is removed only
- * after it is dropped. The pool is pushed to without a lock and popped
- * under its pool_lock.
+ * after it is dropped. The pool (pool.h) is pushed to without a lock and
+ * popped under its own.
  */
 #include <linux/capability.h>
 #include <linux/debugfs.h>
@@ -56,20 +56,15 @@ static void accel_engine_kick(struct work_struct *work);
  * submissions: a job's memory comes from the pool, not the slab. Under a
  * batched load the slab handed back whole pages and zeroed new ones (on a
  * kernel built with INIT_ON_ALLOC) for every batch: a fifth of the
- * submission path. Frees push without a lock (llist); allocations pop
- * under pool_lock, as llist_del_first() needs its consumers serialised.
+ * submission path. The pool is pool.h's, as the point fences have.
  */
 #define ACCEL_ENGINE_POOL 256
 
 void accel_engine_pool_put(struct accel_engine *e,
 			   struct accel_sched_job *job)
 {
-	if (atomic_inc_return(&e->pool_count) > ACCEL_ENGINE_POOL) {
-		atomic_dec(&e->pool_count);
+	if (!accel_pool_put(&e->pool, &job->ready, ACCEL_ENGINE_POOL))
 		kmem_cache_free(accel_job_cache, job);
-		return;
-	}
-	llist_add(&job->ready, &e->pool);
 }
 
 static void accel_engine_free(struct kref *ref)
@@ -81,7 +76,7 @@ static void accel_engine_free(struct kref *ref)
 	mutex_unlock(&accel_engines_lock);
 	/* A follower holds the engine (its job does): none is left. */
 	WARN_ON_ONCE(!list_empty(&e->followers));
-	llist_for_each_entry_safe(job, tmp, llist_del_all(&e->pool), ready)
+	llist_for_each_entry_safe(job, tmp, accel_pool_drain(&e->pool), ready)
 		kmem_cache_free(accel_job_cache, job);
 	/*
 	 * The timeout work holds no reference (a running instance and one it
@@ -187,8 +182,7 @@ retry:
 		e->dl[i] = RB_ROOT_CACHED;
 	}
 	init_llist_head(&e->ready);
-	init_llist_head(&e->pool);
-	spin_lock_init(&e->pool_lock);
+	accel_pool_init(&e->pool);
 	INIT_WORK(&e->kick, accel_engine_kick);
 	INIT_LIST_HEAD(&e->released);
 	INIT_LIST_HEAD(&e->followers);

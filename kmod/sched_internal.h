@@ -353,15 +353,8 @@ static inline struct accel_sched_job *accel_engine_pool_get(struct accel_engine 
 {
 	struct llist_node *n;
 
-	if (llist_empty(&e->pool))
-		return NULL;
-	spin_lock(&e->pool_lock);
-	n = llist_del_first(&e->pool);
-	spin_unlock(&e->pool_lock);
-	if (!n)
-		return NULL;
-	atomic_dec(&e->pool_count);
-	return llist_entry(n, struct accel_sched_job, ready);
+	n = accel_pool_get(&e->pool);
+	return n ? llist_entry(n, struct accel_sched_job, ready) : NULL;
 }
 
 /* Whether nothing of @e is runnable: every class's run queue is empty. */

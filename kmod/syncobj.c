@@ -112,29 +112,22 @@ atomic_t accel_point_fences_live = ATOMIC_INIT(0);
  * before the slab. With kfree_rcu() each went back to the slab, and a CPU
  * that makes a fence per job (each wait on a point not yet reached) took a
  * new slab page every 21 fences: that was the tail of a waiting submission
- * (accel-bench inversion). Frees push without a lock (llist, from the RCU
- * callback); allocations pop under accel_fence_pool_lock, as
- * llist_del_first() needs its consumers serialised. Module exit waits for
- * the callbacks (rcu_barrier()) before it empties the pool.
+ * (accel-bench inversion). The pool is pool.h's, as the engines' jobs
+ * have; the RCU callback puts. Module exit waits for the callbacks
+ * (rcu_barrier()) before it empties the pool.
  */
 #define ACCEL_FENCE_POOL 1024
 
 static struct kmem_cache *accel_fence_cache;
-static LLIST_HEAD(accel_fence_pool);
-static DEFINE_SPINLOCK(accel_fence_pool_lock);
-atomic_t accel_fence_pool_count = ATOMIC_INIT(0); /* debugfs point_fence_pool */
+struct accel_pool accel_fence_pool = ACCEL_POOL_INIT(accel_fence_pool);
 
 static void accel_fence_recycle(struct rcu_head *rcu)
 {
 	struct accel_point_fence *pf =
 		to_point_fence(container_of(rcu, struct dma_fence, rcu));
 
-	if (atomic_inc_return(&accel_fence_pool_count) > ACCEL_FENCE_POOL) {
-		atomic_dec(&accel_fence_pool_count);
+	if (!accel_pool_put(&accel_fence_pool, &pf->free, ACCEL_FENCE_POOL))
 		kmem_cache_free(accel_fence_cache, pf);
-		return;
-	}
-	llist_add(&pf->free, &accel_fence_pool);
 }
 
 static void accel_fence_release(struct dma_fence *f)
@@ -147,17 +140,11 @@ static void accel_fence_release(struct dma_fence *f)
 /* A zeroed point fence: from the pool, else from the slab. */
 static struct accel_point_fence *accel_fence_get(void)
 {
+	struct llist_node *n = accel_pool_get(&accel_fence_pool);
 	struct accel_point_fence *pf;
-	struct llist_node *n = NULL;
 
-	if (!llist_empty(&accel_fence_pool)) {
-		spin_lock(&accel_fence_pool_lock);
-		n = llist_del_first(&accel_fence_pool);
-		spin_unlock(&accel_fence_pool_lock);
-	}
 	if (!n)
 		return kmem_cache_zalloc(accel_fence_cache, GFP_KERNEL);
-	atomic_dec(&accel_fence_pool_count);
 	pf = llist_entry(n, struct accel_point_fence, free);
 	memset(pf, 0, sizeof(*pf));
 	return pf;
@@ -174,9 +161,8 @@ void accel_fence_cache_fini(void)
 	struct accel_point_fence *pf, *tmp;
 
 	rcu_barrier(); /* every recycle callback has run */
-	llist_for_each_entry_safe(pf, tmp, llist_del_all(&accel_fence_pool), free)
+	llist_for_each_entry_safe(pf, tmp, accel_pool_drain(&accel_fence_pool), free)
 		kmem_cache_free(accel_fence_cache, pf);
-	atomic_set(&accel_fence_pool_count, 0);
 	kmem_cache_destroy(accel_fence_cache);
 }
 

@@ -13,6 +13,8 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "pool.h"
+
 /**
  * enum accel_point_kind - what a point fence tracks.
  * @ACCEL_POINT_REACHED:   the syncobj's value reaching the point.
@@ -76,7 +78,7 @@ struct accel_syncobj {
 };
 
 extern atomic_t accel_point_fences_live;
-extern atomic_t accel_fence_pool_count;
+extern struct accel_pool accel_fence_pool;
 
 int accel_fence_cache_init(void);
 void accel_fence_cache_fini(void);

@@ -802,10 +802,16 @@ END_TEST
 START_TEST(test_vk_uri_options)
 {
 	accel_device_t *d = TEST_NOT_NULL;
+	accel_driver_info_t info;
 	bool skip;
 
 	if (!vk_kernels())
 		TEST_SKIP("ACCEL_TEST_VK_KERNELS is not set (a build without Vulkan)");
+	/* The options are the driver's: one that cannot load answers ENODEV. */
+	ASSERT_OK(accel_driver_info(1, &info));
+	ck_assert_str_eq(info.name, "vulkan");
+	if (!info.available)
+		TEST_SKIP("the vulkan driver is not available here: %s", info.reason);
 	ASSERT_ERRNO(accel_device_open("vulkan://0?cache=2", NULL, &d), EINVAL);
 	ASSERT_MESSAGE_CONTAINS("\"vulkan://0?cache=2\": the option cache= takes 0 (no executable cache) or 1");
 	ck_assert_ptr_null(d);

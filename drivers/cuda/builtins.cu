@@ -2,8 +2,8 @@
 //
 // The built-in kernels of the cuda and hip drivers: the transfers (fill,
 // update, copy), which run as kernels so that their refs may come from
-// the binding table, and the scatter that resolves a submission's table
-// into the parameter blocks. Their blocks are laid out by
+// the binding table, the scatter that resolves a submission's table
+// into the parameter blocks, and the cost model's calibration kernels. Their blocks are laid out by
 // drivers/gpu/gpu_program.h (struct gpu_fill_args, struct
 // gpu_scatter_args, struct gpu_scatter_entry): keep the two in step.
 //
@@ -141,4 +141,41 @@ extern "C" __global__ void accel_scatter(const scatter_block *b)
 	out = (accel_binding *)(b->region + e->target);
 	out->address = s->address + e->offset;
 	out->length = e->length == WHOLE ? s->length - e->offset : e->length;
+}
+
+// The cost model's calibration kernels (libaccel/src/core.h,
+// calibration_executable), called as any executable's kernels are, with
+// workgroups of ACCEL_COST_CALIBRATE_WG (64) threads.
+//
+// Entry 0: each thread runs four chains of I fused multiply-adds (8 I
+// operations) on registers. Every thread adds its result to its
+// workgroup's float, so no thread's chains can be dropped as unused.
+ACCEL_KERNEL(accel_calibrate_ops) // 1 binding, 1 constant
+{
+	const float m = 0.999f, c = 0.001f;
+	float *out = (float *)accel_binding(0);
+	unsigned int iter = accel_constant(1, 0);
+	float x0 = (float)threadIdx.x, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3;
+
+	for (unsigned int it = 0; it < iter; it++) {
+		x0 = fmaf(x0, m, c);
+		x1 = fmaf(x1, m, c);
+		x2 = fmaf(x2, m, c);
+		x3 = fmaf(x3, m, c);
+	}
+	if ((unsigned long long)blockIdx.x * 4 + 4 <= accel_binding_length(0))
+		atomicAdd(&out[blockIdx.x], x0 + x1 + x2 + x3);
+}
+
+// Entry 1: y[i] = y[i] * 0.5 + x[i], one element per thread of a
+// (x + y * width) grid: 12 bytes of memory traffic each.
+ACCEL_KERNEL(accel_calibrate_stream) // 2 bindings
+{
+	const float *x = (const float *)accel_binding(0);
+	float *y = (float *)accel_binding(1);
+	unsigned long long i = ((unsigned long long)blockIdx.y * gridDim.x + blockIdx.x) *
+			       blockDim.x + threadIdx.x;
+
+	if (i < accel_binding_length(1) / 4)
+		y[i] = y[i] * 0.5f + x[i];
 }

@@ -419,6 +419,7 @@ int gpu_bundle_parse(const uint8_t *data, size_t size, uint32_t formats,
 
 int gpu_executable_load(accel_device_t *d, const char *path,
 			accel_executable_t **out);
+int gpu_calibration_executable(accel_device_t *d, accel_executable_t **out);
 int gpu_builtins_load(struct gpu_device *dev);
 void gpu_builtins_unload(struct gpu_device *dev);
 

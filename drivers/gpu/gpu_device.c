@@ -381,6 +381,7 @@ static const struct accel_device_ops gpu_device_ops = {
 	.buffer_allocate = gpu_buffer_allocate,
 	.executable_load = gpu_executable_load,
 	.execute = gpu_execute,
+	.calibration_executable = gpu_calibration_executable,
 	.command_buffer_end = gpu_command_buffer_end,
 	.command_buffer_destroy = gpu_command_buffer_destroy,
 	.query_i64 = gpu_query_i64,

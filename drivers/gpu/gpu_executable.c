@@ -11,8 +11,9 @@
  * kernel. A kernel takes one argument, the device address of its
  * parameter block (drivers/cuda/accel.cuh).
  *
- * The built-in kernels (fill, copy, scatter) are one module compiled into
- * libaccel (gpu_backend.builtins).
+ * The built-in kernels (fill, copy, scatter, and the cost model's
+ * calibration kernels) are one module compiled into libaccel
+ * (gpu_backend.builtins).
  *
  * The executable cache (src/exec_cache.h): where the device keeps one
  * (cuda, with the cuLink calls), a PTX image is not handed to
@@ -26,6 +27,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +304,65 @@ int gpu_executable_load(accel_device_t *d, const char *path,
 	}
 	free(b.entries);
 	free(data);
+	if (err) {
+		gpu_executable_destroy(&ge->base);
+		return err;
+	}
+	*out = &ge->base;
+	return 0;
+}
+
+/*
+ * The cost model's calibration kernels (core.h, calibration_executable):
+ * accel_calibrate_ops and accel_calibrate_stream of the built-in module,
+ * which the device keeps loaded as long as it lives; the executable only
+ * looks them up (its module stays NULL: nothing of its own to unload).
+ */
+int gpu_calibration_executable(accel_device_t *d, accel_executable_t **out)
+{
+	static const char fn[] = "accel_device_calibrate";
+	static const struct {
+		const char *name;
+		uint32_t bindings, constants;
+	} k[2] = {
+		{ "accel_calibrate_ops", 1, 1 },
+		{ "accel_calibrate_stream", 2, 0 },
+	};
+	struct gpu_device *dev = (struct gpu_device *)d;
+	struct gpu_executable *ge = calloc(1, sizeof(*ge));
+	bool entered;
+	int err;
+
+	if (!ge)
+		return accel_fail(ENOMEM, "%s: out of memory", fn);
+	accel_executable_init(&ge->base, &gpu_executable_ops, d);
+	ge->base.exports = calloc(2, sizeof(*ge->base.exports));
+	ge->entries = calloc(2, sizeof(*ge->entries));
+	err = ge->base.exports && ge->entries ? gpu_enter(dev, fn) :
+		accel_fail(ENOMEM, "%s: out of memory", fn);
+	entered = !err;
+	for (uint32_t i = 0; !err && i < 2; i++) {
+		struct accel_export *x = &ge->base.exports[i];
+		int r = dev->api->module_function(&ge->entries[i].function,
+						  dev->builtin_module, k[i].name);
+
+		if (r) {
+			err = accel_fail(ENOEXEC,
+				"%s: the built-in kernels have no '%s' (%s); rebuild libaccel",
+				fn, k[i].name, gpu_result_name(dev->be, dev->api, r));
+			break;
+		}
+		accel_strfmt(x->info.name, sizeof(x->info.name), "%s", k[i].name);
+		x->info.binding_count = k[i].bindings;
+		x->info.constant_count = k[i].constants;
+		x->info.workgroup_size[0] = ACCEL_COST_CALIBRATE_WG;
+		x->info.workgroup_size[1] = 1;
+		x->info.workgroup_size[2] = 1;
+		x->fn = &ge->entries[i];
+		ge->base.export_count = ge->count = i + 1;
+	}
+	if (entered)
+		gpu_leave(dev);
 	if (err) {
 		gpu_executable_destroy(&ge->base);
 		return err;

@@ -22,8 +22,8 @@
  *   than its peer's gets its fair share of the releases from the first
  *   job on; with the running average it takes every credit first.
  *
- * Runs on ACCEL_TEST_DEVICE (cpu:// by default; vulkan://0 in the vulkan
- * suite). Each test points ACCEL_CACHE_DIR at a fresh directory.
+ * Runs on ACCEL_TEST_DEVICE (cpu:// by default; vulkan://0 and cuda://0
+ * in their suites). Each test points ACCEL_CACHE_DIR at a fresh directory.
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -165,6 +165,11 @@ START_TEST(test_calibrate_stable)
 	ck_assert_uint_eq(a.source, ACCEL_COST_SOURCE_CALIBRATED);
 	check_ranges(&a);
 	check_ranges(&b);
+	/* Every driver has calibration kernels: neither rate is the default. */
+	ck_assert_msg(a.kernel_bandwidth != ACCEL_COST_DEFAULT_KERNEL_BANDWIDTH &&
+		      a.operation_rate != ACCEL_COST_DEFAULT_OPERATION_RATE,
+		      "%s kept the default kernel bandwidth or operation rate: its driver's calibration kernels did not run",
+		      test_device_uri());
 	ck_assert_msg(agree(a.bandwidth, b.bandwidth),
 		      "bandwidths %" PRIu64 " and %" PRIu64 " B/s differ by more than %gx",
 		      a.bandwidth, b.bandwidth, CALIB_AGREE);

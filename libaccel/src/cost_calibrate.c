@@ -12,7 +12,8 @@
  *   t(17 tiny fills)  = submission + 17 fill launches -> launch, submission
  *   t(17 tiny copies) = submission + 17 copy launches (a kernel's likewise,
  *                       17 dispatches of one workgroup)
- *   t(W workgroups)   = t(1 tiny fill) + ops / operation rate
+ *   t(W workgroups)   = t(1 tiny fill) + ops / operation rate, with W
+ *                       grown while the device has idle units (a GPU)
  *
  * Then, per kind (fill, copy, the streaming kernel), a curve: one item
  * alone in a command buffer, at working sets from SWEEP_MIN up by 4x to
@@ -27,6 +28,7 @@
  * them keeps the default rate, no kernel curve, and a fill's launch.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,7 @@
 #define SWEEP_STOP_MIN (UINT64_C(4) << 20) /* 4 MiB */
 #define COPY_MAX (UINT64_C(64) << 20) /* 64 MiB */
 #define OPS_WORKGROUPS 64u
+#define OPS_WORKGROUPS_MAX 16384u
 #define OPS_ITER_MIN 64u
 #define OPS_BURSTS 3
 #define OPS_ITER_MAX (1u << 20)
@@ -54,6 +57,7 @@ struct calib {
 	accel_queue_t *queue;
 	accel_buffer_t *src, *dst;
 	uint64_t size;
+	uint32_t ops_wg; /* the compute kernel's workgroups */
 };
 
 /*
@@ -163,8 +167,8 @@ static int time_items(struct calib *c, enum accel_cost_kind kind,
 static int time_ops(struct calib *c, accel_executable_t *e, uint32_t iter,
 		    double *ns)
 {
-	const uint32_t wg[3] = { OPS_WORKGROUPS, 1, 1 };
-	accel_buffer_ref_t out = accel_buffer_ref_direct(c->dst, 0, 4 * OPS_WORKGROUPS);
+	const uint32_t wg[3] = { c->ops_wg, 1, 1 };
+	accel_buffer_ref_t out = accel_buffer_ref_direct(c->dst, 0, 4 * (uint64_t)c->ops_wg);
 	accel_command_buffer_t *cb = NULL;
 	int err = cb_begin(c, &cb);
 
@@ -292,9 +296,48 @@ static int time_op_rate(struct calib *c, accel_executable_t *e, uint32_t *iter,
 		if (err || !grow || t - base >= MEASURE_NS || *iter >= OPS_ITER_MAX)
 			break;
 	}
-	ops = (double)OPS_WORKGROUPS * ACCEL_COST_CALIBRATE_WG * 8.0 * *iter;
+	ops = (double)c->ops_wg * ACCEL_COST_CALIBRATE_WG * 8.0 * *iter;
 	*rate = ops * 1e9 / (t - base > 1 ? t - base : 1);
 	return err;
+}
+
+/*
+ * OPS_WORKGROUPS keep a CPU's workers busy, but run on a few of a GPU's
+ * compute units (an H100 holds over 4000 such workgroups at once). The
+ * grid grows 4x at a time, up to OPS_WORKGROUPS_MAX, while that raises
+ * the rate *@rate by half or more; each wider run has a quarter of the
+ * iterations, the same work, so a device already full (a CPU) stops after
+ * one run as long as the first. Once widened, the iterations grow again
+ * (*@iter) to a run of MEASURE_NS, and *@rate is that run's.
+ */
+static int widen_ops(struct calib *c, accel_executable_t *e, uint32_t *iter,
+		     double base, double *rate)
+{
+	uint32_t it = *iter;
+	bool widened = false;
+	int err;
+
+	while (c->ops_wg * 4 <= OPS_WORKGROUPS_MAX &&
+	       16 * (uint64_t)c->ops_wg <= c->size) {
+		uint32_t keep = c->ops_wg;
+		double wider;
+
+		c->ops_wg *= 4;
+		it = it / 4 > OPS_ITER_MIN ? it / 4 : OPS_ITER_MIN;
+		err = time_op_rate(c, e, &it, base, &wider);
+		if (err)
+			return err;
+		if (wider < 1.5 * *rate) {
+			c->ops_wg = keep;
+			break;
+		}
+		*rate = wider;
+		widened = true;
+	}
+	if (!widened)
+		return 0;
+	*iter = 0;
+	return time_op_rate(c, e, iter, base, rate);
 }
 
 /*
@@ -315,6 +358,8 @@ static int measure_kernels(struct calib *c, struct accel_cost_model *m, double b
 	err = c->dev->ops->calibration_executable(c->dev, &e);
 	if (!err)
 		err = time_op_rate(c, e, &iter, base, &rate[0]);
+	if (!err)
+		err = widen_ops(c, e, &iter, base, &rate[0]);
 	if (!err)
 		err = measure_launch(c, ACCEL_COST_KERNEL, e, m);
 	if (!err)
@@ -366,6 +411,7 @@ static int calib_open(struct calib *c, accel_device_t *d)
 
 	c->dev = d;
 	c->size = COPY_MAX;
+	c->ops_wg = OPS_WORKGROUPS;
 	err = accel_queue_create(d, 0, &c->queue);
 	while (!err) {
 		err = accel_allocator_allocate_buffer(&d->allocator, &bp, c->size, &c->src);

@@ -2,7 +2,9 @@
 /*
  * accel-bench model: how well libaccel's cost model predicts device time.
  *
- * On cpu:// and vulkan://0 (lavapipe here), each device is calibrated in
+ * On cpu://, vulkan://0 (lavapipe here) and cuda://0 (where a GPU opens,
+ * with the test kernels named by ACCEL_BENCH_CUDA_EXECUTABLES: its first
+ * file, tests/unit/test-kernels.cuexe), each device is calibrated in
  * process (accel_device_calibrate(), with the cache off so that a user's
  * calibration is neither used nor replaced), then every workload below is
  * recorded once and run ROUNDS times; its error is
@@ -10,13 +12,15 @@
  * times (the time libaccel measures per run, which a scheduler charges).
  * The METRIC is the median error over the workloads:
  *
- *	model.median_abs_error.cpu, model.median_abs_error.vulkan
+ *	model.median_abs_error.cpu, model.median_abs_error.vulkan,
+ *	model.median_abs_error.cuda
  *
  * The workloads, at three sizes (256 KiB, 2 MiB and 16 MiB of data per
  * buffer): a fill and a copy (byte counts), and the kernels with declared
  * costs: on cpu the examples' (examples/kernels: saxpy, add_f32, scale_f32
- * and the image pipeline's blur3x3, gradient, threshold), on vulkan the
- * test kernels (tests/unit/kernels/vulkan: saxpy, add_u32, fill_u32).
+ * and the image pipeline's blur3x3, gradient, threshold), on vulkan and
+ * cuda the test kernels (tests/unit/kernels/{vulkan,cuda}: saxpy, add_u32,
+ * fill_u32).
  *
  * accel-bench share: fair share under the embedded scheduler when jobs
  * differ in size. Two queues of weight 1:1 stay backlogged on one engine
@@ -224,10 +228,28 @@ static int load_vk_kernels(struct model_dev *m)
 }
 #endif
 
+/* The first file ACCEL_BENCH_CUDA_EXECUTABLES names (colon-separated). */
+static int load_cuda_kernels(struct model_dev *m)
+{
+	const char *env = getenv("ACCEL_BENCH_CUDA_EXECUTABLES");
+	char path[4096];
+	size_t n;
+
+	if (!env || !*env) {
+		snprintf(m->why, sizeof(m->why), "ACCEL_BENCH_CUDA_EXECUTABLES names no executable (set it to the test kernels, build/tests/unit/test-kernels.cuexe)");
+		return -ENOENT;
+	}
+	n = strcspn(env, ":");
+	snprintf(path, sizeof(path), "%.*s", (int)(n < sizeof(path) ? n : sizeof(path) - 1), env);
+	return accel_executable_load(m->dev, path, &m->exe);
+}
+
 static int load_kernels(struct model_dev *m)
 {
 	if (!strcmp(m->scheme, "cpu"))
 		return accel_cpu_executable_create(m->dev, &accel_cpu_executable_v1, &m->exe);
+	if (!strcmp(m->scheme, "cuda"))
+		return load_cuda_kernels(m);
 #ifdef ACCEL_BENCH_VULKAN
 	return load_vk_kernels(m);
 #else
@@ -296,7 +318,9 @@ static int model_run(const struct opts *o, const char *scheme, const char *uri,
 
 int bench_model(const struct opts *o)
 {
-	static const char *const devs[][2] = { { "cpu", "cpu://" }, { "vulkan", "vulkan://0" } };
+	static const char *const devs[][2] = {
+		{ "cpu", "cpu://" }, { "vulkan", "vulkan://0" }, { "cuda", "cuda://0" },
+	};
 	const char *saved = getenv("ACCEL_CACHE_DISABLE");
 	char *keep = saved ? strdup(saved) : NULL;
 	int first = 1, rc = 0;

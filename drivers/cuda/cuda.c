@@ -47,6 +47,7 @@ static const char *const cuda_symbols[GPU_API_COUNT] = {
 	N(event_destroy, "cuEventDestroy_v2")
 	N(event_record, "cuEventRecord")
 	N(event_query, "cuEventQuery")
+	N(event_elapsed, "cuEventElapsedTime")
 	N(launch_kernel, "cuLaunchKernel")
 	N(host_func, "cuLaunchHostFunc")
 	N(graph_create, "cuGraphCreate")

@@ -89,11 +89,13 @@ struct gpu_host_call {
 	X(stream_destroy, int, (void *stream))                                \
 	X(stream_synchronize, int, (void *stream))                            \
 	X(stream_wait_event, int, (void *stream, void *event, unsigned int flags)) \
-	/* cuEventCreate cuEventDestroy_v2 cuEventRecord cuEventQuery */     \
+	/* cuEventCreate cuEventDestroy_v2 cuEventRecord cuEventQuery        \
+	   cuEventElapsedTime */                                              \
 	X(event_create, int, (void **event, unsigned int flags))              \
 	X(event_destroy, int, (void *event))                                  \
 	X(event_record, int, (void *event, void *stream))                     \
 	X(event_query, int, (void *event))                                    \
+	X(event_elapsed, int, (float *ms, void *start, void *end))            \
 	/* cuLaunchKernel; cuLaunchHostFunc (hipStreamAddCallback: the        \
 	   signature differs, see gpu_backend) */                             \
 	X(launch_kernel, int, (void *fn, unsigned int gx, unsigned int gy,    \
@@ -161,7 +163,6 @@ struct gpu_jit_api {
 #define GPU_HOST_ALLOC_PORTABLE 0x1u
 #define GPU_HOST_ALLOC_DEVICEMAP 0x2u
 #define GPU_STREAM_NON_BLOCKING 0x1u
-#define GPU_EVENT_DISABLE_TIMING 0x2u
 
 /* The executable image formats (the bundle's format field). */
 enum gpu_image_format {
@@ -327,7 +328,9 @@ struct gpu_flight {
 	struct gpu_device *dev;
 	struct gpu_host_call call;
 	bool done;
-	void *event;
+	void *start;       /* recorded before the work: its device time */
+	void *event;       /* recorded after it */
+	uint64_t device_ns; /* from @start to @event, once complete; 0: unknown */
 	void (*complete)(struct gpu_flight *f, int status, const char *msg);
 	void (*submitted)(struct gpu_flight *f, uint64_t token);
 };

@@ -303,7 +303,8 @@ int gpu_event_get(struct gpu_device *dev, void **ev)
 	pthread_mutex_unlock(&pool->lock);
 	if (*ev)
 		return 0;
-	r = dev->api->event_create(ev, GPU_EVENT_DISABLE_TIMING);
+	/* Timing on: a flight's two events give its device time. */
+	r = dev->api->event_create(ev, 0);
 	if (r)
 		*ev = NULL;
 	return r;
@@ -419,6 +420,7 @@ static void instance_complete(struct gpu_flight *f, int status, const char *msg)
 	struct gpu_cb *c = inst->c;
 
 	inst->x = NULL;
+	x->device_ns = f->device_ns;
 	instance_put(c, inst); /* before done: it may free the command buffer */
 	x->done(x, status, msg);
 }
@@ -429,6 +431,25 @@ static void instance_submitted(struct gpu_flight *f, uint64_t token)
 	struct gpu_instance *inst = container_of(f, struct gpu_instance, flight);
 
 	inst->x->on_device(inst->x, token);
+}
+
+/*
+ * The flight's start event, recorded on the stream before its work, so
+ * that its device time is the stream's, from when the work could begin
+ * to its end, not the host's wake-ups around it. Without one (no event
+ * to be had) the time is the host's, as the executor measures it.
+ */
+static void flight_start(struct gpu_device *dev, struct gpu_flight *f)
+{
+	f->device_ns = 0;
+	if (gpu_event_get(dev, &f->start)) {
+		f->start = NULL;
+		return;
+	}
+	if (dev->api->event_record(f->start, dev->stream)) {
+		gpu_event_put(dev, f->start);
+		f->start = NULL;
+	}
 }
 
 int gpu_execute(accel_device_t *d, struct accel_cb_exec *x)
@@ -450,6 +471,7 @@ int gpu_execute(accel_device_t *d, struct accel_cb_exec *x)
 		inst->flight.complete = instance_complete;
 		inst->flight.submitted = x->on_device ? instance_submitted : NULL;
 		pthread_mutex_lock(&dev->submit_lock);
+		flight_start(dev, &inst->flight);
 		err = enqueue(dev, c, inst, x);
 		if (!err)
 			err = gpu_flight_enqueue(dev, &inst->flight);
@@ -457,6 +479,9 @@ int gpu_execute(accel_device_t *d, struct accel_cb_exec *x)
 			dev->api->stream_synchronize(dev->stream);
 		pthread_mutex_unlock(&dev->submit_lock);
 		if (err) {
+			if (inst->flight.start)
+				gpu_event_put(dev, inst->flight.start);
+			inst->flight.start = NULL;
 			inst->x = NULL;
 			instance_put(c, inst);
 		}

@@ -9,8 +9,9 @@
  * returns; the executor goes on with its next job (Documentation/gpu.rst).
  * Host functions may not call the driver API, so the host function only
  * marks its flight done and wakes the device's completion thread, which
- * reads the event's status (an error of the work), returns the event to
- * the pool and calls the flight's ->complete. The completion stream runs
+ * reads the event's status (an error of the work) and the time from the
+ * flight's start event to it (its device time, as vulkan's timestamps give
+ * it), returns the events to the pool and calls the flight's ->complete. The completion stream runs
  * its host functions in order, and the thread completes flights in the
  * order they were enqueued: submission order, the stream's own.
  *
@@ -61,7 +62,13 @@ static void complete_one(struct gpu_completer *w, struct gpu_flight *f)
 
 	err = gpu_enter(dev, "accel_queue_execute");
 	if (!err) {
+		float ms = 0;
+
 		r = dev->api->event_query(f->event);
+		if (!r && f->start && !dev->api->event_elapsed(&ms, f->start, f->event))
+			f->device_ns = ms > 0 ? (uint64_t)((double)ms * 1e6) : 1;
+		if (f->start)
+			gpu_event_put(dev, f->start);
 		gpu_event_put(dev, f->event);
 		gpu_leave(dev);
 		if (r)
@@ -70,6 +77,7 @@ static void complete_one(struct gpu_completer *w, struct gpu_flight *f)
 	if (err)
 		accel_strfmt(msg, sizeof(msg), "%s", accel_error_message());
 	f->event = NULL;
+	f->start = NULL;
 	f->complete(f, err, msg); /* may destroy the device */
 }
 

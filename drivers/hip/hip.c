@@ -48,6 +48,7 @@ static const char *const hip_symbols[GPU_API_COUNT] = {
 	N(event_destroy, "hipEventDestroy")
 	N(event_record, "hipEventRecord")
 	N(event_query, "hipEventQuery")
+	N(event_elapsed, "hipEventElapsedTime")
 	N(launch_kernel, "hipModuleLaunchKernel")
 	N(host_func, "hipStreamAddCallback")
 	N(graph_create, "hipGraphCreate")

@@ -916,6 +916,7 @@ int bench_inversion(const struct opts *o)
 			mp, mp50, ahead[0], ahead[1],
 			inherit > 0 ? "on" : inherit == 0 ? "off" : "unknown");
 	metric(o, "sched.inversion_p99_vs_direct", mp / md, &first);
+	metric(o, "sched.inversion_p50_vs_direct", mp50 / md50, &first);
 	if (o->json)
 		printf("}}\n");
 	free(direct);

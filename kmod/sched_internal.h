@@ -124,8 +124,11 @@ struct accel_event_node {
  * @sigs_inline: room for the first signals.
  *
  * A job from the engine's pool is cleared only up to @ev_released (about a
- * third of it): the events are written whole when queued, and only the
- * first @nwaits / @nsignals entries of the inline arrays are ever read.
+ * third of it): the events are written whole when queued (their links,
+ * initialised when the job came from the slab, are unlinked with
+ * list_del_init() whenever they leave the file's list, so they are empty
+ * again when the job is freed), and only the first @nwaits / @nsignals
+ * entries of the inline arrays are ever read.
  */
 struct accel_sched_job {
 	struct kref ref;

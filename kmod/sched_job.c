@@ -545,13 +545,17 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	}
 
 	job = accel_engine_pool_get(q->engine);
-	if (job)
+	if (job) {
 		memset(job, 0, ACCEL_JOB_CLEAR);
-	else
+	} else {
 		job = kmem_cache_zalloc(accel_job_cache, GFP_KERNEL);
-	if (!job) {
-		ret = -ENOMEM;
-		goto err_count;
+		if (!job) {
+			ret = -ENOMEM;
+			goto err_count;
+		}
+		/* Past ACCEL_JOB_CLEAR: unlinked whenever they leave a list. */
+		INIT_LIST_HEAD(&job->ev_released.link);
+		INIT_LIST_HEAD(&job->ev_timedout.link);
 	}
 	kref_init(&job->ref);
 	job->engine = q->engine;
@@ -990,6 +994,43 @@ struct accel_sched_job *accel_job_next(struct accel_file *afile, u32 *pos)
 	return job;
 }
 
+/*
+ * Drop @job's events that its file has not fetched: the COMPLETE that
+ * called this came from an executor that knows the job was released (or
+ * timed out). An event holds a job reference until fetched, past the
+ * file's job limit, which counts jobs until they complete: a file that
+ * completes without fetching (an executor that learns its releases
+ * otherwise) would otherwise pin a job's memory for each submission.
+ * Not the last reference: the caller's lookup holds one.
+ */
+static void accel_job_drop_events(struct accel_sched_job *job)
+{
+	struct accel_file *afile = job->afile;
+	int n = 0;
+
+	/*
+	 * Usually neither is queued: fetched, or a SUBMIT answered on the
+	 * ring. Both were queued before the job's state said so, and this
+	 * COMPLETE read it under the engine lock; a TIMEDOUT queued later
+	 * (the timeout work queues it after its lock) waits to be fetched.
+	 */
+	if (list_empty(&job->ev_released.link) &&
+	    list_empty(&job->ev_timedout.link))
+		return;
+	spin_lock_irq(&afile->events_lock);
+	if (!list_empty(&job->ev_released.link)) {
+		list_del_init(&job->ev_released.link);
+		n++;
+	}
+	if (!list_empty(&job->ev_timedout.link)) {
+		list_del_init(&job->ev_timedout.link);
+		n++;
+	}
+	spin_unlock_irq(&afile->events_lock);
+	while (n--)
+		kref_put(&job->ref, accel_job_free);
+}
+
 int accel_job_do_complete(struct accel_file *afile,
 			  const struct accel_job_complete *args)
 {
@@ -1018,6 +1059,7 @@ int accel_job_do_complete(struct accel_file *afile,
 		 */
 		if (job->pipelined)
 			accel_job_disarm(job);
+		accel_job_drop_events(job);
 		accel_job_unlink(job);
 		accel_job_put(job);
 		return -ETIMEDOUT;
@@ -1076,6 +1118,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	spin_unlock_irq(&e->lock);
 	/* The job is the caller's file's, and so is the tenant. */
 	this_cpu_add(afile->tenant->stats->busy_ns, dt);
+	accel_job_drop_events(job);
 
 	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
 			   args->status, dt, job->predicted_ns);

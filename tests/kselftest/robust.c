@@ -308,6 +308,52 @@ TEST_F_TIMEOUT(robust, queue_destroy_races_submit, 120)
 }
 
 /*
+ * A COMPLETE drops its job's events not yet fetched. An event holds its
+ * job until fetched, and the file's job limit counts jobs only until they
+ * complete: an executor that completes what it submitted without fetching
+ * (it knows the ids from SUBMIT) kept one job's memory per submission, as
+ * many as it liked. The events of a job not completed stay; a job that
+ * timed out and is completed late leaves no TIMEDOUT event either.
+ */
+TEST_F_TIMEOUT(robust, completed_jobs_leave_no_events_behind, 120)
+{
+	int fd = accel_test_open(), id;
+	struct accel_job_event ev[4];
+	struct pollfd pfd;
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("evd"), ACCEL_PRIORITY_NORMAL, 1);
+	for (int i = 0; i < 3000; i++) {
+		id = submit(fd, q, 0, 0, 0, 0, i);
+		ASSERT_GT(id, 0);
+		ASSERT_EQ(0, complete(fd, id, 0));
+	}
+	ASSERT_EQ(0, fetch(fd, ev, 4));
+
+	/* Released, not completed: its event waits to be fetched. */
+	id = submit(fd, q, 0, 0, 0, 0, 7);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(1, fetch(fd, ev, 4));
+	ASSERT_EQ(id, ev[0].id);
+	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev[0].type);
+	ASSERT_EQ(0, complete(fd, id, 0));
+
+	/* Timed out (its TIMEDOUT queued), completed late: nothing stays. */
+	struct accel_job j = { .queue = q, .user_data = 8, .timeout_ns = 1000000 };
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+	ASSERT_EQ(1, fetch(fd, ev, 4));
+	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev[0].type);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, 10000)); /* the TIMEDOUT event */
+	ASSERT_EQ(-ETIMEDOUT, complete(fd, j.id, 0));
+	ASSERT_EQ(0, fetch(fd, ev, 4));
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
  * Issue 3: polls on ever new unreached points leave nothing behind, and
  * timed waits that give up leave at most about twice what is live.
  */

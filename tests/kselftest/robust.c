@@ -353,6 +353,56 @@ TEST_F_TIMEOUT(robust, completed_jobs_leave_no_events_behind, 120)
 	ASSERT_EQ(0, close(fd));
 }
 
+struct fetch_race {
+	int fd;
+	atomic_int stop;
+	long fetched;
+};
+
+static void *fetch_racer(void *arg)
+{
+	struct fetch_race *r = arg;
+	struct accel_job_event ev[64];
+
+	while (!atomic_load(&r->stop)) {
+		int n = fetch(r->fd, ev, 64);
+
+		if (n > 0)
+			r->fetched += n;
+	}
+	return NULL;
+}
+
+/*
+ * The same, with a second thread fetching the file's events while the
+ * first submits and completes: a COMPLETE's look at its job's events (no
+ * lock when none is queued) races the fetch that takes them. Each event is
+ * taken once, by one of the two (KASAN and kmemleak on the debug kernel
+ * see a reference dropped twice or never), and none is left.
+ */
+TEST_F_TIMEOUT(robust, fetch_races_complete_of_unfetched_events, 120)
+{
+	struct fetch_race r = { .fd = accel_test_open() };
+	struct accel_job_event ev[4];
+	pthread_t t;
+	uint32_t q;
+	int id;
+
+	ASSERT_GE(r.fd, 0);
+	q = queue_new(_metadata, r.fd, engine_name("evr"), ACCEL_PRIORITY_NORMAL, 64);
+	ASSERT_EQ(0, pthread_create(&t, NULL, fetch_racer, &r));
+	for (int i = 0; i < 5000; i++) {
+		id = submit(r.fd, q, 0, 0, 0, 0, i);
+		ASSERT_GT(id, 0);
+		ASSERT_EQ(0, complete(r.fd, id, 0));
+	}
+	atomic_store(&r.stop, 1);
+	pthread_join(t, NULL);
+	TH_LOG("the racer fetched %ld of 5000 events", r.fetched);
+	ASSERT_EQ(0, fetch(r.fd, ev, 4));
+	ASSERT_EQ(0, close(r.fd));
+}
+
 /*
  * Issue 3: polls on ever new unreached points leave nothing behind, and
  * timed waits that give up leave at most about twice what is live.

@@ -27,7 +27,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,35 +241,44 @@ static const struct accel_executable_ops gpu_executable_ops = {
 	.destroy = gpu_executable_destroy,
 };
 
+/*
+ * @ge's exports: the @count entries @be, each looked up in @module (the
+ * context is current). @what names the image in a message.
+ */
+static int bind_entries(struct gpu_device *dev, struct gpu_executable *ge,
+			void *module, const struct gpu_bundle_entry *be,
+			uint32_t count, const char *fn, const char *what)
+{
+	ge->base.exports = calloc(count ? count : 1, sizeof(*ge->base.exports));
+	ge->entries = calloc(count ? count : 1, sizeof(*ge->entries));
+	if (!ge->base.exports || !ge->entries)
+		return accel_fail(ENOMEM, "%s: out of memory", fn);
+	ge->base.export_count = ge->count = count;
+	for (uint32_t i = 0; i < count; i++) {
+		struct accel_export *x = &ge->base.exports[i];
+		int r = dev->api->module_function(&ge->entries[i].function, module, be[i].name);
+
+		if (r)
+			return accel_fail(ENOEXEC,
+				"%s: %s: entry '%s' is not a kernel of its image (%s); is it declared extern \"C\" __global__?",
+				fn, what, be[i].name, gpu_result_name(dev->be, dev->api, r));
+		accel_strfmt(x->info.name, sizeof(x->info.name), "%s", be[i].name);
+		x->info.binding_count = be[i].binding_count;
+		x->info.constant_count = be[i].constant_count;
+		memcpy(x->info.workgroup_size, be[i].workgroup_size, sizeof(x->info.workgroup_size));
+		x->cost = be[i].cost;
+		x->fn = &ge->entries[i];
+	}
+	return 0;
+}
+
 static int build(struct gpu_device *dev, struct gpu_executable *ge,
 		 const struct gpu_bundle *b, const char *fn, const char *what)
 {
 	int err = load_module(dev, b->image, b->image_size, b->format, fn, &ge->module);
 
-	if (err)
-		return err;
-	ge->base.exports = calloc(b->entry_count ? b->entry_count : 1, sizeof(*ge->base.exports));
-	ge->entries = calloc(b->entry_count ? b->entry_count : 1, sizeof(*ge->entries));
-	if (!ge->base.exports || !ge->entries)
-		return accel_fail(ENOMEM, "%s: out of memory", fn);
-	ge->base.export_count = ge->count = b->entry_count;
-	for (uint32_t i = 0; i < b->entry_count; i++) {
-		const struct gpu_bundle_entry *be = &b->entries[i];
-		struct accel_export *x = &ge->base.exports[i];
-		int r = dev->api->module_function(&ge->entries[i].function, ge->module, be->name);
-
-		if (r)
-			return accel_fail(ENOEXEC,
-				"%s: %s: entry '%s' is not a kernel of its image (%s); is it declared extern \"C\" __global__?",
-				fn, what, be->name, gpu_result_name(dev->be, dev->api, r));
-		accel_strfmt(x->info.name, sizeof(x->info.name), "%s", be->name);
-		x->info.binding_count = be->binding_count;
-		x->info.constant_count = be->constant_count;
-		memcpy(x->info.workgroup_size, be->workgroup_size, sizeof(x->info.workgroup_size));
-		x->cost = be->cost;
-		x->fn = &ge->entries[i];
-	}
-	return 0;
+	return err ? err : bind_entries(dev, ge, ge->module, b->entries,
+					b->entry_count, fn, what);
 }
 
 int gpu_executable_load(accel_device_t *d, const char *path,
@@ -321,48 +329,25 @@ int gpu_executable_load(accel_device_t *d, const char *path,
 int gpu_calibration_executable(accel_device_t *d, accel_executable_t **out)
 {
 	static const char fn[] = "accel_device_calibrate";
-	static const struct {
-		const char *name;
-		uint32_t bindings, constants;
-	} k[2] = {
-		{ "accel_calibrate_ops", 1, 1 },
-		{ "accel_calibrate_stream", 2, 0 },
+	static const struct gpu_bundle_entry k[2] = {
+		{ .name = "accel_calibrate_ops", .binding_count = 1,
+		  .constant_count = 1, .workgroup_size = { ACCEL_COST_CALIBRATE_WG, 1, 1 } },
+		{ .name = "accel_calibrate_stream", .binding_count = 2,
+		  .workgroup_size = { ACCEL_COST_CALIBRATE_WG, 1, 1 } },
 	};
 	struct gpu_device *dev = (struct gpu_device *)d;
 	struct gpu_executable *ge = calloc(1, sizeof(*ge));
-	bool entered;
 	int err;
 
 	if (!ge)
 		return accel_fail(ENOMEM, "%s: out of memory", fn);
 	accel_executable_init(&ge->base, &gpu_executable_ops, d);
-	ge->base.exports = calloc(2, sizeof(*ge->base.exports));
-	ge->entries = calloc(2, sizeof(*ge->entries));
-	err = ge->base.exports && ge->entries ? gpu_enter(dev, fn) :
-		accel_fail(ENOMEM, "%s: out of memory", fn);
-	entered = !err;
-	for (uint32_t i = 0; !err && i < 2; i++) {
-		struct accel_export *x = &ge->base.exports[i];
-		int r = dev->api->module_function(&ge->entries[i].function,
-						  dev->builtin_module, k[i].name);
-
-		if (r) {
-			err = accel_fail(ENOEXEC,
-				"%s: the built-in kernels have no '%s' (%s); rebuild libaccel",
-				fn, k[i].name, gpu_result_name(dev->be, dev->api, r));
-			break;
-		}
-		accel_strfmt(x->info.name, sizeof(x->info.name), "%s", k[i].name);
-		x->info.binding_count = k[i].bindings;
-		x->info.constant_count = k[i].constants;
-		x->info.workgroup_size[0] = ACCEL_COST_CALIBRATE_WG;
-		x->info.workgroup_size[1] = 1;
-		x->info.workgroup_size[2] = 1;
-		x->fn = &ge->entries[i];
-		ge->base.export_count = ge->count = i + 1;
-	}
-	if (entered)
+	err = gpu_enter(dev, fn);
+	if (!err) {
+		err = bind_entries(dev, ge, dev->builtin_module, k, 2, fn,
+				   "the built-in kernels");
 		gpu_leave(dev);
+	}
 	if (err) {
 		gpu_executable_destroy(&ge->base);
 		return err;

@@ -44,8 +44,10 @@ struct io_uring_cmd;
  *            queued, it holds an engine reference.
  * @released: the released jobs, by expiry.
  * @timeout_work: fails the jobs of @released past their expiry
- *            (@timeout_armed: queued for the first of them); it holds no
- *            engine reference: freeing the engine cancels it.
+ *            (@timeout_armed: queued, to run at @timeout_at, no later than
+ *            the first of them expires); it holds no engine reference:
+ *            freeing the engine cancels it.
+ * @timeout_at: when @timeout_work runs, while @timeout_armed.
  * @busy_ns:  engine time its jobs consumed.
  * @nr_released: jobs released.
  * @nr_completed: jobs completed with status 0.
@@ -91,6 +93,7 @@ struct accel_engine {
 	struct list_head released;
 	struct delayed_work timeout_work;
 	bool timeout_armed;
+	u64 timeout_at;
 	u64 busy_ns;
 	u64 nr_released, nr_completed, nr_failed, nr_timedout;
 	u64 latency_ns;

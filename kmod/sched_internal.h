@@ -407,8 +407,10 @@ static inline void accel_queue_charge_locked(struct accel_queue *q, s64 ns)
 
 /*
  * Into @e's list of released jobs, by expiry (usually an append: the
- * same timeout for every job); the engine's timeout work is moved only
- * when this job's expiry is the earliest.
+ * same timeout for every job). The engine's timeout work is queued only
+ * when it is not, or is queued to run after this job expires: every job
+ * with the same timeout expires after one already released, so the work
+ * queued for the first job of a busy spell serves the whole spell.
  */
 static inline void accel_timeout_add_locked(struct accel_engine *e,
 					    struct accel_sched_job *job)
@@ -421,7 +423,7 @@ static inline void accel_timeout_add_locked(struct accel_engine *e,
 		if (it->expires <= job->expires)
 			break;
 	list_add(&job->tlink, &it->tlink);
-	if (e->released.next == &job->tlink)
+	if (!e->timeout_armed || job->expires < e->timeout_at)
 		accel_timeout_arm_locked(e, job->expires);
 }
 

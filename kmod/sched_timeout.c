@@ -8,8 +8,14 @@
  * their credits back, releases what the credits then allow, and pushes a
  * TIMEDOUT event to each job's executor once its points have failed (a
  * late COMPLETE is refused).
- * Completing or cancelling a job only unlinks it, so the hot path touches
- * no timer.
+ * Completing or cancelling a job only unlinks it, and a release queues the
+ * work only when it is not queued already for an earlier time, so the hot
+ * path touches a timer about once per timeout period, not once per job:
+ * a submission that finds its engine idle would otherwise queue the work
+ * and its COMPLETE cancel it again, a timer add and delete per job, more
+ * than the rest of the release. The price is at most one run of the work
+ * per timeout period that finds nothing expired; it queues itself again
+ * for the first job then, or stays idle when there is none.
  *
  * **Locking.** The list and the work's armed flag are under the engine's
  * spinlock (interrupts off); the expired jobs' points are failed after it
@@ -22,12 +28,10 @@
 #include "trace.h"
 
 /*
- * Timeouts: the engine keeps its released jobs in a list by expiry, and
- * one delayed work per engine fires at the earliest
+ * Queue (or move) the engine's timeout work to run at @expires
  * (accel_timeout_add_locked(), inline in sched_internal.h for the
- * submission path). Completing a job only unlinks it, so the hot path
- * touches no timer. The work holds no engine
- * reference; freeing the engine cancels it (accel_engine_free()).
+ * submission path, decides when). The work holds no engine reference;
+ * freeing the engine cancels it (accel_engine_free()).
  */
 void accel_timeout_arm_locked(struct accel_engine *e, u64 expires)
 {
@@ -37,18 +41,20 @@ void accel_timeout_arm_locked(struct accel_engine *e, u64 expires)
 
 	lockdep_assert_held(&e->lock);
 	e->timeout_armed = true;
+	e->timeout_at = expires;
 	mod_delayed_work(accel_wq, &e->timeout_work, delay);
 }
 
-/* Unlink a job from the released list; disarm the timeout work if empty. */
+/*
+ * Unlink a job from the released list. The work stays queued if the list
+ * empties: the next release most likely needs it again, and a run that
+ * finds nothing costs less than a cancel and a queue per job.
+ */
 void accel_timeout_del_locked(struct accel_engine *e,
 			      struct accel_sched_job *job)
 {
 	lockdep_assert_held(&e->lock);
 	list_del_init(&job->tlink);
-	if (list_empty(&e->released) && e->timeout_armed &&
-	    cancel_delayed_work(&e->timeout_work))
-		e->timeout_armed = false;
 }
 
 void accel_engine_timeout(struct work_struct *work)
@@ -73,16 +79,12 @@ void accel_engine_timeout(struct work_struct *work)
 		kref_get(&job->ref);
 		ACCEL_JOB_TRACE(timeout, job);
 	}
+	/* Past the expired ones: the first still to expire, if any. */
 	job = list_first_entry_or_null(&e->released, struct accel_sched_job, tlink);
-	if (job) {
-		u64 d = job->expires;
-
-		mod_delayed_work(accel_wq, &e->timeout_work,
-				 d > now ? nsecs_to_jiffies(d - now) + 1 : 0);
-		e->timeout_armed = true;
-	} else {
+	if (job)
+		accel_timeout_arm_locked(e, job->expires);
+	else
 		e->timeout_armed = false;
-	}
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
 	/*

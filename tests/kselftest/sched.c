@@ -345,6 +345,59 @@ TEST_F(sched, timeout_fails_the_job_and_refuses_late_complete)
 	ASSERT_EQ(6, ev.user_data);
 }
 
+/*
+ * The engine's timeout work stays queued when its released list empties,
+ * and a release queues it only when it is not queued for an earlier time
+ * (sched_timeout.c). Both halves: a job whose timeout ends before the
+ * queued run moves the work earlier; and a run that finds nothing expired
+ * (its job completed) queues itself again for a job released after.
+ */
+TEST_F_TIMEOUT(sched, timeout_work_queued_early_serves_later_releases, 60)
+{
+	int fd = accel_test_open(), a, b;
+	struct accel_job_event ev;
+	uint32_t q, x, y;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("to2"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+
+	/* Queued for an hour from now, by a job completed at once... */
+	a = submit(fd, q, NOPTS, NOPTS, 1, 3600ull * 1000000000ull);
+	ASSERT_GT(a, 0);
+	next_release(_metadata, fd, 1000);
+	ASSERT_EQ(0, complete(fd, a, 0, 0));
+	/* ...yet a 100 ms job times out in 100 ms, not in an hour. */
+	b = submit(fd, q, NOPTS, PTS(P(x, 1)), 2, 100 * 1000000ull);
+	ASSERT_GT(b, 0);
+	next_release(_metadata, fd, 1000);
+	ASSERT_EQ(-ETIMEDOUT, so_wait1(fd, x, 1, 0, in_ms(10000)));
+	for (int i = 0; i < 1000 && fetch(_metadata, fd, &ev, 1) == 0; i++)
+		usleep(1000);
+	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
+	ASSERT_EQ((uint32_t)b, ev.id);
+
+	/*
+	 * Queued for a's expiry in 300 ms; a completes, b is released 100 ms
+	 * later and expires 100 ms after the run that finds nothing.
+	 */
+	a = submit(fd, q, NOPTS, NOPTS, 3, 300 * 1000000ull);
+	ASSERT_GT(a, 0);
+	next_release(_metadata, fd, 1000);
+	ASSERT_EQ(0, complete(fd, a, 0, 0));
+	usleep(100000);
+	b = submit(fd, q, NOPTS, PTS(P(y, 1)), 4, 300 * 1000000ull);
+	ASSERT_GT(b, 0);
+	next_release(_metadata, fd, 1000);
+	ASSERT_EQ(-ETIMEDOUT, so_wait1(fd, y, 1, 0, in_ms(10000)));
+	for (int i = 0; i < 1000 && fetch(_metadata, fd, &ev, 1) == 0; i++)
+		usleep(1000);
+	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
+	ASSERT_EQ((uint32_t)b, ev.id);
+	ASSERT_EQ(-ETIMEDOUT, complete(fd, b, 0, 0));
+}
+
 TEST_F(sched, chain_across_queues)
 {
 	int fd = accel_test_open(), j1, j2;

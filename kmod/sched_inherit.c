@@ -166,19 +166,18 @@ void accel_job_runnable_boost_locked(struct accel_sched_job *job)
 }
 
 /**
- * accel_job_unboost_locked() - @job's boost ends: it is released, failed
- * or cancelled.
- * @job: a job not yet DONE (its queue and file are still there).
+ * __accel_job_unboost_locked() - @job's boost ends: it is released, failed
+ * or cancelled (accel_job_unboost_locked(), which calls this only for a
+ * boosted job).
+ * @job: a boosted job not yet DONE (its queue and file are still there).
  *
  * Context: the job's engine lock held.
  */
-void accel_job_unboost_locked(struct accel_sched_job *job)
+void __accel_job_unboost_locked(struct accel_sched_job *job)
 {
 	struct accel_queue *q = job->queue;
 
 	lockdep_assert_held(&job->engine->lock);
-	if (!job->boosted)
-		return;
 	job->boosted = false;
 	ACCEL_JOB_BOOST_TRACE(boost_end, job);
 	if (!job->qboost)

@@ -316,7 +316,14 @@ void accel_job_drop_promisers(struct accel_sched_job *job);
 void accel_job_inherit(struct accel_sched_job *job);
 void accel_walk_deadline(struct accel_sched_job *job, u64 d);
 void accel_job_runnable_boost_locked(struct accel_sched_job *job);
-void accel_job_unboost_locked(struct accel_sched_job *job);
+void __accel_job_unboost_locked(struct accel_sched_job *job);
+
+/* The boost of @job ends, if it has one: every release asks, few have. */
+static inline void accel_job_unboost_locked(struct accel_sched_job *job)
+{
+	if (unlikely(job->boosted))
+		__accel_job_unboost_locked(job);
+}
 
 /* sched_deadline.c */
 void accel_queue_dl_update_locked(struct accel_queue *q);

@@ -574,7 +574,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	INIT_LIST_HEAD(&job->tlink);
 	INIT_LIST_HEAD(&job->flink);
 	INIT_LIST_HEAD(&job->dlink);
-	for (i = 0; i < ACCEL_JOB_INLINE; i++)
+	for (i = 0; i < min(args->nwaits, ACCEL_JOB_INLINE); i++)
 		INIT_LIST_HEAD(&job->deps_inline[i].cb.node);
 	job->deps = job->deps_inline;
 	job->sigs = job->sigs_inline;
@@ -599,8 +599,6 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 
 	for (i = 0; i < args->nsignals; i++) {
 		struct accel_syncobj *s;
-		u64 value, submitted;
-		int error;
 
 		ret = accel_job_point(afile, args, true, i, &pt, &s);
 		if (ret == ACCEL_POINT_IS_DEADLINE) {
@@ -615,8 +613,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 			goto err_job;
 		job->sigs[job->nsignals].s = s;
 		job->sigs[job->nsignals++].point = pt.point;
-		accel_syncobj_query(s, &value, &submitted, &error);
-		if (pt.point <= value) {
+		if (pt.point <= accel_syncobj_value(s)) {
 			ret = -EINVAL;
 			goto err_job;
 		}
@@ -858,9 +855,8 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 
 	accel_job_find_promisers(job); /* before its own promises */
 	for (i = 0; i < job->nsignals; i++) {
-		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point);
-		accel_syncobj_set_promiser(job->sigs[i].s, job->afile, job->id,
-					   job->sigs[i].point, &job->ref);
+		accel_syncobj_promise(job->sigs[i].s, job->sigs[i].point,
+				      job->afile, job->id, &job->ref);
 	}
 	ACCEL_JOB_TRACE(submit, job);
 	if (trace_job_wait_enabled())

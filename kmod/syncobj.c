@@ -433,7 +433,7 @@ static int accel_syncobj_advance(struct accel_syncobj *s, u64 value,
 		goto out_unlock;
 	}
 	if (value > s->value) {
-		s->value = value;
+		WRITE_ONCE(s->value, value); /* accel_syncobj_value() */
 		accel_detach_locked(s, ACCEL_POINT_REACHED, value, &list);
 	}
 	submitted = max(submitted, value);
@@ -473,31 +473,6 @@ int accel_syncobj_signal(struct accel_syncobj *s, u64 value)
 int accel_syncobj_reach(struct accel_syncobj *s, u64 point)
 {
 	return accel_syncobj_advance(s, point, point, false);
-}
-
-/**
- * accel_syncobj_set_promiser() - record who promised @point.
- * @s:     the syncobj.
- * @owner: an opaque owner (the scheduler passes the job's file).
- * @id:    the owner's id for the promise (its job id).
- * @point: the promised point.
- * @ref:   the promise's reference count (the scheduler's job), kept as a
- *         weak reference for accel_syncobj_promiser_get(); its owner calls
- *         accel_syncobj_forget_promiser() before the memory goes.
- *
- * Only the latest promise is kept. Context: any context.
- */
-void accel_syncobj_set_promiser(struct accel_syncobj *s, const void *owner,
-				u32 id, u64 point, struct kref *ref)
-{
-	spin_lock(&s->lock);
-	if (point >= s->promiser.point || !s->promiser.owner) {
-		s->promiser.owner = owner;
-		s->promiser.id = id;
-		s->promiser.point = point;
-		s->promiser.ref = ref;
-	}
-	spin_unlock(&s->lock);
 }
 
 /**
@@ -553,7 +528,7 @@ struct kref *accel_syncobj_promiser_get(struct accel_syncobj *s, u64 point)
  * accel_syncobj_forget_promiser() - drop the weak reference to @ref, if
  * the latest promise is still its.
  * @s:   the syncobj.
- * @ref: what accel_syncobj_set_promiser() was given.
+ * @ref: what accel_syncobj_promise() was given.
  *
  * The promise's id and point stay (pipelining compares them only).
  * Context: any context; takes &accel_syncobj.lock.
@@ -567,16 +542,45 @@ void accel_syncobj_forget_promiser(struct accel_syncobj *s, struct kref *ref)
 }
 
 /**
- * accel_syncobj_promise() - mark @point submitted: something will reach it.
+ * accel_syncobj_promise() - mark @point submitted (something will reach
+ * it), and record who promised it.
  * @s:     the syncobj.
  * @point: the point.
+ * @owner: an opaque owner (the scheduler passes the job's file).
+ * @id:    the owner's id for the promise (its job id).
+ * @ref:   the promise's reference count (the scheduler's job), kept as a
+ *         weak reference for accel_syncobj_promiser_get(); its owner calls
+ *         accel_syncobj_forget_promiser() before the memory goes.
+ *
+ * Only the latest promise is kept; a failed syncobj records none. One
+ * lock section for both, since every job's signal does both.
  *
  * Context: any context; takes &accel_syncobj.lock.
  * Return: 0, or the syncobj's error if it has failed.
  */
-int accel_syncobj_promise(struct accel_syncobj *s, u64 point)
+int accel_syncobj_promise(struct accel_syncobj *s, u64 point,
+			  const void *owner, u32 id, struct kref *ref)
 {
-	return accel_syncobj_advance(s, 0, point, false);
+	LIST_HEAD(list);
+	int ret;
+
+	spin_lock(&s->lock);
+	ret = s->error;
+	if (!ret) {
+		if (point > s->submitted) {
+			s->submitted = point;
+			accel_detach_locked(s, ACCEL_POINT_SUBMITTED, point, &list);
+		}
+		if (point >= s->promiser.point || !s->promiser.owner) {
+			s->promiser.owner = owner;
+			s->promiser.id = id;
+			s->promiser.point = point;
+			s->promiser.ref = ref;
+		}
+	}
+	spin_unlock(&s->lock);
+	accel_signal_list(&list, 0);
+	return ret;
 }
 
 /**

@@ -103,11 +103,19 @@ static inline u64 accel_syncobj_reached_context(const struct accel_syncobj *s)
 	return s->context + ACCEL_POINT_REACHED;
 }
 
+/*
+ * @s's value, read without its lock: a snapshot that a signal may pass at
+ * once, as any read under the lock could be passed once it is dropped.
+ */
+static inline u64 accel_syncobj_value(const struct accel_syncobj *s)
+{
+	return READ_ONCE(s->value);
+}
+
 int accel_syncobj_signal(struct accel_syncobj *s, u64 value);
-int accel_syncobj_promise(struct accel_syncobj *s, u64 point);
+int accel_syncobj_promise(struct accel_syncobj *s, u64 point,
+			  const void *owner, u32 id, struct kref *ref);
 int accel_syncobj_reach(struct accel_syncobj *s, u64 point);
-void accel_syncobj_set_promiser(struct accel_syncobj *s, const void *owner,
-				u32 id, u64 point, struct kref *ref);
 bool accel_syncobj_get_promiser(struct accel_syncobj *s, const void *owner,
 				u32 *id, u64 *point);
 struct kref *accel_syncobj_promiser_get(struct accel_syncobj *s, u64 point);

@@ -32,6 +32,11 @@ MODULE_PARM_DESC(max_syncobjs, "Most syncobjs one open file may hold (default 65
  * @afile:  the file.
  * @handle: the handle.
  *
+ * Under RCU, without the table's lock: a syncobj's memory outlives a
+ * grace period after its last reference (accel_syncobj_free()), and one
+ * whose count reached zero, its handle destroyed meanwhile, is not
+ * taken. Every job's point goes through here.
+ *
  * Context: any context.
  * Return: a new reference, or NULL for a handle @afile does not hold.
  */
@@ -39,11 +44,11 @@ struct accel_syncobj *accel_syncobj_lookup(struct accel_file *afile, u32 handle)
 {
 	struct accel_syncobj *s;
 
-	xa_lock(&afile->syncobjs);
+	rcu_read_lock();
 	s = xa_load(&afile->syncobjs, handle);
-	if (s)
-		accel_syncobj_get(s);
-	xa_unlock(&afile->syncobjs);
+	if (s && !kref_get_unless_zero(&s->ref))
+		s = NULL;
+	rcu_read_unlock();
 	return s;
 }
 

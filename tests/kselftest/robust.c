@@ -308,6 +308,108 @@ TEST_F_TIMEOUT(robust, queue_destroy_races_submit, 120)
 }
 
 /*
+ * A job's points are looked up by handle under RCU, without the file's
+ * table lock. Three threads race one handle: one destroys it and creates
+ * the next (which may get the same number back), two submit jobs that
+ * signal it and complete them, one waits on it. Each submission names the
+ * old syncobj or the new one or none (-ENOENT; -EINVAL for a point that
+ * another job's completion passed); never a freed one, which the debug
+ * kernel's KASAN would report, and nothing leaks (kmemleak at rmmod).
+ */
+struct srace {
+	int fd;
+	uint32_t q;
+	atomic_uint handle;
+	atomic_ullong point;
+	atomic_int stop, in, refused, waited;
+	atomic_int bad; /* the first result outside the expected ones */
+};
+
+static void srace_bad(struct srace *r, int what)
+{
+	int none = 0;
+
+	atomic_compare_exchange_strong(&r->bad, &none, what);
+}
+
+static void *srace_submitter(void *arg)
+{
+	struct srace *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		uint32_t h = atomic_load(&r->handle);
+		uint64_t p = atomic_fetch_add(&r->point, 1) + 1;
+		int id = submit(r->fd, r->q, 0, 0, h, p, p);
+
+		if (id > 0) {
+			int c = complete(r->fd, id, 0);
+
+			atomic_fetch_add(&r->in, 1);
+			if (c)
+				srace_bad(r, 1000 + c);
+		} else if (id == -ENOENT || id == -EINVAL) {
+			atomic_fetch_add(&r->refused, 1);
+		} else {
+			srace_bad(r, id);
+		}
+	}
+	return NULL;
+}
+
+static void *srace_waiter(void *arg)
+{
+	struct srace *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		int ret = so_wait1(r->fd, atomic_load(&r->handle),
+				   atomic_load(&r->point), 0, in_ms(1));
+
+		if (ret == 0 || ret == -ETIME || ret == -ENOENT)
+			atomic_fetch_add(&r->waited, 1);
+		else
+			srace_bad(r, 2000 + ret);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(robust, syncobj_destroy_races_submits_naming_it, 120)
+{
+	struct srace r = { .fd = accel_test_open() };
+	struct accel_job_event ev[64];
+	uint64_t t0 = now_ns();
+	pthread_t t[3];
+	int cycles = 0;
+	uint32_t h;
+
+	ASSERT_GE(r.fd, 0);
+	r.q = queue_new(_metadata, r.fd, engine_name("srace"),
+			ACCEL_PRIORITY_NORMAL, ACCEL_CREDITS_MAX);
+	atomic_store(&r.handle, so_new(_metadata, r.fd, 0));
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, srace_submitter, &r));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, srace_submitter, &r));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, srace_waiter, &r));
+	while (cycles < 5000 && now_ns() - t0 < 10ull * 1000000000ull) {
+		ASSERT_EQ(0, so_create(r.fd, 0, &h));
+		ASSERT_EQ(0, so_destroy(r.fd, atomic_exchange(&r.handle, h)));
+		cycles++;
+		/* The RELEASED events, so that they do not pile up. */
+		while (fetch(r.fd, ev, 64) > 0)
+			;
+	}
+	atomic_store(&r.stop, 1);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	TH_LOG("%d handles destroyed; %d jobs went in, %d refused; %d waits",
+	       cycles, atomic_load(&r.in), atomic_load(&r.refused),
+	       atomic_load(&r.waited));
+	ASSERT_EQ(0, atomic_load(&r.bad));
+	ASSERT_GT(cycles, 100);
+	ASSERT_GT(atomic_load(&r.in), 100);
+	ASSERT_EQ(0, so_destroy(r.fd, atomic_load(&r.handle)));
+	ASSERT_EQ(0, close(r.fd));
+}
+
+/*
  * A COMPLETE drops its job's events not yet fetched. An event holds its
  * job until fetched, and the file's job limit counts jobs only until they
  * complete: an executor that completes what it submitted without fetching

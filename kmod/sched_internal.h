@@ -101,6 +101,8 @@ struct accel_event_node {
  * @flink:      on its engine's follower list, while pending for promisers
  *              not yet released (accel_job_try_pipeline()).
  * @has_followers: a follower waits for this job's release.
+ * @events_closed: completed after it timed out: no event of it is queued
+ *              any more (&accel_file.events_lock).
  * @status:     a pipelined job's COMPLETE status, while it waits for its
  *              waits (FINISHING).
  * @deadline_ns: its deadline, absolute CLOCK_MONOTONIC ns, or 0 (engine
@@ -156,6 +158,7 @@ struct accel_sched_job {
 	u32 answer_seq;
 	bool pipelined;
 	bool has_followers;
+	bool events_closed;
 	struct list_head flink;
 	int status;
 	u64 runnable_ns;

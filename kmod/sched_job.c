@@ -99,8 +99,13 @@ void accel_event_push_locked(struct accel_sched_job *job,
 		.flags = job->pipelined && type == ACCEL_JOB_EVENT_RELEASED ?
 			 ACCEL_JOB_RES_PIPELINED : 0,
 	};
-	kref_get(&job->ref);
 	spin_lock(&afile->events_lock);
+	/* A TIMEDOUT that a late COMPLETE overtook: nobody would fetch it. */
+	if (unlikely(job->events_closed)) {
+		spin_unlock(&afile->events_lock);
+		return;
+	}
+	kref_get(&job->ref);
 	list_add_tail(&n->link, &afile->events);
 	spin_unlock(&afile->events_lock);
 	wake_up_interruptible(&afile->events_wq);
@@ -997,23 +1002,30 @@ struct accel_sched_job *accel_job_next(struct accel_file *afile, u32 *pos)
  * file's job limit, which counts jobs until they complete: a file that
  * completes without fetching (an executor that learns its releases
  * otherwise) would otherwise pin a job's memory for each submission.
- * Not the last reference: the caller's lookup holds one.
+ * With @timedout (a late COMPLETE, of a job that timed out), none is
+ * queued after this either. Not the last reference: the caller's lookup
+ * holds one.
  */
-static void accel_job_drop_events(struct accel_sched_job *job)
+static void accel_job_drop_events(struct accel_sched_job *job, bool timedout)
 {
 	struct accel_file *afile = job->afile;
 	int n = 0;
 
 	/*
 	 * Usually neither is queued: fetched, or a SUBMIT answered on the
-	 * ring. Both were queued before the job's state said so, and this
-	 * COMPLETE read it under the engine lock; a TIMEDOUT queued later
-	 * (the timeout work queues it after its lock) waits to be fetched.
+	 * ring. A RELEASED was queued before the job's state said so, and
+	 * this COMPLETE read it under the engine lock. A TIMEDOUT is queued
+	 * by the timeout work after its lock section and after the job's
+	 * points failed, perhaps after this COMPLETE: a late COMPLETE closes
+	 * the job's events, so that the work queues none any more
+	 * (accel_event_push_locked()), under the lock that orders the two.
 	 */
-	if (list_empty(&job->ev_released.link) &&
+	if (!timedout && list_empty(&job->ev_released.link) &&
 	    list_empty(&job->ev_timedout.link))
 		return;
 	spin_lock_irq(&afile->events_lock);
+	if (timedout)
+		job->events_closed = true;
 	if (!list_empty(&job->ev_released.link)) {
 		list_del_init(&job->ev_released.link);
 		n++;
@@ -1055,7 +1067,7 @@ int accel_job_do_complete(struct accel_file *afile,
 		 */
 		if (job->pipelined)
 			accel_job_disarm(job);
-		accel_job_drop_events(job);
+		accel_job_drop_events(job, true);
 		accel_job_unlink(job);
 		accel_job_put(job);
 		return -ETIMEDOUT;
@@ -1114,7 +1126,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	spin_unlock_irq(&e->lock);
 	/* The job is the caller's file's, and so is the tenant. */
 	this_cpu_add(afile->tenant->stats->busy_ns, dt);
-	accel_job_drop_events(job);
+	accel_job_drop_events(job, false);
 
 	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
 			   args->status, dt, job->predicted_ns);

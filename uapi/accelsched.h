@@ -444,8 +444,9 @@ struct accel_uring_wait {
  * same error. A released job not completed within its timeout fails with
  * -ETIMEDOUT: its points fail, then its executor gets an
  * ACCEL_JOB_EVENT_TIMEDOUT event, and a late COMPLETE gets -ETIMEDOUT. A
- * COMPLETE (on time or late) drops its job's events not yet fetched: the
- * executor knows of the job already. When a file is closed (its process died, say),
+ * COMPLETE (on time or late) drops its job's events not yet fetched, and a
+ * late one also a TIMEDOUT still to come: the executor knows of the job
+ * already. When a file is closed (its process died, say),
  * every job it submitted and did not complete is cancelled and its promised
  * points fail with -EOWNERDEAD.
  */

@@ -455,6 +455,66 @@ TEST_F_TIMEOUT(robust, completed_jobs_leave_no_events_behind, 120)
 	ASSERT_EQ(0, close(fd));
 }
 
+/*
+ * The timeout work fails a timed-out job's points and only then queues its
+ * TIMEDOUT event. A late COMPLETE that comes in between, once the first
+ * point has failed, found no event to drop, and the event queued after it
+ * then held the job until fetched: one job's memory per such race, past
+ * the file's job limit. Here the job signals 64 points, the first and the
+ * last its own, and the COMPLETE goes in as soon as the first has failed:
+ * nothing may be left to fetch once the last has failed too.
+ */
+TEST_F_TIMEOUT(robust, late_complete_overtaking_its_timedout_event, 120)
+{
+	struct accel_point sig[ACCEL_JOB_MAX_POINTS] = { 0 };
+	int fd = accel_test_open(), overtaken = 0, rounds = 0, err;
+	struct accel_job_event ev[4];
+	uint64_t t0 = now_ns();
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("late"), ACCEL_PRIORITY_NORMAL, 1);
+	for (int i = 1; i < ACCEL_JOB_MAX_POINTS - 1; i++)
+		sig[i].handle = so_new(_metadata, fd, 0);
+	for (; rounds < 200 && now_ns() - t0 < 20ull * 1000000000ull; rounds++) {
+		struct accel_job j = {
+			.queue = q, .user_data = rounds, .timeout_ns = 1000000,
+			.signals = (uintptr_t)sig, .nsignals = ACCEL_JOB_MAX_POINTS,
+		};
+		struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+		uint32_t first = so_new(_metadata, fd, 0);
+		uint32_t last = so_new(_metadata, fd, 0);
+		int c, n;
+
+		for (int i = 0; i < ACCEL_JOB_MAX_POINTS; i++)
+			sig[i].point = rounds + 1;
+		sig[0].handle = first;
+		sig[ACCEL_JOB_MAX_POINTS - 1].handle = last;
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+		ASSERT_EQ(1, fetch(fd, ev, 4)); /* its RELEASED */
+		do {
+			ASSERT_EQ(0, so_query(fd, first, NULL, NULL, &err));
+		} while (!err);
+		ASSERT_EQ(-ETIMEDOUT, err);
+		c = complete(fd, j.id, 0);
+		ASSERT_EQ(-ETIMEDOUT, c);
+		ASSERT_EQ(0, so_query(fd, last, NULL, NULL, &err));
+		overtaken += !err; /* the COMPLETE came before the event */
+		ASSERT_EQ(-ETIMEDOUT, so_wait1(fd, last, rounds + 1, 0, in_ms(10000)));
+		usleep(2000); /* past the queueing of the event, if any */
+		n = fetch(fd, ev, 4);
+		if (n)
+			TH_LOG("round %d: %d event(s) left, type %u", rounds, n, ev[0].type);
+		ASSERT_EQ(0, n);
+		ASSERT_EQ(0, so_destroy(fd, first));
+		ASSERT_EQ(0, so_destroy(fd, last));
+	}
+	TH_LOG("%d rounds, the COMPLETE overtook the timeout work in %d",
+	       rounds, overtaken);
+	ASSERT_GT(rounds, 20);
+	ASSERT_EQ(0, close(fd));
+}
+
 struct fetch_race {
 	int fd;
 	atomic_int stop;

@@ -416,9 +416,14 @@ void accel_syncobj_free(struct kref *ref)
 	kfree_rcu(s, rcu); /* a point fence's deadline work may still look */
 }
 
-/* Raise value and/or submitted and signal what that satisfies. */
+/*
+ * Raise value and/or submitted and signal what that satisfies; with @by,
+ * record it as the latest promise when it is at least as high (in the same
+ * lock section: every job's signal promises, and says who promised).
+ */
 static int accel_syncobj_advance(struct accel_syncobj *s, u64 value,
-				 u64 submitted, bool strict)
+				 u64 submitted, bool strict,
+				 const struct accel_promiser *by)
 {
 	LIST_HEAD(list);
 	int ret = 0;
@@ -441,6 +446,8 @@ static int accel_syncobj_advance(struct accel_syncobj *s, u64 value,
 		s->submitted = submitted;
 		accel_detach_locked(s, ACCEL_POINT_SUBMITTED, submitted, &list);
 	}
+	if (by && (by->point >= s->promiser.point || !s->promiser.owner))
+		s->promiser = *by;
 out_unlock:
 	spin_unlock(&s->lock);
 	accel_signal_list(&list, 0);
@@ -458,7 +465,7 @@ out_unlock:
  */
 int accel_syncobj_signal(struct accel_syncobj *s, u64 value)
 {
-	return accel_syncobj_advance(s, value, value, true);
+	return accel_syncobj_advance(s, value, value, true, NULL);
 }
 
 /**
@@ -472,7 +479,7 @@ int accel_syncobj_signal(struct accel_syncobj *s, u64 value)
  */
 int accel_syncobj_reach(struct accel_syncobj *s, u64 point)
 {
-	return accel_syncobj_advance(s, point, point, false);
+	return accel_syncobj_advance(s, point, point, false, NULL);
 }
 
 /**
@@ -552,8 +559,7 @@ void accel_syncobj_forget_promiser(struct accel_syncobj *s, struct kref *ref)
  *         weak reference for accel_syncobj_promiser_get(); its owner calls
  *         accel_syncobj_forget_promiser() before the memory goes.
  *
- * Only the latest promise is kept; a failed syncobj records none. One
- * lock section for both, since every job's signal does both.
+ * Only the latest promise is kept; a failed syncobj records none.
  *
  * Context: any context; takes &accel_syncobj.lock.
  * Return: 0, or the syncobj's error if it has failed.
@@ -561,26 +567,11 @@ void accel_syncobj_forget_promiser(struct accel_syncobj *s, struct kref *ref)
 int accel_syncobj_promise(struct accel_syncobj *s, u64 point,
 			  const void *owner, u32 id, struct kref *ref)
 {
-	LIST_HEAD(list);
-	int ret;
+	const struct accel_promiser by = {
+		.owner = owner, .id = id, .point = point, .ref = ref,
+	};
 
-	spin_lock(&s->lock);
-	ret = s->error;
-	if (!ret) {
-		if (point > s->submitted) {
-			s->submitted = point;
-			accel_detach_locked(s, ACCEL_POINT_SUBMITTED, point, &list);
-		}
-		if (point >= s->promiser.point || !s->promiser.owner) {
-			s->promiser.owner = owner;
-			s->promiser.id = id;
-			s->promiser.point = point;
-			s->promiser.ref = ref;
-		}
-	}
-	spin_unlock(&s->lock);
-	accel_signal_list(&list, 0);
-	return ret;
+	return accel_syncobj_advance(s, 0, point, false, &by);
 }
 
 /**
@@ -916,7 +907,7 @@ static void accel_import_work(struct work_struct *work)
 		if (status < 0)
 			accel_syncobj_fail(s, status);
 		else
-			accel_syncobj_advance(s, imp->point, imp->point, false);
+			accel_syncobj_advance(s, imp->point, imp->point, false, NULL);
 		accel_syncobj_put(s);
 	}
 	accel_import_free(imp);

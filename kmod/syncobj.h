@@ -68,7 +68,7 @@ struct accel_syncobj {
 	struct dma_fence *fail_fence;
 	struct list_head weak_imports;
 	u64 context;
-	struct {
+	struct accel_promiser {
 		const void *owner;
 		u32 id;
 		u64 point;

@@ -117,6 +117,27 @@ static struct accel_job_event next_release(struct __test_metadata *_metadata,
 	return ev;
 }
 
+/* The TIMEDOUT event of job @id within @ms, or fail the test. */
+static struct accel_job_event next_timeout(struct __test_metadata *_metadata,
+					   int fd, uint32_t id, int ms)
+{
+	struct accel_job_event ev;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (int i = 0; i < ms; i++) {
+		if (fetch(_metadata, fd, &ev, 1) == 1) {
+			ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
+			ASSERT_EQ(id, ev.id);
+			ASSERT_EQ(-ETIMEDOUT, ev.status);
+			return ev;
+		}
+		poll(&p, 1, 1);
+	}
+	TH_LOG("no TIMEDOUT event of job %u within %d ms", id, ms);
+	ASSERT_TRUE(0);
+	return ev;
+}
+
 static void expect_no_event(struct __test_metadata *_metadata, int fd)
 {
 	struct accel_job_event ev;
@@ -331,12 +352,8 @@ TEST_F(sched, timeout_fails_the_job_and_refuses_late_complete)
 	id = submit(fd, q, NOPTS, PTS(P(x, 1)), 5, 100 * 1000000ull);
 	next_release(_metadata, fd, 1000);
 	ASSERT_EQ(-ETIMEDOUT, so_wait1(fd, x, 1, 0, in_ms(10000)));
-	for (int i = 0; i < 1000 && fetch(_metadata, fd, &ev, 1) == 0; i++)
-		usleep(1000);
-	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
-	ASSERT_EQ((uint32_t)id, ev.id);
+	ev = next_timeout(_metadata, fd, id, 1000);
 	ASSERT_EQ(5, ev.user_data);
-	ASSERT_EQ(-ETIMEDOUT, ev.status);
 	ASSERT_EQ(-ETIMEDOUT, complete(fd, id, 0, 0));
 	ASSERT_EQ(-ENOENT, complete(fd, id, 0, 0));
 	/* Its credit came back. */
@@ -355,7 +372,6 @@ TEST_F(sched, timeout_fails_the_job_and_refuses_late_complete)
 TEST_F_TIMEOUT(sched, timeout_work_queued_early_serves_later_releases, 60)
 {
 	int fd = accel_test_open(), a, b;
-	struct accel_job_event ev;
 	uint32_t q, x, y;
 
 	ASSERT_GE(fd, 0);
@@ -373,10 +389,7 @@ TEST_F_TIMEOUT(sched, timeout_work_queued_early_serves_later_releases, 60)
 	ASSERT_GT(b, 0);
 	next_release(_metadata, fd, 1000);
 	ASSERT_EQ(-ETIMEDOUT, so_wait1(fd, x, 1, 0, in_ms(10000)));
-	for (int i = 0; i < 1000 && fetch(_metadata, fd, &ev, 1) == 0; i++)
-		usleep(1000);
-	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
-	ASSERT_EQ((uint32_t)b, ev.id);
+	next_timeout(_metadata, fd, b, 1000);
 
 	/*
 	 * Queued for a's expiry in 300 ms; a completes, b is released 100 ms
@@ -391,10 +404,7 @@ TEST_F_TIMEOUT(sched, timeout_work_queued_early_serves_later_releases, 60)
 	ASSERT_GT(b, 0);
 	next_release(_metadata, fd, 1000);
 	ASSERT_EQ(-ETIMEDOUT, so_wait1(fd, y, 1, 0, in_ms(10000)));
-	for (int i = 0; i < 1000 && fetch(_metadata, fd, &ev, 1) == 0; i++)
-		usleep(1000);
-	ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
-	ASSERT_EQ((uint32_t)b, ev.id);
+	next_timeout(_metadata, fd, b, 1000);
 	ASSERT_EQ(-ETIMEDOUT, complete(fd, b, 0, 0));
 }
 
@@ -1500,7 +1510,6 @@ TEST_F(sched, late_complete_of_timed_out_pipelined_job)
 	int fd = accel_test_open(), a, b, err;
 	struct accel_job_event ev;
 	uint32_t q, x, y;
-	bool timedout = false;
 
 	ASSERT_GE(fd, 0);
 	q = queue_new(_metadata, fd, engine_name("pipet"), ACCEL_PRIORITY_NORMAL, 1, 2);
@@ -1512,18 +1521,7 @@ TEST_F(sched, late_complete_of_timed_out_pipelined_job)
 	ev = next_release(_metadata, fd, 1000);
 	ASSERT_EQ('b', ev.user_data);
 	ASSERT_EQ(ACCEL_JOB_RES_PIPELINED, ev.flags);
-	for (int i = 0; i < 5000 && !timedout; i++) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
-		if (fetch(_metadata, fd, &ev, 1) == 1) {
-			ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
-			ASSERT_EQ((uint32_t)b, ev.id);
-			timedout = true;
-		} else {
-			poll(&p, 1, 1);
-		}
-	}
-	ASSERT_TRUE(timedout);
+	next_timeout(_metadata, fd, b, 5000);
 	ASSERT_EQ(-ETIMEDOUT, complete(fd, b, 0, 0));
 	ASSERT_EQ(-ENOENT, complete(fd, b, 0, 0)); /* gone */
 	ASSERT_EQ(0, complete(fd, a, 0, 0));       /* reaches x:1 */
@@ -2996,7 +2994,6 @@ TEST_F(sched, deadline_met_and_missed_are_counted)
 {
 	int fd = accel_test_open(), id;
 	const char *e = engine_name("dlcount");
-	struct accel_job_event ev;
 	uint32_t q;
 
 	ASSERT_GE(fd, 0);
@@ -3024,9 +3021,7 @@ TEST_F(sched, deadline_met_and_missed_are_counted)
 		j.timeout_ns = 20000000;
 		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
 		ASSERT_EQ(j.id, next_release(_metadata, fd, 1000).id);
-		for (int i = 0; i < 5000 && fetch(_metadata, fd, &ev, 1) == 0; i++)
-			usleep(1000);
-		ASSERT_EQ(ACCEL_JOB_EVENT_TIMEDOUT, ev.type);
+		next_timeout(_metadata, fd, j.id, 5000);
 	}
 	ASSERT_EQ(2, queue_field(fd, q, "deadlines_missed"));
 	ASSERT_EQ(1, engine_counter(e, "deadlines_met"));

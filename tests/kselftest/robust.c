@@ -616,6 +616,94 @@ TEST_F(robust, polls_and_expired_waits_pin_no_fences)
 	close(fd);
 }
 
+static long fence_pool(void)
+{
+	return read_long("/sys/kernel/debug/" ACCEL_DEVICE_NAME "/point_fence_pool");
+}
+
+/* The pool's count once it holds still for 200 ms (RCU recycling done). */
+static long fence_pool_settled(void)
+{
+	long n = fence_pool(), was = -2;
+
+	for (int i = 0; i < 100 && n != was; i++) {
+		was = n;
+		usleep(200000);
+		n = fence_pool();
+	}
+	return n;
+}
+
+struct pool_waiter {
+	int fd;
+	uint32_t h[1024];
+	uint64_t p[1024];
+	int ret;
+};
+
+static void *pool_waiter_thread(void *arg)
+{
+	struct pool_waiter *w = arg;
+
+	w->ret = so_wait(w->fd, w->h, w->p, 1024, ACCEL_WAIT_ALL, in_ms(20000), NULL);
+	return NULL;
+}
+
+/*
+ * Point fences are recycled only after a grace period, so under a stream
+ * of waits the pool would run dry and each fence come from the slab (a
+ * new page every 24 on the waiting path). When the pool runs low, a work
+ * fills it with new fences: here 2048 fences stay alive (two waits of 1024
+ * points), more than the pool can hold, so none comes back through a
+ * grace period, and the pool must still be filled again.
+ */
+TEST_F(robust, fence_pool_is_filled_while_fences_live)
+{
+	static struct pool_waiter w[2];
+	long before, pool, live;
+	pthread_t t[2];
+	uint32_t x;
+	int fd = accel_test_open();
+
+	ASSERT_GE(fd, 0);
+	before = point_fences();
+	if (before < 0 || fence_pool() < 0)
+		SKIP(return, "no debugfs point fence gauges (debugfs not mounted)");
+	x = so_new(_metadata, fd, 0);
+	pool = fence_pool_settled();
+	ASSERT_LE(pool, 1024);
+	for (int k = 0; k < 2; k++) {
+		w[k].fd = fd;
+		for (int i = 0; i < 1024; i++) {
+			w[k].h[i] = x;
+			w[k].p[i] = 1 + (uint64_t)k * 1024 + i;
+		}
+		ASSERT_EQ(0, pthread_create(&t[k], NULL, pool_waiter_thread, &w[k]));
+	}
+	/* Both waits armed: every fence they need is alive. */
+	live = point_fences();
+	for (int i = 0; i < 5000 && live < before + 2048; i++) {
+		usleep(1000);
+		live = point_fences();
+	}
+	ASSERT_GE(live, before + 2048);
+	pool = fence_pool();
+	for (int i = 0; i < 2000 && pool < 64; i++) {
+		usleep(1000);
+		pool = fence_pool();
+	}
+	TH_LOG("point fences alive %ld (%ld before), pool %ld", live, before, pool);
+	ASSERT_GE(pool, 64);
+	ASSERT_LE(pool, 1024);
+	ASSERT_EQ(0, so_signal(fd, x, 2048));
+	for (int k = 0; k < 2; k++) {
+		ASSERT_EQ(0, pthread_join(t[k], NULL));
+		ASSERT_EQ(0, w[k].ret);
+	}
+	ASSERT_EQ(0, so_destroy(fd, x));
+	close(fd);
+}
+
 /*
  * Issue 7: a thread blocked in an ALL wait on [A:1 reached, B:5 pending]
  * gets A's failure at once, not -ETIME at its deadline.

@@ -866,6 +866,92 @@ START_TEST(test_signal_not_above_current)
 }
 END_TEST
 
+/*
+ * Whatever took the timeline to a job's point first, the job's own signal
+ * then fails, on either scheduler: a host signal to exactly that value,
+ * another job's signal of the same value or of a higher one completing
+ * first, or the semaphore's initial value. (The kernel scheduler asks the
+ * module only when something besides the job asked for that value or
+ * more: these are the cases where it must.)
+ */
+static void signal_passed_by(int how)
+{
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(how == 3 ? 2 : 0);
+	const uint64_t other = how == 2 ? 3 : 2;
+	accel_queue_t *q2;
+	char want[96];
+	POINT(w, gate, 1);
+	POINT(sig, s, 2);
+	POINT(sig2, s, other);
+	int error;
+
+	ASSERT_OK(accel_queue_create(dev, 0, &q2));
+	ASSERT_OK(accel_queue_barrier(queue, &w, &sig, 0));
+	if (how == 0)
+		ASSERT_OK(accel_semaphore_signal(s, 2));
+	else if (how != 3)
+		ASSERT_OK(accel_queue_barrier(q2, NULL, &sig2, 0));
+	ASSERT_OK(accel_semaphore_wait(s, other, 0, WAIT_LONG));
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_ERRNO(accel_semaphore_wait(s, other + 1, 0, WAIT_LONG), EINVAL);
+	snprintf(want, sizeof(want), "could not signal 2: the semaphore is already at %" PRIu64,
+		 other);
+	ASSERT_MESSAGE_CONTAINS(want);
+	ck_assert_uint_eq(sem_value(s, &error), other);
+	ck_assert_int_eq(error, -EINVAL);
+	accel_queue_release(q2);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+}
+
+START_TEST(test_signal_passed_by_host_at_its_value)
+{
+	signal_passed_by(0);
+}
+END_TEST
+
+START_TEST(test_signal_passed_by_a_job_of_the_same_value)
+{
+	signal_passed_by(1);
+}
+END_TEST
+
+START_TEST(test_signal_passed_by_a_job_of_a_higher_value)
+{
+	signal_passed_by(2);
+}
+END_TEST
+
+START_TEST(test_signal_at_the_initial_value)
+{
+	signal_passed_by(3);
+}
+END_TEST
+
+/* Nothing passed it: a job's signal of a value below another's pending one. */
+START_TEST(test_signal_below_a_pending_higher_one)
+{
+	accel_semaphore_t *gate = sem_new(0), *s = sem_new(0);
+	accel_queue_t *q2;
+	POINT(w, gate, 1);
+	POINT(sig2, s, 2);
+	POINT(sig3, s, 3);
+	int error;
+
+	ASSERT_OK(accel_queue_create(dev, 0, &q2));
+	ASSERT_OK(accel_queue_barrier(q2, &w, &sig3, 0)); /* asks 3, gated */
+	ASSERT_OK(accel_queue_barrier(queue, NULL, &sig2, 0));
+	ASSERT_OK(accel_semaphore_wait(s, 2, 0, WAIT_LONG));
+	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	ASSERT_OK(accel_semaphore_wait(s, 3, 0, WAIT_LONG));
+	ck_assert_uint_eq(sem_value(s, &error), 3);
+	ck_assert_int_eq(error, 0);
+	accel_queue_release(q2);
+	accel_semaphore_release(gate);
+	accel_semaphore_release(s);
+}
+END_TEST
+
 START_TEST(test_execute_errors)
 {
 	accel_scheduler_t *other;
@@ -2491,6 +2577,11 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_failed_command_index);
 	tcase_add_test(tc, test_failure_chain_keeps_cause);
 	tcase_add_test(tc, test_signal_not_above_current);
+	tcase_add_test(tc, test_signal_passed_by_host_at_its_value);
+	tcase_add_test(tc, test_signal_passed_by_a_job_of_the_same_value);
+	tcase_add_test(tc, test_signal_passed_by_a_job_of_a_higher_value);
+	tcase_add_test(tc, test_signal_at_the_initial_value);
+	tcase_add_test(tc, test_signal_below_a_pending_higher_one);
 	tcase_add_test(tc, test_execute_errors);
 	tcase_add_test(tc, test_threads_submit);
 	tcase_add_test(tc, test_release_queue_with_pending_work);

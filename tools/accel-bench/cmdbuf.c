@@ -30,6 +30,12 @@
  *	        scheduler's ring polled by a kernel thread
  *	        (ACCEL_URING_SQPOLL=2): no system call per submission; the
  *	        module's work moves to that thread.
+ *	        kernel_vs_embedded_stream (and kernel_sqpoll_): the other
+ *	        side, end to end: REPS submissions of a one-dispatch
+ *	        command buffer back to back, timed from the first until the
+ *	        host's wait sees the last one's signal, per job; the release
+ *	        of each job, its executor's run and COMPLETE, and the wake-ups
+ *	        between them are in it.
  *
  * Host time ends when accel_queue_execute() returns, i.e. when the job is
  * in the executor's hands. Each round submits REPS times back to back (the
@@ -82,7 +88,7 @@ struct cmdbuf_bench {
 	accel_executable_t *exe;
 	accel_buffer_t *bufs[2][SLOTS];
 	accel_binding_t bindings[2][SLOTS];
-	accel_command_buffer_t *r100, *r1000, *r10000;
+	accel_command_buffer_t *r1, *r100, *r1000, *r10000;
 	/* one dispatch on slot 0 / on slot SPARSE_SLOT, and their tables */
 	accel_command_buffer_t *dense, *sparse;
 	accel_binding_t *sparse_bindings[2];
@@ -169,6 +175,25 @@ static double submit_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
 	}
 	bench_drain(&c->d);
 	return median(v, REPS);
+}
+
+/*
+ * ns per job of REPS submissions of @cb back to back, from the first
+ * submission until the host sees the last one's signal: what a stream of
+ * jobs costs end to end, the executor's side included.
+ */
+static double stream_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
+{
+	double t0 = now_ns();
+
+	for (int i = 0; i < REPS; i++) {
+		accel_binding_table_t t = { SLOTS, c->bindings[i & 1] };
+
+		if (bench_submit(&c->d, cb, &t))
+			die("accel_queue_execute");
+	}
+	bench_drain(&c->d);
+	return (now_ns() - t0) / REPS;
 }
 
 #define BATCH 8
@@ -282,6 +307,8 @@ static int setup_on(struct cmdbuf_bench *c, accel_scheduler_kind_t kind, int all
 		}
 	if (!err)
 		err = reusable(c, 100, &c->r100);
+	if (!err)
+		err = reusable(c, 1, &c->r1);
 	if (!all)
 		return err;
 	if (!err)
@@ -300,6 +327,7 @@ static int setup(struct cmdbuf_bench *c)
 
 static void teardown(struct cmdbuf_bench *c)
 {
+	accel_command_buffer_release(c->r1);
 	accel_command_buffer_release(c->r100);
 	accel_command_buffer_release(c->r1000);
 	accel_command_buffer_release(c->r10000);
@@ -374,7 +402,7 @@ int bench_ksubmit(const struct opts *o)
 		"cpu:// on the kernel scheduler with ACCEL_URING_SQPOLL=2",
 	};
 	struct cmdbuf_bench c[3] = { 0 };
-	double *v = calloc(3 * (size_t)o->rounds, sizeof(double)), m[3];
+	double *v = calloc(6 * (size_t)o->rounds, sizeof(double)), m[6];
 	int first = 1;
 
 	/* The comparison names its schedulers: no override from outside. */
@@ -388,24 +416,35 @@ int bench_ksubmit(const struct opts *o)
 	}
 	unsetenv(ACCEL_URING_SQPOLL_ENV);
 	/* Warm every path (the kernel's job cache, the executors' threads). */
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 3; k++) {
 		submit_ns(&c[k], c[k].r100);
+		stream_ns(&c[k], c[k].r1);
+	}
 	for (int r = 0; r < o->rounds; r++)
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 3; k++) {
 			v[k * o->rounds + r] = submit_ns(&c[k], c[k].r100);
-	for (int k = 0; k < 3; k++)
+			v[(3 + k) * o->rounds + r] = stream_ns(&c[k], c[k].r1);
+		}
+	for (int k = 0; k < 6; k++)
 		m[k] = median(v + k * o->rounds, o->rounds);
 	if (o->json)
 		printf("{\"bench\": \"ksubmit\", \"slots\": %d, "
 		       "\"embedded_submit_ns\": %.0f, \"kernel_submit_ns\": %.0f, "
-		       "\"kernel_sqpoll_submit_ns\": %.0f, \"metrics\": {",
-		       SLOTS, m[0], m[1], m[2]);
+		       "\"kernel_sqpoll_submit_ns\": %.0f, \"embedded_stream_job_ns\": %.0f, "
+		       "\"kernel_stream_job_ns\": %.0f, \"kernel_sqpoll_stream_job_ns\": %.0f, "
+		       "\"metrics\": {",
+		       SLOTS, m[0], m[1], m[2], m[3], m[4], m[5]);
 	else
 		fprintf(notes, "# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
-		       "embedded %.2f us, kernel %.2f us, kernel with a polled ring %.2f us\n",
-		       SLOTS, m[0] / 1e3, m[1] / 1e3, m[2] / 1e3);
+		       "embedded %.2f us, kernel %.2f us, kernel with a polled ring %.2f us; "
+		       "a stream of %d one-dispatch jobs, per job until the last signal: "
+		       "%.2f us, %.2f us, %.2f us\n",
+		       SLOTS, m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, REPS, m[3] / 1e3,
+		       m[4] / 1e3, m[5] / 1e3);
 	metric(o, "libaccel.kernel_vs_embedded_submit", m[1] / m[0], &first);
 	metric(o, "libaccel.kernel_sqpoll_vs_embedded_submit", m[2] / m[0], &first);
+	metric(o, "libaccel.kernel_vs_embedded_stream", m[4] / m[3], &first);
+	metric(o, "libaccel.kernel_sqpoll_vs_embedded_stream", m[5] / m[3], &first);
 	if (o->json)
 		printf("}}\n");
 	for (int k = 0; k < 3; k++)

@@ -160,10 +160,17 @@ static double submit_slot_ns(struct cmdbuf_bench *c, int sparse)
 	return submit_tables_ns(c, sparse ? c->sparse : c->dense, t);
 }
 
-/* Median host ns of REPS submissions of @cb, alternating tables. */
-static double submit_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
+/*
+ * REPS submissions of @cb back to back, alternating tables, then a wait
+ * for the last one's signal. Returns the median host ns of a submission;
+ * with @stream, also the ns per job from the first submission until the
+ * host saw the last signal: what a stream of jobs costs end to end, the
+ * executor's side included.
+ */
+static double submit_ns_stream(struct cmdbuf_bench *c, accel_command_buffer_t *cb,
+			       double *stream)
 {
-	double v[REPS];
+	double v[REPS], start = now_ns();
 
 	for (int i = 0; i < REPS; i++) {
 		accel_binding_table_t t = { SLOTS, c->bindings[i & 1] };
@@ -174,26 +181,14 @@ static double submit_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
 		v[i] = now_ns() - t0;
 	}
 	bench_drain(&c->d);
+	if (stream)
+		*stream = (now_ns() - start) / REPS;
 	return median(v, REPS);
 }
 
-/*
- * ns per job of REPS submissions of @cb back to back, from the first
- * submission until the host sees the last one's signal: what a stream of
- * jobs costs end to end, the executor's side included.
- */
-static double stream_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
+static double submit_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
 {
-	double t0 = now_ns();
-
-	for (int i = 0; i < REPS; i++) {
-		accel_binding_table_t t = { SLOTS, c->bindings[i & 1] };
-
-		if (bench_submit(&c->d, cb, &t))
-			die("accel_queue_execute");
-	}
-	bench_drain(&c->d);
-	return (now_ns() - t0) / REPS;
+	return submit_ns_stream(c, cb, NULL);
 }
 
 #define BATCH 8
@@ -418,12 +413,12 @@ int bench_ksubmit(const struct opts *o)
 	/* Warm every path (the kernel's job cache, the executors' threads). */
 	for (int k = 0; k < 3; k++) {
 		submit_ns(&c[k], c[k].r100);
-		stream_ns(&c[k], c[k].r1);
+		submit_ns(&c[k], c[k].r1);
 	}
 	for (int r = 0; r < o->rounds; r++)
 		for (int k = 0; k < 3; k++) {
 			v[k * o->rounds + r] = submit_ns(&c[k], c[k].r100);
-			v[(3 + k) * o->rounds + r] = stream_ns(&c[k], c[k].r1);
+			submit_ns_stream(&c[k], c[k].r1, &v[(3 + k) * o->rounds + r]);
 		}
 	for (int k = 0; k < 6; k++)
 		m[k] = median(v + k * o->rounds, o->rounds);

@@ -870,32 +870,36 @@ END_TEST
  * Whatever took the timeline to a job's point first, the job's own signal
  * then fails, on either scheduler: a host signal to exactly that value,
  * another job's signal of the same value or of a higher one completing
- * first, or the semaphore's initial value. (The kernel scheduler asks the
- * module only when something besides the job asked for that value or
- * more: these are the cases where it must.)
+ * first, or the semaphore's initial value. @base shifts every value, to
+ * try the compares at 2^63 (signed) and at the top of the range.
  */
-static void signal_passed_by(int how)
+enum passed_by { BY_HOST, BY_SAME_VALUE, BY_HIGHER_VALUE, BY_INITIAL_VALUE };
+
+static void signal_passed_by(enum passed_by how, uint64_t base)
 {
-	accel_semaphore_t *gate = sem_new(0), *s = sem_new(how == 3 ? 2 : 0);
-	const uint64_t other = how == 2 ? 3 : 2;
+	const uint64_t mine = base + 2, other = how == BY_HIGHER_VALUE ? base + 3 : mine;
+	accel_semaphore_t *gate = sem_new(0);
+	accel_semaphore_t *s = sem_new(how == BY_INITIAL_VALUE ? mine : base);
 	accel_queue_t *q2;
-	char want[96];
+	char want[128];
 	POINT(w, gate, 1);
-	POINT(sig, s, 2);
+	POINT(sig, s, mine);
 	POINT(sig2, s, other);
 	int error;
 
 	ASSERT_OK(accel_queue_create(dev, 0, &q2));
 	ASSERT_OK(accel_queue_barrier(queue, &w, &sig, 0));
-	if (how == 0)
-		ASSERT_OK(accel_semaphore_signal(s, 2));
-	else if (how != 3)
+	if (how == BY_HOST)
+		ASSERT_OK(accel_semaphore_signal(s, mine));
+	else if (how != BY_INITIAL_VALUE)
 		ASSERT_OK(accel_queue_barrier(q2, NULL, &sig2, 0));
 	ASSERT_OK(accel_semaphore_wait(s, other, 0, WAIT_LONG));
 	ASSERT_OK(accel_semaphore_signal(gate, 1));
+	/* A wait past what it holds ends only with the job's failure. */
 	ASSERT_ERRNO(accel_semaphore_wait(s, other + 1, 0, WAIT_LONG), EINVAL);
-	snprintf(want, sizeof(want), "could not signal 2: the semaphore is already at %" PRIu64,
-		 other);
+	snprintf(want, sizeof(want),
+		 "could not signal %" PRIu64 ": the semaphore is already at %" PRIu64,
+		 mine, other);
 	ASSERT_MESSAGE_CONTAINS(want);
 	ck_assert_uint_eq(sem_value(s, &error), other);
 	ck_assert_int_eq(error, -EINVAL);
@@ -904,27 +908,30 @@ static void signal_passed_by(int how)
 	accel_semaphore_release(s);
 }
 
+/* The top one puts the wait past them at UINT64_MAX itself. */
+static const uint64_t passed_bases[] = { 0, (UINT64_C(1) << 63) - 2, UINT64_MAX - 4 };
+
 START_TEST(test_signal_passed_by_host_at_its_value)
 {
-	signal_passed_by(0);
+	signal_passed_by(BY_HOST, passed_bases[_i]);
 }
 END_TEST
 
 START_TEST(test_signal_passed_by_a_job_of_the_same_value)
 {
-	signal_passed_by(1);
+	signal_passed_by(BY_SAME_VALUE, passed_bases[_i]);
 }
 END_TEST
 
 START_TEST(test_signal_passed_by_a_job_of_a_higher_value)
 {
-	signal_passed_by(2);
+	signal_passed_by(BY_HIGHER_VALUE, passed_bases[_i]);
 }
 END_TEST
 
 START_TEST(test_signal_at_the_initial_value)
 {
-	signal_passed_by(3);
+	signal_passed_by(BY_INITIAL_VALUE, passed_bases[_i]);
 }
 END_TEST
 
@@ -2577,10 +2584,10 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_failed_command_index);
 	tcase_add_test(tc, test_failure_chain_keeps_cause);
 	tcase_add_test(tc, test_signal_not_above_current);
-	tcase_add_test(tc, test_signal_passed_by_host_at_its_value);
-	tcase_add_test(tc, test_signal_passed_by_a_job_of_the_same_value);
-	tcase_add_test(tc, test_signal_passed_by_a_job_of_a_higher_value);
-	tcase_add_test(tc, test_signal_at_the_initial_value);
+	tcase_add_loop_test(tc, test_signal_passed_by_host_at_its_value, 0, 3);
+	tcase_add_loop_test(tc, test_signal_passed_by_a_job_of_the_same_value, 0, 3);
+	tcase_add_loop_test(tc, test_signal_passed_by_a_job_of_a_higher_value, 0, 3);
+	tcase_add_loop_test(tc, test_signal_at_the_initial_value, 0, 3);
 	tcase_add_test(tc, test_signal_below_a_pending_higher_one);
 	tcase_add_test(tc, test_execute_errors);
 	tcase_add_test(tc, test_threads_submit);

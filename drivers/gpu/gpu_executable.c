@@ -260,8 +260,11 @@ static int bind_entries(struct gpu_device *dev, struct gpu_executable *ge,
 
 		if (r)
 			return accel_fail(ENOEXEC,
-				"%s: %s: entry '%s' is not a kernel of its image (%s); is it declared extern \"C\" __global__?",
-				fn, what, be[i].name, gpu_result_name(dev->be, dev->api, r));
+				"%s: %s: entry '%s' is not a kernel of its image (%s); %s",
+				fn, what, be[i].name, gpu_result_name(dev->be, dev->api, r),
+				module == dev->builtin_module ?
+				"libaccel's own kernels are incomplete: rebuild libaccel" :
+				"is it declared extern \"C\" __global__?");
 		accel_strfmt(x->info.name, sizeof(x->info.name), "%s", be[i].name);
 		x->info.binding_count = be[i].binding_count;
 		x->info.constant_count = be[i].constant_count;

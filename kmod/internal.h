@@ -113,6 +113,12 @@ struct accel_file {
 	spinlock_t events_lock;
 	struct list_head events;
 	wait_queue_head_t events_wq;
+	/*
+	 * The task in ACCEL_IOCTL_JOB_COMPLETE_FETCH, which fetches the
+	 * events its COMPLETE queues: they wake no poller (read locklessly
+	 * by accel_event_push_locked(), compared with current).
+	 */
+	struct task_struct *fetcher;
 	/* In the module's list of files, for debugfs's jobs listing. */
 	struct list_head link;
 };

@@ -50,7 +50,8 @@ void accel_fill_info(struct accel_file *afile, struct accel_info *info)
 	if (ACCEL_URING_RES2)
 		info->features |= ACCEL_FEATURE_URING_SEQ;
 	info->features |= ACCEL_FEATURE_TENANTS | ACCEL_FEATURE_URING_INLINE_JOB |
-			   ACCEL_FEATURE_JOB_PREDICTION | ACCEL_FEATURE_JOB_DEADLINE;
+			   ACCEL_FEATURE_JOB_PREDICTION | ACCEL_FEATURE_JOB_DEADLINE |
+			   ACCEL_FEATURE_JOB_EVENTS;
 	if (ACCEL_FENCE_DEADLINE)
 		info->features |= ACCEL_FEATURE_FENCE_DEADLINE;
 	info->client_id = afile->client_id;
@@ -119,6 +120,8 @@ static const struct accel_ioctl_desc accel_ioctls[] = {
 			ACCEL_IOCTL_OUT_ON_ERROR),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_JOB_COMPLETE, accel_ioctl_job_complete, 0),
 	ACCEL_IOCTL_DEF(ACCEL_IOCTL_JOB_FETCH, accel_ioctl_job_fetch, 0),
+	ACCEL_IOCTL_DEF(ACCEL_IOCTL_JOB_COMPLETE_FETCH,
+			accel_ioctl_job_complete_fetch, ACCEL_IOCTL_OUT_ON_ERROR),
 };
 
 /**

@@ -436,21 +436,18 @@ int accel_ioctl_job_complete(struct accel_file *afile, void *data)
 	return accel_job_do_complete(afile, data);
 }
 
-int accel_ioctl_job_fetch(struct accel_file *afile, void *data)
+/*
+ * Move up to @max of @afile's events to @events, in order: how many, in
+ * *@countp; -EFAULT if none could be written (each stays queued).
+ */
+static int accel_events_fetch(struct accel_file *afile, u64 events, u32 max,
+			      u32 *countp)
 {
-	struct accel_job_fetch *args = data;
-	struct accel_job_event __user *uev;
+	struct accel_job_event __user *uev = u64_to_user_ptr(events);
 	struct accel_event_node *n;
 	u32 count = 0;
 
-	if (args->flags || args->pad || args->count)
-		return -EINVAL;
-	if (!args->max || args->max > ACCEL_JOB_SUBMIT_MAX)
-		return -EINVAL;
-	if (!IS_ALIGNED(args->events, sizeof(u64)))
-		return -EINVAL;
-	uev = u64_to_user_ptr(args->events);
-	while (count < args->max) {
+	while (count < max) {
 		struct accel_sched_job *job;
 
 		spin_lock_irq(&afile->events_lock);
@@ -474,8 +471,57 @@ int accel_ioctl_job_fetch(struct accel_file *afile, void *data)
 		accel_job_put(job);
 		count++;
 	}
-	args->count = count;
+	*countp = count;
 	return 0;
+}
+
+static bool accel_fetch_args_ok(u64 events, u32 max)
+{
+	return max && max <= ACCEL_JOB_SUBMIT_MAX && IS_ALIGNED(events, sizeof(u64));
+}
+
+int accel_ioctl_job_fetch(struct accel_file *afile, void *data)
+{
+	struct accel_job_fetch *args = data;
+
+	if (args->flags || args->pad || args->count ||
+	    !accel_fetch_args_ok(args->events, args->max))
+		return -EINVAL;
+	return accel_events_fetch(afile, args->events, args->max, &args->count);
+}
+
+/*
+ * COMPLETE, then FETCH: an executor learns the releases its COMPLETE
+ * caused without a wake of whoever polls the fd (a thread that would only
+ * hand them back to it). While the COMPLETE runs, this task is the file's
+ * fetcher: what it queues for the file wakes nobody
+ * (accel_event_push_locked()), since the fetch below takes it; whatever
+ * is still queued after the fetch (more than @max, a fault) wakes the
+ * pollers as usual. Events queued meanwhile by others wake as always.
+ */
+int accel_ioctl_job_complete_fetch(struct accel_file *afile, void *data)
+{
+	struct accel_job_complete_fetch *args = data;
+	struct accel_job_complete c = {
+		.id = args->id, .status = args->status,
+		.device_ns = args->device_ns,
+	};
+	bool left;
+	int ret;
+
+	if (args->flags || args->count ||
+	    !accel_fetch_args_ok(args->events, args->max))
+		return -EINVAL;
+	WRITE_ONCE(afile->fetcher, current);
+	args->result = accel_job_do_complete(afile, &c);
+	cmpxchg(&afile->fetcher, current, NULL);
+	ret = accel_events_fetch(afile, args->events, args->max, &args->count);
+	spin_lock_irq(&afile->events_lock);
+	left = !list_empty(&afile->events);
+	spin_unlock_irq(&afile->events_lock);
+	if (left)
+		wake_up_interruptible(&afile->events_wq);
+	return ret;
 }
 
 __poll_t accel_sched_poll(struct accel_file *afile, struct file *file,
@@ -573,6 +619,7 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL)
 		return -EINVAL;
 	a = (struct accel_job_args){
+		.events = flags & ACCEL_URING_JOB_F_EVENTS,
 		.user_data = READ_ONCE(uj->user_data),
 		.timeout_ns = READ_ONCE(uj->timeout_ns),
 		.kpoints = uj->points, .nwaits = READ_ONCE(uj->nwaits),

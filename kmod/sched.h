@@ -291,6 +291,7 @@ int accel_ioctl_queue_destroy(struct accel_file *afile, void *data);
 int accel_ioctl_job_submit(struct accel_file *afile, void *data);
 int accel_ioctl_job_complete(struct accel_file *afile, void *data);
 int accel_ioctl_job_fetch(struct accel_file *afile, void *data);
+int accel_ioctl_job_complete_fetch(struct accel_file *afile, void *data);
 int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 			   unsigned int issue_flags);
 int accel_uring_job_submit_inline(struct accel_file *afile,

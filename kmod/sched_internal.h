@@ -103,6 +103,9 @@ struct accel_event_node {
  * @has_followers: a follower waits for this job's release.
  * @events_closed: completed after it timed out: no event of it is queued
  *              any more (&accel_file.events_lock).
+ * @events:     submitted with ACCEL_JOB_F_EVENTS: released by an event
+ *              (even through io_uring), and failed by one if never
+ *              released (accel_job_answer_locked()).
  * @status:     a pipelined job's COMPLETE status, while it waits for its
  *              waits (FINISHING).
  * @deadline_ns: its deadline, absolute CLOCK_MONOTONIC ns, or 0 (engine
@@ -159,6 +162,7 @@ struct accel_sched_job {
 	bool pipelined;
 	bool has_followers;
 	bool events_closed;
+	bool events;
 	struct list_head flink;
 	int status;
 	u64 runnable_ns;
@@ -280,20 +284,22 @@ struct accel_job_args {
 	const struct accel_point *kpoints;
 	u32 nwaits, nsignals;
 	u32 queue;
+	bool events;
 };
 
 /* @a from a struct accel_job read from user memory; -EINVAL. */
 static inline int accel_job_args_user(struct accel_job_args *a,
 				      const struct accel_job *uj)
 {
-	if (uj->flags || uj->predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
+	if (uj->flags & ~ACCEL_JOB_FLAGS_ALL ||
+	    uj->predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
 		return -EINVAL;
 	*a = (struct accel_job_args){
 		.user_data = uj->user_data, .timeout_ns = uj->timeout_ns,
 		.predicted_us = uj->predicted_us,
 		.uwaits = uj->waits, .usignals = uj->signals,
 		.nwaits = uj->nwaits, .nsignals = uj->nsignals,
-		.queue = uj->queue,
+		.queue = uj->queue, .events = uj->flags & ACCEL_JOB_F_EVENTS,
 	};
 	return 0;
 }

@@ -12,7 +12,9 @@
  * of its file already released to its engine is pipelined: runnable at
  * once (accel_job_try_pipeline()). Released by the policy
  * (accel_job_release_locked()), a job is answered to its executor through
- * its pending io_uring SUBMIT or by an event pushed to its file. COMPLETE
+ * its pending io_uring SUBMIT or by an event pushed to its file; a job that
+ * asked for events (ACCEL_JOB_F_EVENTS) never leaves a SUBMIT pending, and
+ * learns a failure before release by a FAILED event too. COMPLETE
  * (accel_job_do_complete()) reaches or fails its points;
  * accel_job_cancel() fails a job not completed. Its id stays in its file's
  * table until it is unlinked, which drops the table's reference; the last
@@ -108,10 +110,12 @@ void accel_event_push_locked(struct accel_sched_job *job,
 	kref_get(&job->ref);
 	list_add_tail(&n->link, &afile->events);
 	spin_unlock(&afile->events_lock);
-	wake_up_interruptible(&afile->events_wq);
+	/* Queued by a COMPLETE_FETCH's COMPLETE: that call fetches it. */
+	if (READ_ONCE(afile->fetcher) != current)
+		wake_up_interruptible(&afile->events_wq);
 }
 
-/* The job an event node is embedded in. */
+/* The job an event node is embedded in (a FAILED job was never released). */
 struct accel_sched_job *accel_event_job(struct accel_event_node *n)
 {
 	if (n->ev.type == ACCEL_JOB_EVENT_TIMEDOUT)
@@ -139,7 +143,11 @@ static void accel_submit_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	accel_job_put(job);
 }
 
-/* Complete the job's pending SUBMIT with @res, if it has one. */
+/*
+ * Complete the job's pending SUBMIT with @res, if it has one; or, for a
+ * job that asked for events and was never released, tell its executor of
+ * the failure @res with a FAILED event (on the node a release would use).
+ */
 static void accel_job_answer_locked(struct accel_sched_job *job, int res)
 {
 	struct io_uring_cmd *cmd = job->cmd;
@@ -147,8 +155,12 @@ static void accel_job_answer_locked(struct accel_sched_job *job, int res)
 	struct accel_file *afile;
 
 	lockdep_assert_held(&job->engine->lock);
-	if (!cmd)
+	if (!cmd) {
+		if (job->events && res < 0 && !job->release_ns)
+			accel_event_push_locked(job, &job->ev_released,
+						ACCEL_JOB_EVENT_FAILED, res);
 		return;
+	}
 	job->cmd = NULL;
 	pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
 	pdu->res = res;
@@ -570,6 +582,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	job->afile = afile;
 	job->priority = q->priority;
 	job->user_data = args->user_data;
+	job->events = args->events;
 	job->timeout_ns = timeout_ns;
 	/* No job runs longer than its timeout; nor is it charged more. */
 	job->predicted_ns = min((u64)args->predicted_us * NSEC_PER_USEC,
@@ -947,7 +960,8 @@ ready:
  * read section, which keeps the job's queue.
  *
  * Return: with @cmd, what the SUBMIT answers at once, or -EIOCBQUEUED when
- * the release answers it later; without, 0. A negative errno if the job
+ * the release answers it later; without @cmd, or for a job that asked for
+ * events (ACCEL_JOB_F_EVENTS: its release and failure are events), 0. A negative errno if the job
  * was refused (nothing of it remains then). The job may be gone once this
  * returns: released, completed and freed on another thread.
  */
@@ -962,6 +976,9 @@ int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args
 		accel_job_unlink(job); /* not armed yet: undo it whole */
 		return -EFAULT;
 	}
+	/* A job that asked for events is answered at once, as by ioctl. */
+	if (job->events)
+		cmd = NULL;
 	job->issuing = cmd != NULL;
 	return accel_job_arm(job, cmd);
 }

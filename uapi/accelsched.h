@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 7
+#define ACCEL_ABI_MINOR 8
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -110,6 +110,14 @@ extern "C" {
  * without them (before 6.3).
  */
 #define ACCEL_FEATURE_FENCE_DEADLINE (1ULL << 9)
+/**
+ * ACCEL_FEATURE_JOB_EVENTS - (ABI 1.8) a job may ask for every outcome as an
+ * event (ACCEL_JOB_F_EVENTS, ACCEL_URING_JOB_F_EVENTS): its io_uring SUBMIT
+ * is then answered at once, and a job that will never be released gets an
+ * ACCEL_JOB_EVENT_FAILED event. ACCEL_IOCTL_JOB_COMPLETE_FETCH completes a
+ * job and fetches events in one call.
+ */
+#define ACCEL_FEATURE_JOB_EVENTS (1ULL << 10)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -540,7 +548,7 @@ struct accel_point {
  * @nwaits:     at most ACCEL_JOB_MAX_POINTS.
  * @nsignals:   at most ACCEL_JOB_MAX_POINTS.
  * @queue:      the queue's handle.
- * @flags:      must be zero.
+ * @flags:      0, or ACCEL_JOB_F_EVENTS (ABI 1.8).
  * @id:         out: the job's id in this file, for COMPLETE.
  * @predicted_us: (ABI 1.6; "pad", zero, before) the engine time the
  *              executor predicts for the job, in microseconds, charged to
@@ -560,6 +568,22 @@ struct accel_job {
 	__u32 id;
 	__u32 predicted_us;
 };
+
+/*
+ * ACCEL_JOB_F_EVENTS - (ABI 1.8, ACCEL_FEATURE_JOB_EVENTS) every outcome of
+ * the job reaches its executor as an event to fetch: its release as
+ * ACCEL_JOB_EVENT_RELEASED, and, when it will never be released, an
+ * ACCEL_JOB_EVENT_FAILED whose status says why (a wait's error, or
+ * -ECANCELED, -EOWNERDEAD when it was cancelled). Its io_uring SUBMIT is
+ * answered at once: res 0 once the job is taken (IOSQE_CQE_SKIP_SUCCESS
+ * then posts nothing), or -errno if it is refused; no SUBMIT stays pending,
+ * so the submitting task is never on the release's path and may exit. An
+ * ioctl submission needs no watch of its waits to learn a failure. Events
+ * of a file come in the order the module decided them, so a queue's
+ * releases are fetched in release order.
+ */
+#define ACCEL_JOB_F_EVENTS (1U << 0)
+#define ACCEL_JOB_FLAGS_ALL (ACCEL_JOB_F_EVENTS)
 
 /* ACCEL_JOB_PREDICTION_MAX_US - the largest prediction: one hour. */
 #define ACCEL_JOB_PREDICTION_MAX_US 3600000000U
@@ -587,7 +611,8 @@ struct accel_job_submit {
  * CQE completes when the job is released, with res = the job's id (bit
  * ACCEL_JOB_RES_PIPELINED set when it was released before its waits were
  * reached; see the docs), or with -errno if the submission is refused or the
- * job fails or is cancelled before release.
+ * job fails or is cancelled before release. A job with ACCEL_JOB_F_EVENTS
+ * is answered at once instead (0, or the refusal).
  * @job:      pointer to one struct accel_job (read at submission).
  * @reserved: must be zero.
  */
@@ -613,7 +638,8 @@ struct accel_uring_submit {
  * @nwaits:     the waits: the first @nwaits entries of @points.
  * @nsignals:   the signals: the @nsignals entries after them;
  *              @nwaits + @nsignals <= ACCEL_URING_JOB_POINTS.
- * @flags:      0, or ACCEL_URING_JOB_F_PREDICTED (ABI 1.6).
+ * @flags:      0, or ACCEL_URING_JOB_F_PREDICTED (ABI 1.6), and
+ *              ACCEL_URING_JOB_F_EVENTS (ABI 1.8).
  * @points:     the waits, then the signals (their flags must be zero).
  * @predicted_us: (ABI 1.6) as in struct accel_job; read only with
  *              ACCEL_URING_JOB_F_PREDICTED (before ABI 1.6 the SQE's last
@@ -634,7 +660,9 @@ struct accel_uring_job {
 
 /* ACCEL_URING_JOB_F_PREDICTED - struct accel_uring_job.predicted_us is set. */
 #define ACCEL_URING_JOB_F_PREDICTED (1U << 0)
-#define ACCEL_URING_JOB_FLAGS_ALL (ACCEL_URING_JOB_F_PREDICTED)
+/* ACCEL_URING_JOB_F_EVENTS - ACCEL_JOB_F_EVENTS for an inline job (ABI 1.8). */
+#define ACCEL_URING_JOB_F_EVENTS (1U << 1)
+#define ACCEL_URING_JOB_FLAGS_ALL (ACCEL_URING_JOB_F_PREDICTED | ACCEL_URING_JOB_F_EVENTS)
 
 /*
  * ACCEL_JOB_RES_PIPELINED - the job was released before its waits were
@@ -684,13 +712,17 @@ struct accel_job_complete {
 
 #define ACCEL_JOB_EVENT_RELEASED 1
 #define ACCEL_JOB_EVENT_TIMEDOUT 2
+#define ACCEL_JOB_EVENT_FAILED 3
 
 /**
  * struct accel_job_event - one event for an executor.
  * @user_data: the job's user_data.
  * @id:        the job's id.
- * @type:      ACCEL_JOB_EVENT_RELEASED (jobs submitted by ioctl) or
- *             ACCEL_JOB_EVENT_TIMEDOUT (any job; stop running it).
+ * @type:      ACCEL_JOB_EVENT_RELEASED (jobs submitted by ioctl, or with
+ *             ACCEL_JOB_F_EVENTS), ACCEL_JOB_EVENT_TIMEDOUT (any job; stop
+ *             running it) or ACCEL_JOB_EVENT_FAILED (ABI 1.8: a job with
+ *             ACCEL_JOB_F_EVENTS that will never be released; its id is
+ *             gone, and its points fail with @status).
  * @flags:     ACCEL_JOB_RES_PIPELINED for a pipelined release.
  * @status:    0, or the error the job failed with.
  */
@@ -719,6 +751,35 @@ struct accel_job_fetch {
 	__u32 pad;
 };
 
+/**
+ * struct accel_job_complete_fetch - ACCEL_IOCTL_JOB_COMPLETE_FETCH (ABI 1.8):
+ * ACCEL_IOCTL_JOB_COMPLETE, then ACCEL_IOCTL_JOB_FETCH, in one call. The
+ * releases the COMPLETE causes for this file (the credit it frees, the
+ * waits it reaches) are among the events fetched, and wake no poller of the
+ * fd unless they are left for a later fetch.
+ * @id, @status, @device_ns: as in struct accel_job_complete.
+ * @events:    as in struct accel_job_fetch.
+ * @max:       as in struct accel_job_fetch.
+ * @count:     out: as in struct accel_job_fetch; must be zero.
+ * @result:    out: what ACCEL_IOCTL_JOB_COMPLETE would return (0, -ENOENT,
+ *             -EINVAL, -ETIMEDOUT); the events are fetched either way.
+ * @flags:     must be zero.
+ *
+ * Return: 0; -EINVAL for bad arguments (nothing is completed or fetched);
+ * -EFAULT if no event could be written (@result still says how the
+ * COMPLETE went, and the events stay queued).
+ */
+struct accel_job_complete_fetch {
+	__u32 id;
+	__s32 status;
+	__u64 device_ns;
+	__u64 events;
+	__u32 max;
+	__u32 count;
+	__s32 result;
+	__u32 flags;
+};
+
 #define ACCEL_IOCTL_INFO _IOR(ACCEL_IOCTL_BASE, 0x00, struct accel_info)
 #define ACCEL_IOCTL_NOP _IOW(ACCEL_IOCTL_BASE, 0x01, struct accel_nop)
 #define ACCEL_IOCTL_SYNCOBJ_CREATE _IOWR(ACCEL_IOCTL_BASE, 0x10, struct accel_syncobj_create)
@@ -739,6 +800,7 @@ struct accel_job_fetch {
 #define ACCEL_IOCTL_JOB_SUBMIT _IOWR(ACCEL_IOCTL_BASE, 0x22, struct accel_job_submit)
 #define ACCEL_IOCTL_JOB_COMPLETE _IOW(ACCEL_IOCTL_BASE, 0x23, struct accel_job_complete)
 #define ACCEL_IOCTL_JOB_FETCH _IOWR(ACCEL_IOCTL_BASE, 0x24, struct accel_job_fetch)
+#define ACCEL_IOCTL_JOB_COMPLETE_FETCH _IOWR(ACCEL_IOCTL_BASE, 0x25, struct accel_job_complete_fetch)
 
 /*
  * uring_cmd opcodes (sqe->cmd_op). They are encoded like ioctl numbers (as

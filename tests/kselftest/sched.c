@@ -3231,4 +3231,515 @@ TEST_F_TIMEOUT(sched, deadline_racing_submits_sets_and_destroy, 60)
 	close(r.fd);
 }
 
+/* ---- outcomes as events (ACCEL_JOB_F_EVENTS, ABI 1.8) ---------------- */
+
+/* Submit one job by ioctl with ACCEL_JOB_F_EVENTS; its id, or -errno. */
+static int submit_ev(int fd, uint32_t queue, struct pts w, struct pts s,
+		     uint64_t user_data)
+{
+	struct accel_job j;
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+	int ret;
+
+	job_fill(&j, queue, &w, &s, user_data);
+	j.flags = ACCEL_JOB_F_EVENTS;
+	ret = xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
+	return ret ? ret : (int)j.id;
+}
+
+/* COMPLETE @id and fetch up to @max events into @ev: the ioctl's return. */
+static int complete_fetch(int fd, uint32_t id, int status,
+			  struct accel_job_event *ev, uint32_t max,
+			  struct accel_job_complete_fetch *out)
+{
+	struct accel_job_complete_fetch f = {
+		.id = id, .status = status, .device_ns = 1000,
+		.events = (uintptr_t)ev, .max = max,
+	};
+	int ret = xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH, &f);
+
+	if (out)
+		*out = f;
+	return ret;
+}
+
+/* The next event within @ms, of @type, or fail the test. */
+static struct accel_job_event next_event(struct __test_metadata *_metadata,
+					 int fd, uint32_t type, int ms)
+{
+	struct accel_job_event ev = { 0 };
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (int i = 0; i < ms; i++) {
+		if (fetch(_metadata, fd, &ev, 1) == 1) {
+			ASSERT_EQ(type, ev.type);
+			return ev;
+		}
+		poll(&p, 1, 1);
+	}
+	TH_LOG("no event of type %u within %d ms", type, ms);
+	ASSERT_TRUE(0);
+	return ev;
+}
+
+/*
+ * A SUBMIT of a job that asks for events is answered at once with 0, the
+ * pending one too, and IOSQE_CQE_SKIP_SUCCESS leaves even that out: no
+ * request stays in the ring. Each release comes as a RELEASED event, in
+ * order; COMPLETE_FETCH returns the release its COMPLETE caused, and leaves
+ * nothing queued behind.
+ */
+TEST_F(sched, events_uring_submit_answered_at_once)
+{
+	int fd = accel_test_open();
+	struct accel_job j[3];
+	struct accel_job_event ev[4];
+	struct accel_job_complete_fetch f;
+	struct io_uring ring;
+	uint64_t ud = 0;
+	uint32_t q, x, y;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	q = queue_new(_metadata, fd, engine_name("evu"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	job_fill(&j[0], q, &NOPTS, &PTS(P(x, 1)), 100);
+	job_fill(&j[1], q, &NOPTS, &PTS(P(x, 2)), 101);
+	job_fill(&j[2], q, &PTS(P(y, 1)), &PTS(P(x, 3)), 102);
+	for (int i = 0; i < 3; i++)
+		j[i].flags = ACCEL_JOB_F_EVENTS;
+	/* Answered at once, released or not: 0. */
+	uring_submit_prep(&ring, fd, &j[0], 1);
+	uring_submit_prep(&ring, fd, &j[1], 2);
+	ASSERT_EQ(2, io_uring_submit(&ring));
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, uring_reap1(&ring, 5000, &ud));
+		ASSERT_EQ(i + 1, ud);
+	}
+	/* Skipped on success: no CQE at all, and its points are promised. */
+	io_uring_sqe_set_flags(uring_submit_prep(&ring, fd, &j[2], 3),
+			       IOSQE_CQE_SKIP_SUCCESS);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL));
+	uint64_t sub = 0;
+
+	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
+	ASSERT_EQ(3, sub);
+	/* The first was released: an event with its tag. */
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(100, ev[0].user_data);
+	ASSERT_EQ(0, ev[0].flags);
+	ASSERT_EQ(0, fd_ready(fd));
+	/* Its COMPLETE frees the credit for the second: fetched with it. */
+	ASSERT_EQ(0, complete_fetch(fd, ev[0].id, 0, ev, 4, &f));
+	ASSERT_EQ(0, f.result);
+	ASSERT_EQ(1, f.count);
+	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev[0].type);
+	ASSERT_EQ(101, ev[0].user_data);
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
+	ASSERT_EQ(0, fd_ready(fd));
+	/* The third waits for y as well; reaching y releases it to a poller. */
+	ASSERT_EQ(0, complete_fetch(fd, ev[0].id, 0, ev, 4, &f));
+	ASSERT_EQ(0, f.count);
+	ASSERT_EQ(2, so_value(_metadata, fd, x));
+	ASSERT_EQ(0, so_signal(fd, y, 1));
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(102, ev[0].user_data);
+	ASSERT_EQ(0, complete(fd, ev[0].id, 0, 0));
+	ASSERT_EQ(3, so_value(_metadata, fd, x));
+	/* A refusal still completes, with its error. */
+	j[0].queue = q + 40;
+	io_uring_sqe_set_flags(uring_submit_prep(&ring, fd, &j[0], 4),
+			       IOSQE_CQE_SKIP_SUCCESS);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-ENOENT, uring_reap1(&ring, 5000, &ud));
+	ASSERT_EQ(4, ud);
+	/* An inline job asks with ACCEL_URING_JOB_F_EVENTS. */
+	io_uring_queue_exit(&ring);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	struct accel_uring_job ja = {
+		.user_data = 103, .queue = q, .nsignals = 1,
+		.flags = ACCEL_URING_JOB_F_EVENTS, .points = { P(x, 4) },
+	};
+	struct accel_uring_job jb = ja;
+
+	jb.user_data = 104;
+	jb.points[0] = (struct accel_point)P(x, 5);
+	uring_inline_prep(&ring, fd, &ja, 5);
+	uring_inline_prep(&ring, fd, &jb, 6);
+	ASSERT_EQ(2, io_uring_submit(&ring));
+	ASSERT_EQ(0, uring_reap1(&ring, 5000, NULL));
+	ASSERT_EQ(0, uring_reap1(&ring, 5000, NULL));
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(103, ev[0].user_data);
+	ASSERT_EQ(0, complete_fetch(fd, ev[0].id, 0, ev, 4, &f));
+	ASSERT_EQ(1, f.count);
+	ASSERT_EQ(104, ev[0].user_data);
+	ASSERT_EQ(0, complete(fd, ev[0].id, 0, 0));
+	ASSERT_EQ(5, so_value(_metadata, fd, x));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/*
+ * A job that asked for events and will never be released says so with a
+ * FAILED event: a failed wait (its error), a QUEUE_DESTROY (-ECANCELED).
+ * A job released already gets no FAILED when its queue goes. Submitted by
+ * ioctl and through io_uring alike.
+ */
+TEST_F(sched, events_failed_job_is_an_event)
+{
+	int fd = accel_test_open(), a, err;
+	struct accel_job_event ev;
+	struct accel_job j;
+	struct io_uring ring;
+	uint32_t q, x, y, z;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	q = queue_new(_metadata, fd, engine_name("evf"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	z = so_new(_metadata, fd, 0);
+	/* A wait near 2^64 that fails. */
+	a = submit_ev(fd, q, PTS(P(y, UINT64_MAX)), PTS(P(x, 1)), 200);
+	ASSERT_GT(a, 0);
+	job_fill(&j, q, &PTS(P(y, (1ull << 63) + 1)), &PTS(P(z, 1)), 201);
+	j.flags = ACCEL_JOB_F_EVENTS;
+	uring_submit_prep(&ring, fd, &j, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(0, uring_reap1(&ring, 5000, NULL));
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, so_fail(fd, y, -EIO));
+	uint64_t seen = 0;
+
+	/* Each waits on its own point's fence: in either order. */
+	for (int i = 0; i < 2; i++) {
+		ev = next_event(_metadata, fd, ACCEL_JOB_EVENT_FAILED, 1000);
+		ASSERT_EQ(-EIO, ev.status);
+		ASSERT_TRUE(ev.user_data == 200 || ev.user_data == 201);
+		seen |= 1ull << (ev.user_data - 200);
+	}
+	ASSERT_EQ(3, seen);
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-EIO, err);
+	ASSERT_EQ(0, so_query(fd, z, NULL, NULL, &err));
+	ASSERT_EQ(-EIO, err);
+	/* Its id is gone: nothing to complete. */
+	ASSERT_EQ(-ENOENT, complete(fd, a, 0, 0));
+	expect_no_event(_metadata, fd);
+	/* Cancelled: one released (RELEASED only), one runnable, one pending. */
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	ASSERT_GT(submit_ev(fd, q, NOPTS, PTS(P(x, 1)), 300), 0);
+	ASSERT_GT(submit_ev(fd, q, NOPTS, PTS(P(x, 2)), 301), 0);
+	ASSERT_GT(submit_ev(fd, q, PTS(P(y, 1)), PTS(P(x, 3)), 302), 0);
+	ev = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(300, ev.user_data);
+	struct accel_queue_destroy d = { .handle = q };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	seen = 0;
+	for (int i = 0; i < 2; i++) {
+		ev = next_event(_metadata, fd, ACCEL_JOB_EVENT_FAILED, 1000);
+		ASSERT_EQ(-ECANCELED, ev.status);
+		ASSERT_TRUE(ev.user_data == 301 || ev.user_data == 302);
+		seen |= 1ull << (ev.user_data - 300);
+	}
+	ASSERT_EQ(6, seen);
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-ECANCELED, err);
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/* Sleeps in poll(2) on @fd for up to 10 s: what it returned, and when. */
+struct ev_poller {
+	int fd;
+	int ret;
+	int64_t waited_ms;
+};
+
+static void *ev_poller_fn(void *arg)
+{
+	struct ev_poller *pl = arg;
+	struct pollfd p = { .fd = pl->fd, .events = POLLIN };
+	uint64_t t0 = now_ns();
+
+	pl->ret = poll(&p, 1, 10000);
+	pl->waited_ms = (int64_t)((now_ns() - t0) / 1000000);
+	return NULL;
+}
+
+/*
+ * Bad input: an unknown job flag or inline flag is refused with -EINVAL
+ * and takes nothing (the next job is released at once); a bad
+ * COMPLETE_FETCH is -EINVAL and neither completes nor fetches. A COMPLETE
+ * that fails still fetches, with its error in @result; events that cannot
+ * be written stay queued, and the COMPLETE stands.
+ */
+TEST_F(sched, events_bad_input_changes_nothing)
+{
+	int fd = accel_test_open(), id;
+	struct accel_job_event ev[ACCEL_JOB_SUBMIT_MAX + 1];
+	struct accel_job_complete_fetch f;
+	struct accel_job j;
+	struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+	struct io_uring ring;
+	uint32_t q, q2, x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	q = queue_new(_metadata, fd, engine_name("evb"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	q2 = queue_new(_metadata, fd, engine_name("evb2"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	job_fill(&j, q, &NOPTS, &PTS(P(x, 1)), 1);
+	for (uint32_t bit = 1; bit < 32; bit++) {
+		j.flags = ACCEL_JOB_F_EVENTS | (1u << bit);
+		ASSERT_EQ(-EINVAL, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s));
+	}
+	struct accel_uring_job ja = {
+		.user_data = 2, .queue = q, .nsignals = 1,
+		.flags = ACCEL_URING_JOB_F_EVENTS | (1u << 2),
+		.points = { P(x, 1) },
+	};
+	uring_inline_prep(&ring, fd, &ja, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-EINVAL, uring_reap1(&ring, 5000, NULL));
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, NULL));
+	uint64_t sub = 1;
+
+	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
+	ASSERT_EQ(0, sub);
+	/* Nothing was taken: this one is released at once. */
+	id = submit_ev(fd, q, NOPTS, PTS(P(x, 1)), 3);
+	ASSERT_GT(id, 0);
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(id, ev[0].id);
+	/* A second job behind it, so that a COMPLETE would release it. */
+	ASSERT_GT(submit_ev(fd, q, NOPTS, PTS(P(x, 2)), 4), 0);
+	struct accel_job_complete_fetch bad[] = {
+		{ .id = id, .events = (uintptr_t)ev, .max = 0 },
+		{ .id = id, .events = (uintptr_t)ev, .max = ACCEL_JOB_SUBMIT_MAX + 1 },
+		{ .id = id, .events = (uintptr_t)ev + 4, .max = 1 },
+		{ .id = id, .events = (uintptr_t)ev, .max = 1, .flags = 1 },
+		{ .id = id, .events = (uintptr_t)ev, .max = 1, .count = 1 },
+		{ .id = id, .events = (uintptr_t)ev, .max = 1, .flags = 1u << 31 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = bad[i];
+		ASSERT_EQ(-EINVAL, xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH, &f));
+		ASSERT_EQ(0, so_value(_metadata, fd, x));
+	}
+	/* Not completed: the second is not released. */
+	expect_no_event(_metadata, fd);
+	/* A status outside the errno range is the COMPLETE's -EINVAL. */
+	ASSERT_EQ(0, complete_fetch(fd, id, -4096, ev, 4, &f));
+	ASSERT_EQ(-EINVAL, f.result);
+	ASSERT_EQ(0, f.count);
+	/* A bad id: -ENOENT in @result; the events are fetched anyway. */
+	ASSERT_EQ(0, complete_fetch(fd, id + 1000, 0, ev, 4, &f));
+	ASSERT_EQ(-ENOENT, f.result);
+	ASSERT_EQ(0, f.count);
+	/*
+	 * Unwritable events: -EFAULT, the COMPLETE done, the release it
+	 * caused kept, and a poller already asleep woken for it.
+	 */
+	struct ev_poller pl = { .fd = fd };
+	pthread_t pt;
+
+	ASSERT_EQ(0, pthread_create(&pt, NULL, ev_poller_fn, &pl));
+	usleep(50000); /* asleep in poll() by now */
+	f = (struct accel_job_complete_fetch){ .id = id, .events = 8, .max = 4 };
+	ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH, &f));
+	ASSERT_EQ(0, f.result);
+	ASSERT_EQ(0, f.count);
+	pthread_join(pt, NULL);
+	ASSERT_EQ(1, pl.ret);
+	ASSERT_LT(pl.waited_ms, 5000);
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
+	ASSERT_EQ(1, fd_ready(fd));
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(4, ev[0].user_data);
+	/* Completed twice: the second is the COMPLETE's -ENOENT. */
+	ASSERT_EQ(0, complete_fetch(fd, id, 0, ev + 1, 4, &f));
+	ASSERT_EQ(-ENOENT, f.result);
+	ASSERT_EQ(0, complete(fd, ev[0].id, 0, 0));
+	ASSERT_EQ(2, so_value(_metadata, fd, x));
+	/* More than @max: the rest stay queued, and the fd says so. */
+	int a = submit_ev(fd, q, NOPTS, NOPTS, 5);
+
+	ASSERT_GT(a, 0);
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(a, ev[0].id);
+	struct accel_queue_destroy d = { .handle = q2 };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	q2 = queue_new(_metadata, fd, engine_name("evb3"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	ASSERT_GT(submit_ev(fd, q2, NOPTS, NOPTS, 6), 0);
+	ASSERT_GT(submit_ev(fd, q2, NOPTS, NOPTS, 7), 0);
+	ASSERT_EQ(0, complete_fetch(fd, a, 0, ev, 1, &f));
+	ASSERT_EQ(0, f.result);
+	ASSERT_EQ(1, f.count);
+	ASSERT_EQ(6, ev[0].user_data);
+	ASSERT_EQ(1, fd_ready(fd));
+	ASSERT_EQ(1, fetch(_metadata, fd, ev + 1, 4));
+	ASSERT_EQ(7, ev[1].user_data);
+	ASSERT_EQ(0, complete(fd, ev[0].id, 0, 0));
+	ASSERT_EQ(0, complete(fd, ev[1].id, 0, 0));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/*
+ * A file closed with jobs that asked for events in every state: released
+ * with its event unfetched, runnable, pending, failed with its FAILED
+ * event unfetched. Every promised point fails with -EOWNERDEAD, and the
+ * events go with the file (kmemleak on the debug kernel, and the module's
+ * reference count at rmmod, catch what would stay).
+ */
+TEST_F(sched, events_close_with_events_queued)
+{
+	int fd = accel_test_open(), exe = accel_test_open(), sfd, err;
+	uint32_t q, x, y, xs, ys;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(exe, 0);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, so_export(fd, x, &sfd));
+	ASSERT_EQ(0, so_import(exe, sfd, &xs));
+	close(sfd);
+	ASSERT_EQ(0, so_export(fd, y, &sfd));
+	ASSERT_EQ(0, so_import(exe, sfd, &ys));
+	close(sfd);
+	q = queue_new(_metadata, exe, engine_name("evc"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	uint32_t w = so_new(_metadata, exe, 0);
+
+	ASSERT_GT(submit_ev(exe, q, NOPTS, PTS(P(xs, 1)), 1), 0);     /* released */
+	ASSERT_GT(submit_ev(exe, q, NOPTS, PTS(P(xs, 2)), 2), 0);     /* runnable */
+	ASSERT_GT(submit_ev(exe, q, PTS(P(ys, 5)), PTS(P(xs, 3)), 3), 0); /* pending */
+	ASSERT_GT(submit_ev(exe, q, PTS(P(w, 1)), NOPTS, 4), 0);
+	ASSERT_EQ(0, so_fail(exe, w, -EIO));                           /* failed */
+	usleep(20000);
+	ASSERT_EQ(1, fd_ready(exe));
+	ASSERT_EQ(0, close(exe));
+	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, x, 1, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-EOWNERDEAD, err);
+	close(fd);
+}
+
+struct ev_race {
+	int fd;
+	uint32_t q[2];
+	atomic_int released[2 * 200];
+	atomic_int done;
+	atomic_int bad;
+};
+
+/* Takes events by FETCH and completes each by plain COMPLETE. */
+static void ev_race_take(struct ev_race *r, struct accel_job_event *ev, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (ev[i].type != ACCEL_JOB_EVENT_RELEASED ||
+		    ev[i].user_data >= 2 * 200 ||
+		    atomic_fetch_add(&r->released[ev[i].user_data], 1))
+			atomic_fetch_add(&r->bad, 1);
+	}
+}
+
+static void *ev_race_fetcher(void *arg)
+{
+	struct ev_race *r = arg;
+	struct accel_job_event ev[8];
+
+	while (!atomic_load(&r->done)) {
+		struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 8 };
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+
+		poll(&p, 1, 5);
+		if (xioctl(r->fd, ACCEL_IOCTL_JOB_FETCH, &f)) {
+			atomic_fetch_add(&r->bad, 1);
+			break;
+		}
+		ev_race_take(r, ev, f.count);
+		for (uint32_t i = 0; i < f.count; i++)
+			if (complete(r->fd, ev[i].id, 0, 1000))
+				atomic_fetch_add(&r->bad, 1);
+	}
+	return NULL;
+}
+
+static void *ev_race_submitter(void *arg)
+{
+	struct ev_race *r = arg;
+
+	for (int i = 0; i < 2 * 200; i++)
+		if (submit_ev(r->fd, r->q[i & 1], NOPTS, NOPTS, i) <= 0)
+			atomic_fetch_add(&r->bad, 1);
+	return NULL;
+}
+
+/*
+ * Three threads race on one file: one submits 400 jobs that ask for
+ * events on two queues of one engine, one fetches by FETCH, one by
+ * COMPLETE_FETCH; each completes what it took. Every job is released
+ * exactly once, to one of them, and nothing is left.
+ */
+TEST_F_TIMEOUT(sched, events_racing_fetch_and_complete_fetch, 60)
+{
+	const char *e = engine_name("evrace");
+	static struct ev_race r;
+	struct accel_job_event ev[8];
+	pthread_t t[2];
+	int64_t deadline = in_ms(30000);
+	int total = 0, pending = -1, n = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.fd = accel_test_open();
+	ASSERT_GE(r.fd, 0);
+	r.q[0] = queue_new(_metadata, r.fd, e, ACCEL_PRIORITY_NORMAL, 1, 3);
+	r.q[1] = queue_new(_metadata, r.fd, e, ACCEL_PRIORITY_NORMAL, 1, 3);
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, ev_race_submitter, &r));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, ev_race_fetcher, &r));
+	/* This thread completes with COMPLETE_FETCH what it holds. */
+	while (total < 2 * 200 && (int64_t)now_ns() < deadline) {
+		total = 0;
+		for (int i = 0; i < 2 * 200; i++)
+			total += atomic_load(&r.released[i]) != 0;
+		if (pending < 0) {
+			struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 1 };
+
+			ASSERT_EQ(0, xioctl(r.fd, ACCEL_IOCTL_JOB_FETCH, &f));
+			ev_race_take(&r, ev, f.count);
+			pending = f.count ? (int)ev[0].id : -1;
+			if (!f.count)
+				usleep(500);
+			continue;
+		}
+		struct accel_job_complete_fetch cf;
+
+		ASSERT_EQ(0, complete_fetch(r.fd, pending, 0, ev, 1, &cf));
+		ASSERT_EQ(0, cf.result);
+		ev_race_take(&r, ev, cf.count);
+		pending = cf.count ? (int)ev[0].id : -1;
+		n++;
+	}
+	if (pending >= 0)
+		ASSERT_EQ(0, complete(r.fd, pending, 0, 0));
+	atomic_store(&r.done, 1);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	ASSERT_EQ(2 * 200, total);
+	ASSERT_EQ(0, r.bad);
+	for (int i = 0; i < 2 * 200; i++)
+		ASSERT_EQ(1, atomic_load(&r.released[i]));
+	TH_LOG("%d completed by COMPLETE_FETCH", n);
+	ASSERT_DBG(0, e, true, " ");
+	close(r.fd);
+}
+
 ACCEL_TEST_MAIN

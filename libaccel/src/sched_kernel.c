@@ -275,6 +275,7 @@ static void kernel_destroy(accel_scheduler_t *s)
 		close(k->efd);
 	close(k->fd);
 	pthread_mutex_destroy(&k->sq_lock);
+	pthread_mutex_destroy(&k->fetch_lock);
 	pthread_mutex_destroy(&k->jobs_lock);
 	pthread_cond_destroy(&k->dev_cond);
 	pthread_mutex_destroy(&k->dev_lock);
@@ -292,6 +293,7 @@ static void kernel_jobs_init(struct accel_sched_kernel *k)
 	pthread_mutexattr_destroy(&attr);
 	k->jobs.next = k->jobs.prev = &k->jobs;
 	pthread_mutex_init(&k->sq_lock, NULL);
+	pthread_mutex_init(&k->fetch_lock, NULL);
 	pthread_mutex_init(&k->dev_lock, NULL);
 	pthread_condattr_init(&cattr);
 	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
@@ -338,6 +340,24 @@ static const struct accel_scheduler_ops kernel_ops = {
 	.sem_device_promise = kernel_sem_device_promise,
 	.job_device_wait = kernel_job_device_wait,
 };
+
+/*
+ * Jobs' outcomes as events (ACCEL_JOB_F_EVENTS, ABI 1.8), unless
+ * ACCEL_KERNEL_EVENTS=0 asks for the answers of earlier modules. On a
+ * ring, a SUBMIT is then answered at once with 0, and the record it names
+ * may be gone by the time its CQE would be read: the ring must be able to
+ * leave successful CQEs out (IORING_FEAT_CQE_SKIP, Linux 5.17).
+ */
+static bool kernel_events_usable(const struct accel_sched_kernel *k)
+{
+	const char *env = secure_getenv(ACCEL_KERNEL_EVENTS_ENV);
+
+	if (!(k->info.features & ACCEL_FEATURE_JOB_EVENTS))
+		return false;
+	if (env && strcmp(env, "0") == 0)
+		return false;
+	return !k->uring || k->ring.features & IORING_FEAT_CQE_SKIP;
+}
 
 static void kernel_describe(const struct accel_sched_config *cfg,
 			    const struct accel_sched_kernel *k,
@@ -394,6 +414,7 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 		k->sqpoll_ms = 0; /* no ring to poll, or to drain */
 	else if (*sq_note)
 		accel_strfmt(uring_why, sizeof(uring_why), "%s", sq_note);
+	k->events = kernel_events_usable(k);
 	kernel_describe(cfg, k, uring_why, why, why_len);
 	*out = &k->base;
 	return 0;

@@ -43,6 +43,16 @@ struct accel_sched_kernel {
 	/* IORING_SETUP_SQPOLL's idle time (ms), or 0: kernel_sq_drain(). */
 	unsigned int sqpoll_ms;
 
+	/*
+	 * Jobs ask for their outcomes as events (ACCEL_JOB_F_EVENTS, ABI
+	 * 1.8): releases and failures are fetched, by the reaper or by an
+	 * executor's COMPLETE (ACCEL_IOCTL_JOB_COMPLETE_FETCH), each under
+	 * fetch_lock from the fetch until the jobs are handed on, so that a
+	 * queue's releases reach its executor in the order fetched.
+	 */
+	bool events;
+	pthread_mutex_t fetch_lock;
+
 	pthread_mutex_t jobs_lock;
 	struct job_link jobs;
 	pthread_mutex_t sq_lock;
@@ -221,6 +231,10 @@ void kernel_executor_destroy(struct accel_sched_executor *ex);
 
 /* sched_kernel_reaper.c */
 int kernel_reaper_start_locked(struct accel_sched_kernel *k);
+/* Events taken by one fetch (the reaper's, or a COMPLETE's). */
+#define KERNEL_FETCH_MAX 64
+void kernel_handle_events_locked(struct accel_sched_kernel *k,
+				 const struct accel_job_event *ev, uint32_t count);
 void kernel_reaper_stop(struct accel_sched_kernel *k);
 
 #endif /* ACCEL_SRC_SCHED_KERNEL_H */

@@ -42,12 +42,27 @@
  * took. COMPLETE is an ioctl so that it has happened before the job's
  * references go (the last one may destroy the kernel queue).
  *
+ * Events (module ABI 1.8, unless ACCEL_KERNEL_EVENTS=0). Each job asks
+ * for its outcomes as events (ACCEL_JOB_F_EVENTS): its SUBMIT is answered
+ * at once and leaves no CQE (IOSQE_CQE_SKIP_SUCCESS; a refusal still
+ * posts one), so the submitting thread is never on a release's path, and
+ * a release or a failure before release (FAILED) is an event. The
+ * executor completes with ACCEL_IOCTL_JOB_COMPLETE_FETCH, which returns
+ * the releases its COMPLETE caused (the next job of a stream, mostly) and
+ * hands them on from its own thread, as the embedded scheduler does; the
+ * module wakes the reaper only for the rest. Fetches are serialised by
+ * fetch_lock from the ioctl until the jobs are handed on, so a queue's
+ * releases reach it in order; an executor that finds the lock taken
+ * completes with a plain COMPLETE. A stream of small jobs then costs about
+ * half as much per job (Documentation/libaccel.rst).
+ *
  * Failures are the module's: a job whose wait failed is never released and
- * its signals fail there with that error. Its SUBMIT's CQE says so; an
- * ioctl submission gets no event for it, so each of its waits has a
- * one-shot ACCEL_IOCTL_SYNCOBJ_EVENTFD on the reaper's eventfd, and a wake
- * (or one second passing) makes the reaper look for ioctl jobs whose waits
- * are all settled with one failed. Either way the job goes to its executor
+ * its signals fail there with that error. Its FAILED event says so, or
+ * without events its SUBMIT's CQE; an ioctl submission without events gets
+ * no word of it, so each of its waits has a one-shot
+ * ACCEL_IOCTL_SYNCOBJ_EVENTFD on the reaper's eventfd, and a wake (or one
+ * second passing) makes the reaper look for ioctl jobs whose waits are all
+ * settled with one failed. Either way the job goes to its executor
  * as not run, which writes the message and drops the submission's
  * references. The module fails points before the library can say why, so
  * a host wait that meets a failed semaphore without a message asks this
@@ -328,6 +343,7 @@ static struct kernel_job *kernel_job_new(struct accel_sched_kernel *k,
 	r->kj.nwaits = nw;
 	r->kj.nsignals = ns;
 	r->kj.queue = queue;
+	r->kj.flags = k->events ? ACCEL_JOB_F_EVENTS : 0;
 	/*
 	 * The deadline rides last among the signals (ABI 1.7); a module
 	 * without deadlines refuses the entry, so it gets the job without.
@@ -412,6 +428,7 @@ void kernel_refusal_message(struct kernel_job *r, int err)
 static void prep_submit(struct io_uring_sqe *sqe, int fd, struct kernel_job *r,
 			bool sqe128)
 {
+	bool events = r->kj.flags & ACCEL_JOB_F_EVENTS;
 	struct accel_uring_submit p = { .job = (uint64_t)(uintptr_t)&r->kj };
 	uint32_t n = r->kj.nwaits + r->kj.nsignals;
 
@@ -421,7 +438,8 @@ static void prep_submit(struct io_uring_sqe *sqe, int fd, struct kernel_job *r,
 			.user_data = r->kj.user_data, .timeout_ns = r->kj.timeout_ns,
 			.queue = r->kj.queue, .nwaits = (uint8_t)r->kj.nwaits,
 			.nsignals = (uint8_t)r->kj.nsignals,
-			.flags = r->kj.predicted_us ? ACCEL_URING_JOB_F_PREDICTED : 0,
+			.flags = (r->kj.predicted_us ? ACCEL_URING_JOB_F_PREDICTED : 0) |
+				 (events ? ACCEL_URING_JOB_F_EVENTS : 0),
 			.predicted_us = r->kj.predicted_us,
 		};
 
@@ -436,6 +454,13 @@ static void prep_submit(struct io_uring_sqe *sqe, int fd, struct kernel_job *r,
 		memset(sqe->cmd, 0, 16);
 		memcpy(sqe->cmd, &p, sizeof(p));
 	}
+	/*
+	 * Answered at once, and released by an event: a CQE would come only
+	 * for a refusal (the record may be freed by the time a success's
+	 * CQE were read).
+	 */
+	if (events)
+		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
 	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)r);
 }
 
@@ -579,7 +604,8 @@ static int submit_ioctl(struct accel_sched_kernel *k, struct kernel_job *r)
 {
 	int err;
 
-	watch_waits(k, r);
+	if (!k->events) /* else a failed wait comes as an event */
+		watch_waits(k, r);
 	pthread_mutex_lock(&k->jobs_lock);
 	link_locked(k, r);
 	err = submit_ioctl_locked(k, r);
@@ -662,6 +688,31 @@ static void check_signals(struct accel_sched_job *job)
 	}
 }
 
+/*
+ * COMPLETE @c. With events, the releases it causes for this process (the
+ * credit it frees, the waits it reaches) come back with it and are handed
+ * on here, on the executor's thread, as the embedded scheduler releases
+ * from the completing thread: no wake of the reaper, no hop through it.
+ * Only one thread fetches at a time (fetch_lock); when another does, this
+ * one completes alone and what it caused wakes the reaper.
+ */
+static void complete(struct accel_sched_kernel *k, struct accel_job_complete *c)
+{
+	struct accel_job_event ev[KERNEL_FETCH_MAX];
+	struct accel_job_complete_fetch f = {
+		.id = c->id, .status = c->status, .device_ns = c->device_ns,
+		.events = (uint64_t)(uintptr_t)ev, .max = KERNEL_FETCH_MAX,
+	};
+
+	if (!k->events || pthread_mutex_trylock(&k->fetch_lock)) {
+		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, c);
+		return;
+	}
+	if (kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH, &f) == 0)
+		kernel_handle_events_locked(k, ev, f.count);
+	pthread_mutex_unlock(&k->fetch_lock);
+}
+
 void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 			 int status, const char *msg)
 {
@@ -702,7 +753,7 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 		 * one ran goes ahead of earlier LOW ones, as unpolled).
 		 */
 		kernel_sq_drain(k);
-		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, &c); /* late: -ETIMEDOUT */
+		complete(k, &c); /* late: -ETIMEDOUT */
 	}
 	jobs_unlink(k, r);
 	kernel_dev_wake(k); /* its points may be reached: pipelined jobs look again */

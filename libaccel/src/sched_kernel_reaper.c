@@ -2,16 +2,19 @@
 /*
  * The kernel scheduler's reaper: one thread per scheduler (per open device
  * file), started with its first queue and joined by kernel_destroy(). It
- * learns what the module decided (see "Release", "Failures" and TIMEDOUT
- * under "Jobs" in sched_kernel_job.c): with io_uring, the SUBMIT CQEs and
- * the device's events behind a POLL_ADD (reaper_uring()); without, the
- * device's events and an eventfd that the waits of ioctl jobs wake
- * (reaper_ioctl()). It hands each released job to its queue's executor in
- * release order, and each job the module will never release as not run.
+ * learns what the module decided (see "Release", "Events", "Failures" and
+ * TIMEDOUT under "Jobs" in sched_kernel_job.c): with io_uring, the SUBMIT
+ * CQEs and the device's events behind a multishot POLL_ADD
+ * (reaper_uring()); without, the device's events and an eventfd that the
+ * waits of ioctl jobs wake (reaper_ioctl()). It hands each released job to
+ * its queue's executor in release order, and each job the module will
+ * never release as not run. With events, executors fetch too (their
+ * COMPLETEs'), and the reaper takes what is left.
  *
- * Locking: jobs_lock for the jobs in flight, then sq_lock for the ring's
- * submission side (arming its poll, stopping it); the reaper alone reads
- * the CQ, and alone owns each queue's next_seq and held releases.
+ * Locking: fetch_lock around a fetch and the handing on of what it took;
+ * jobs_lock for the jobs in flight, then sq_lock for the ring's submission
+ * side (arming its poll, stopping it); the reaper alone reads the CQ, and
+ * alone owns each queue's next_seq and held releases.
  */
 #include <errno.h>
 #include <poll.h>
@@ -31,7 +34,6 @@
 /* user_data of the ring's own requests (records are 16-byte aligned). */
 #define TAG_STOP 1
 #define TAG_POLL 2
-#define FETCH_MAX 64
 /* The ioctl reaper's look at its jobs when nothing woke it, in ms. */
 #define SCAN_PERIOD_MS 1000
 
@@ -147,24 +149,48 @@ static void on_timedout(struct accel_sched_kernel *k, uint32_t id)
 	pthread_mutex_unlock(&k->jobs_lock);
 }
 
+/*
+ * Under fetch_lock: hand on the events one fetch took, in their order
+ * (the module's), before another fetch may take later ones.
+ */
+void kernel_handle_events_locked(struct accel_sched_kernel *k,
+				 const struct accel_job_event *ev, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		struct kernel_job *r = (struct kernel_job *)(uintptr_t)ev[i].user_data;
+
+		switch (ev[i].type) {
+		case ACCEL_JOB_EVENT_RELEASED:
+			/* As on_submit_cqe(): the record is the submitter's. */
+			(void)atomic_load_explicit(&r->published, memory_order_acquire);
+			release(k, r, ev[i].id | (ev[i].flags & ACCEL_JOB_RES_PIPELINED));
+			break;
+		case ACCEL_JOB_EVENT_FAILED: /* ABI 1.8: never to be released */
+			(void)atomic_load_explicit(&r->published, memory_order_acquire);
+			not_run(k, r, ev[i].status,
+				kernel_failed_wait(r->job, ev[i].status, NULL, NULL));
+			break;
+		case ACCEL_JOB_EVENT_TIMEDOUT:
+			on_timedout(k, ev[i].id);
+			break;
+		}
+	}
+}
+
 static void fetch_events(struct accel_sched_kernel *k)
 {
-	struct accel_job_event ev[FETCH_MAX];
+	struct accel_job_event ev[KERNEL_FETCH_MAX];
 	struct accel_job_fetch f;
 
+	pthread_mutex_lock(&k->fetch_lock);
 	do {
 		f = (struct accel_job_fetch){ .events = (uint64_t)(uintptr_t)ev,
-					      .max = FETCH_MAX };
+					      .max = KERNEL_FETCH_MAX };
 		if (kioctl(k->fd, ACCEL_IOCTL_JOB_FETCH, &f))
-			return;
-		for (uint32_t i = 0; i < f.count; i++) {
-			if (ev[i].type == ACCEL_JOB_EVENT_RELEASED)
-				release(k, (struct kernel_job *)(uintptr_t)ev[i].user_data,
-					ev[i].id | (ev[i].flags & ACCEL_JOB_RES_PIPELINED));
-			else if (ev[i].type == ACCEL_JOB_EVENT_TIMEDOUT)
-				on_timedout(k, ev[i].id);
-		}
-	} while (f.count == FETCH_MAX);
+			break;
+		kernel_handle_events_locked(k, ev, f.count);
+	} while (f.count == KERNEL_FETCH_MAX);
+	pthread_mutex_unlock(&k->fetch_lock);
 }
 
 /* ioctl jobs whose waits all settled with one failed: the module dropped them. */
@@ -197,6 +223,11 @@ static void scan_failed(struct accel_sched_kernel *k)
 	}
 }
 
+/*
+ * Multishot: each wake of the fd's pollers posts a CQE, and the poll stays
+ * armed until a CQE without IORING_CQE_F_MORE says it was dropped (an
+ * overflowing CQ, say); the reaper then arms it again.
+ */
 static void arm_poll(struct accel_sched_kernel *k)
 {
 	struct io_uring_sqe *sqe;
@@ -204,7 +235,7 @@ static void arm_poll(struct accel_sched_kernel *k)
 	pthread_mutex_lock(&k->sq_lock);
 	sqe = kernel_get_sqe_locked(k);
 	if (sqe) {
-		io_uring_prep_poll_add(sqe, k->fd, POLLIN);
+		io_uring_prep_poll_multishot(sqe, k->fd, POLLIN);
 		io_uring_sqe_set_data64(sqe, TAG_POLL);
 		kernel_ring_flush_locked(k);
 	}
@@ -219,6 +250,7 @@ static void *reaper_uring(void *arg)
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		uint64_t ud, x1;
+		unsigned int flags;
 		int res, ret = io_uring_wait_cqe(&k->ring, &cqe);
 
 		if (ret < 0) {
@@ -228,13 +260,15 @@ static void *reaper_uring(void *arg)
 		}
 		ud = io_uring_cqe_get_data64(cqe);
 		res = cqe->res;
+		flags = cqe->flags;
 		x1 = k->ring.flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : 0;
 		io_uring_cqe_seen(&k->ring, cqe);
 		if (ud == TAG_STOP)
 			break;
 		if (ud == TAG_POLL) {
 			fetch_events(k);
-			arm_poll(k);
+			if (!(flags & IORING_CQE_F_MORE))
+				arm_poll(k);
 		} else if (ud > TAG_POLL) {
 			on_submit_cqe(k, (struct kernel_job *)(uintptr_t)ud, res, x1);
 		}
@@ -259,7 +293,8 @@ static void *reaper_ioctl(void *arg)
 		if (n == 0 || (p[1].revents & POLLIN)) {
 			if (read(k->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 				usleep(1000);
-			scan_failed(k);
+			if (!k->events) /* else failures are events */
+				scan_failed(k);
 		}
 	}
 	return NULL;

@@ -60,6 +60,13 @@ extern "C" {
  * difference. Documentation/libaccel.rst weighs it.
  */
 #define ACCEL_URING_SQPOLL_ENV "ACCEL_URING_SQPOLL"
+/**
+ * ACCEL_KERNEL_EVENTS_ENV - "0" makes the kernel scheduler learn releases
+ * as earlier modules told them (the SUBMIT's completion on io_uring, a
+ * watch of each wait on ioctls), not as events fetched by the executor's
+ * COMPLETE (module ABI 1.8). Slower; for comparison and tests.
+ */
+#define ACCEL_KERNEL_EVENTS_ENV "ACCEL_KERNEL_EVENTS"
 /** ACCEL_DEVICE_ENV - variable that overrides accel_scheduler_options.device_path. */
 #define ACCEL_DEVICE_ENV "ACCEL_DEVICE"
 /** ACCEL_SCHEDULER_DEFAULT_DEVICE - the device node the module creates. */

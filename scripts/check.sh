@@ -211,10 +211,13 @@ else
 			--run "ACCEL_SCHEDULER=kernel tenants-static --processes --seconds 2"
 		# libaccel's suites on the kernel scheduler: one suite, two runs
 		# (embedded on the host, kernel here), the queue suite three
-		# times (io_uring, the ioctl path with io_uring denied, and a
-		# ring polled by a kernel thread, ACCEL_URING_SQPOLL), the
-		# kernel suite twice (io_uring, polled), the stress suite, and
-		# the tenants suite (processes and cgroups as tenants).
+		# times (io_uring, the ioctl path with io_uring denied, a ring
+		# polled by a kernel thread, ACCEL_URING_SQPOLL) and twice more
+		# as with modules before ABI 1.8 (ACCEL_KERNEL_EVENTS=0:
+		# releases as SUBMIT answers, and on ioctls failed waits found
+		# by watching them), the kernel suite three times (io_uring, polled,
+		# SUBMIT answers), the stress suite, and the tenants suite
+		# (processes and cgroups as tenants).
 		ck="ACCEL_SCHEDULER=kernel CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120"
 		set -- "$@" --file "$build/tests/unit/test-semaphore-static" \
 			--file "$build/tests/unit/test-queue-static" \
@@ -225,8 +228,11 @@ else
 			--run "$ck test-queue-static" \
 			--run "ACCEL_TEST_NO_URING=1 $ck test-queue-static" \
 			--run "ACCEL_URING_SQPOLL=2 $ck test-queue-static" \
+			--run "ACCEL_KERNEL_EVENTS=0 $ck test-queue-static" \
+			--run "ACCEL_KERNEL_EVENTS=0 ACCEL_TEST_NO_URING=1 $ck test-queue-static" \
 			--run "$ck test-kernel-sched-static" \
 			--run "ACCEL_URING_SQPOLL=2 $ck test-kernel-sched-static" \
+			--run "ACCEL_KERNEL_EVENTS=0 $ck test-kernel-sched-static" \
 			--run "$ck test-stress-static" \
 			--run "$ck test-tenants-static"
 		# accelctl top against a known load (tests/unit/test-top.c).

@@ -36,6 +36,11 @@
  *	        host's wait sees the last one's signal, per job; the release
  *	        of each job, its executor's run and COMPLETE, and the wake-ups
  *	        between them are in it.
+ *	        kernel_events_vs_answers_stream: the kernel scheduler's stream
+ *	        time with releases as events fetched by the COMPLETE (module
+ *	        ABI 1.8) over the same with releases as SUBMIT completions
+ *	        (ACCEL_KERNEL_EVENTS=0, what modules before 1.8 offer): below
+ *	        1 is what events save.
  *
  * Host time ends when accel_queue_execute() returns, i.e. when the job is
  * in the executor's hands. Each round submits REPS times back to back (the
@@ -386,63 +391,81 @@ int bench_cmdbuf(const struct opts *o)
 
 int bench_ksubmit(const struct opts *o)
 {
-	/* The kernel scheduler twice: entering its ring, and a polled ring. */
-	static const accel_scheduler_kind_t kinds[3] = {
+	/*
+	 * The kernel scheduler three times: entering its ring, a polled ring,
+	 * and entering its ring with the answers of modules before ABI 1.8
+	 * (ACCEL_KERNEL_EVENTS=0: releases as SUBMIT completions, not events).
+	 */
+	enum { EMB, KRN, KSQ, KANS, N };
+	static const accel_scheduler_kind_t kinds[N] = {
 		ACCEL_SCHEDULER_EMBEDDED, ACCEL_SCHEDULER_KERNEL,
-		ACCEL_SCHEDULER_KERNEL,
+		ACCEL_SCHEDULER_KERNEL, ACCEL_SCHEDULER_KERNEL,
 	};
-	static const char *const what[3] = {
+	static const char *const what[N] = {
 		"cpu:// on the embedded scheduler",
 		"cpu:// on the kernel scheduler (is the module loaded?)",
 		"cpu:// on the kernel scheduler with ACCEL_URING_SQPOLL=2",
+		"cpu:// on the kernel scheduler with ACCEL_KERNEL_EVENTS=0",
 	};
-	struct cmdbuf_bench c[3] = { 0 };
-	double *v = calloc(6 * (size_t)o->rounds, sizeof(double)), m[6];
+	struct cmdbuf_bench c[N] = { 0 };
+	double *v = calloc(2 * N * (size_t)o->rounds, sizeof(double)), m[2 * N];
 	int first = 1;
 
 	/* The comparison names its schedulers: no override from outside. */
 	unsetenv(ACCEL_SCHEDULER_ENV);
 	unsetenv(ACCEL_URING_SQPOLL_ENV);
-	for (int k = 0; k < 3; k++) {
-		if (k == 2)
+	unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+	for (int k = 0; k < N; k++) {
+		if (k == KSQ)
 			setenv(ACCEL_URING_SQPOLL_ENV, "2", 1);
+		if (k == KANS)
+			setenv(ACCEL_KERNEL_EVENTS_ENV, "0", 1);
 		if (!v || setup_on(&c[k], kinds[k], 0))
 			die(what[k]);
+		unsetenv(ACCEL_URING_SQPOLL_ENV);
+		unsetenv(ACCEL_KERNEL_EVENTS_ENV);
 	}
-	unsetenv(ACCEL_URING_SQPOLL_ENV);
 	/* Warm every path (the kernel's job cache, the executors' threads). */
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < N; k++) {
 		submit_ns(&c[k], c[k].r100);
 		submit_ns(&c[k], c[k].r1);
 	}
+	/* m[k]: submit ns on device k; m[N + k]: stream ns per job. */
 	for (int r = 0; r < o->rounds; r++)
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < N; k++) {
 			v[k * o->rounds + r] = submit_ns(&c[k], c[k].r100);
-			submit_ns_stream(&c[k], c[k].r1, &v[(3 + k) * o->rounds + r]);
+			submit_ns_stream(&c[k], c[k].r1, &v[(N + k) * o->rounds + r]);
 		}
-	for (int k = 0; k < 6; k++)
+	for (int k = 0; k < 2 * N; k++)
 		m[k] = median(v + k * o->rounds, o->rounds);
 	if (o->json)
 		printf("{\"bench\": \"ksubmit\", \"slots\": %d, "
 		       "\"embedded_submit_ns\": %.0f, \"kernel_submit_ns\": %.0f, "
-		       "\"kernel_sqpoll_submit_ns\": %.0f, \"embedded_stream_job_ns\": %.0f, "
-		       "\"kernel_stream_job_ns\": %.0f, \"kernel_sqpoll_stream_job_ns\": %.0f, "
+		       "\"kernel_sqpoll_submit_ns\": %.0f, \"kernel_answers_submit_ns\": %.0f, "
+		       "\"embedded_stream_job_ns\": %.0f, \"kernel_stream_job_ns\": %.0f, "
+		       "\"kernel_sqpoll_stream_job_ns\": %.0f, \"kernel_answers_stream_job_ns\": %.0f, "
 		       "\"metrics\": {",
-		       SLOTS, m[0], m[1], m[2], m[3], m[4], m[5]);
+		       SLOTS, m[EMB], m[KRN], m[KSQ], m[KANS], m[N + EMB], m[N + KRN],
+		       m[N + KSQ], m[N + KANS]);
 	else
 		fprintf(notes, "# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
-		       "embedded %.2f us, kernel %.2f us, kernel with a polled ring %.2f us; "
+		       "embedded %.2f us, kernel %.2f us, kernel with a polled ring %.2f us, "
+		       "kernel without events %.2f us; "
 		       "a stream of %d one-dispatch jobs, per job until the last signal: "
-		       "%.2f us, %.2f us, %.2f us\n",
-		       SLOTS, m[0] / 1e3, m[1] / 1e3, m[2] / 1e3, REPS, m[3] / 1e3,
-		       m[4] / 1e3, m[5] / 1e3);
-	metric(o, "libaccel.kernel_vs_embedded_submit", m[1] / m[0], &first);
-	metric(o, "libaccel.kernel_sqpoll_vs_embedded_submit", m[2] / m[0], &first);
-	metric(o, "libaccel.kernel_vs_embedded_stream", m[4] / m[3], &first);
-	metric(o, "libaccel.kernel_sqpoll_vs_embedded_stream", m[5] / m[3], &first);
+		       "%.2f us, %.2f us, %.2f us, %.2f us\n",
+		       SLOTS, m[EMB] / 1e3, m[KRN] / 1e3, m[KSQ] / 1e3, m[KANS] / 1e3,
+		       REPS, m[N + EMB] / 1e3, m[N + KRN] / 1e3, m[N + KSQ] / 1e3,
+		       m[N + KANS] / 1e3);
+	metric(o, "libaccel.kernel_vs_embedded_submit", m[KRN] / m[EMB], &first);
+	metric(o, "libaccel.kernel_sqpoll_vs_embedded_submit", m[KSQ] / m[EMB], &first);
+	metric(o, "libaccel.kernel_vs_embedded_stream", m[N + KRN] / m[N + EMB], &first);
+	metric(o, "libaccel.kernel_sqpoll_vs_embedded_stream", m[N + KSQ] / m[N + EMB],
+	       &first);
+	metric(o, "libaccel.kernel_events_vs_answers_stream", m[N + KRN] / m[N + KANS],
+	       &first);
 	if (o->json)
 		printf("}}\n");
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < N; k++)
 		teardown(&c[k]);
 	free(v);
 	return 0;

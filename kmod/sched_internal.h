@@ -105,7 +105,7 @@ struct accel_event_node {
  *              any more (&accel_file.events_lock).
  * @events:     submitted with ACCEL_JOB_F_EVENTS: released by an event
  *              (even through io_uring), and failed by one if never
- *              released (accel_job_answer_locked()).
+ *              released (accel_job_failed()).
  * @status:     a pipelined job's COMPLETE status, while it waits for its
  *              waits (FINISHING).
  * @deadline_ns: its deadline, absolute CLOCK_MONOTONIC ns, or 0 (engine

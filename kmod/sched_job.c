@@ -143,11 +143,7 @@ static void accel_submit_tw(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	accel_job_put(job);
 }
 
-/*
- * Complete the job's pending SUBMIT with @res, if it has one; or, for a
- * job that asked for events and was never released, tell its executor of
- * the failure @res with a FAILED event (on the node a release would use).
- */
+/* Complete the job's pending SUBMIT with @res, if it has one. */
 static void accel_job_answer_locked(struct accel_sched_job *job, int res)
 {
 	struct io_uring_cmd *cmd = job->cmd;
@@ -155,12 +151,8 @@ static void accel_job_answer_locked(struct accel_sched_job *job, int res)
 	struct accel_file *afile;
 
 	lockdep_assert_held(&job->engine->lock);
-	if (!cmd) {
-		if (job->events && res < 0 && !job->release_ns)
-			accel_event_push_locked(job, &job->ev_released,
-						ACCEL_JOB_EVENT_FAILED, res);
+	if (!cmd)
 		return;
-	}
 	job->cmd = NULL;
 	pdu = accel_uring_cmd_pdu(cmd, struct accel_submit_pdu);
 	pdu->res = res;
@@ -376,12 +368,26 @@ void accel_job_signal(struct accel_sched_job *job, int status)
 	}
 }
 
+/*
+ * Fail a job that will not complete: its points, then its id. A job that
+ * asked for events and was never released then gets a FAILED event (on the
+ * node a release would use), so that an executor that fetches it finds
+ * the points failed and the id gone. The caller holds a reference.
+ */
 void accel_job_failed(struct accel_sched_job *job, int error)
 {
+	unsigned long flags;
+
 	trace_job_fail(job->afile->client_id, accel_job_engine(job),
 		       job->qhandle, job->id, error);
 	accel_job_signal(job, error);
 	accel_job_unlink(job);
+	if (job->events && !job->release_ns) {
+		local_irq_save(flags); /* events_lock is taken with irqs off */
+		accel_event_push_locked(job, &job->ev_released,
+					ACCEL_JOB_EVENT_FAILED, error);
+		local_irq_restore(flags);
+	}
 }
 
 static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)

@@ -721,8 +721,8 @@ struct accel_job_complete {
  * @type:      ACCEL_JOB_EVENT_RELEASED (jobs submitted by ioctl, or with
  *             ACCEL_JOB_F_EVENTS), ACCEL_JOB_EVENT_TIMEDOUT (any job; stop
  *             running it) or ACCEL_JOB_EVENT_FAILED (ABI 1.8: a job with
- *             ACCEL_JOB_F_EVENTS that will never be released; its id is
- *             gone, and its points fail with @status).
+ *             ACCEL_JOB_F_EVENTS that will never be released: queued once
+ *             its points failed with @status and its id is gone).
  * @flags:     ACCEL_JOB_RES_PIPELINED for a pipelined release.
  * @status:    0, or the error the job failed with.
  */

@@ -536,7 +536,9 @@ TEST_F(sched, bad_job_input_changes_nothing)
 	a.jobs = 0;
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EFAULT);
 	a.jobs = (uintptr_t)&j;
-	j.flags = 1;
+	j.flags = 2; /* 1 is ACCEL_JOB_F_EVENTS (ABI 1.8) */
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	j.flags = 1u << 31;
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
 	j.flags = 0;
 	j.nwaits = ACCEL_JOB_MAX_POINTS + 1;
@@ -1225,7 +1227,7 @@ TEST_F(sched, uring_inline_bad_input_changes_nothing)
 		{ "prediction past an hour", good, -EINVAL },
 		{ "prediction 2^32 - 1", good, -EINVAL },
 	};
-	bad[0].j.flags = 2; /* 1 is ACCEL_URING_JOB_F_PREDICTED */
+	bad[0].j.flags = 4; /* 1 and 2: ACCEL_URING_JOB_F_PREDICTED, _EVENTS */
 	bad[1].j.nwaits = 1;
 	bad[1].j.nsignals = 3;
 	bad[2].j.nwaits = 255;

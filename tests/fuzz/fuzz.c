@@ -150,6 +150,7 @@ enum op {
 	OP_SO_SIGNAL, OP_SO_FAIL, OP_SO_WAIT, OP_SO_EXPORT, OP_SO_IMPORT,
 	OP_SO_EXPORT_SF, OP_SO_IMPORT_SF, OP_SO_EVENTFD, OP_SO_CANCEL,
 	OP_SO_SET_DEADLINE, OP_Q_CREATE, OP_Q_DESTROY, OP_JOB_SUBMIT, OP_JOB_COMPLETE, OP_JOB_FETCH,
+	OP_JOB_COMPLETE_FETCH,
 	OP_U_NOP, OP_U_SIGNAL, OP_U_WAIT, OP_U_SUBMIT, OP_U_COMPLETE,
 	OP_RAW_IOCTL, OP_RAW_URING, OP_RING_SETUP, OP_RING_EXIT, OP_CLOSE_FD,
 	OP_REOPEN_DEV, OP_POLL,
@@ -290,6 +291,15 @@ static const struct field f_fetch[] = {
 	FLD(accel_job_fetch, flags, FK_FLAGS),
 	FLD(accel_job_fetch, pad, FK_ZERO),
 };
+static const struct field f_cfetch[] = {
+	FLD(accel_job_complete_fetch, id, FK_HANDLE),
+	FLD(accel_job_complete_fetch, status, FK_VAL),
+	FLD(accel_job_complete_fetch, device_ns, FK_VAL),
+	FLD(accel_job_complete_fetch, events, FK_PTR),
+	FLD(accel_job_complete_fetch, max, FK_COUNT),
+	FLD(accel_job_complete_fetch, count, FK_ZERO),
+	FLD(accel_job_complete_fetch, flags, FK_FLAGS),
+};
 static const struct field f_uwait[] = {
 	FLD(accel_uring_wait, point, FK_VAL),
 	FLD(accel_uring_wait, handle, FK_HANDLE),
@@ -334,6 +344,8 @@ static const struct opdesc ops[NOPS] = {
 	[OP_JOB_SUBMIT] = IOP("job_submit", ACCEL_IOCTL_JOB_SUBMIT, accel_job_submit, 0, 10, f_submit),
 	[OP_JOB_COMPLETE] = IOP("job_complete", ACCEL_IOCTL_JOB_COMPLETE, accel_job_complete, 0, 8, f_complete),
 	[OP_JOB_FETCH] = IOP("job_fetch", ACCEL_IOCTL_JOB_FETCH, accel_job_fetch, 0, 8, f_fetch),
+	[OP_JOB_COMPLETE_FETCH] = IOP("job_complete_fetch", ACCEL_IOCTL_JOB_COMPLETE_FETCH,
+				      accel_job_complete_fetch, 0, 8, f_cfetch),
 	[OP_U_NOP] = UOP("uring_nop", ACCEL_URING_CMD_NOP, accel_nop, ACCEL_NOP_FLAGS_ALL, 3, f_nop),
 	[OP_U_SIGNAL] = UOP("uring_signal", ACCEL_URING_CMD_SYNCOBJ_SIGNAL, accel_syncobj_signal, 0, 6, f_signal),
 	[OP_U_WAIT] = UOP("uring_wait", ACCEL_URING_CMD_SYNCOBJ_WAIT, accel_uring_wait, ACCEL_WAIT_SUBMITTED, 6, f_uwait),
@@ -449,7 +461,7 @@ static const bool class_checked[NOPS] = {
 	[OP_SO_SET_DEADLINE] = true,
 	[OP_Q_DESTROY] = true, [OP_JOB_SUBMIT] = true,
 	[OP_JOB_COMPLETE] = true, [OP_JOB_FETCH] = true,
-	[OP_U_COMPLETE] = true,
+	[OP_JOB_COMPLETE_FETCH] = true, [OP_U_COMPLETE] = true,
 };
 
 static bool errno_in_class(int op, int err)
@@ -800,6 +812,9 @@ static bool build_job(struct thr *t, int d, struct accel_job *j,
 	j->queue = q.handle;
 	j->user_data = r64(&t->r);
 	j->timeout_ns = tmo[rn(&t->r, N(tmo))];
+	/* Outcomes as events, half the time (ABI 1.8). */
+	if (one_in(&t->r, 2))
+		j->flags = ACCEL_JOB_F_EVENTS;
 	/* A prediction now and then (ABI 1.6), within its bound. */
 	if (one_in(&t->r, 3))
 		j->predicted_us = (uint32_t)(r64(&t->r) % (ACCEL_JOB_PREDICTION_MAX_US + 1ULL));
@@ -1037,6 +1052,23 @@ static void build(struct thr *t, struct call *c)
 		a->max = 1 + rn(&t->r, 16);
 		break;
 	}
+	case OP_JOB_COMPLETE_FETCH: {
+		struct accel_job_complete_fetch *a = b;
+		struct rel_ent e = { 0 };
+
+		if (rel_take(&t->r, &e)) {
+			c->d = e.dev;
+			c->fd = devfd_of(e.dev);
+			a->id = e.id;
+		} else {
+			a->id = rn(&t->r, 64);
+		}
+		a->status = pick_status(&t->r, true);
+		a->device_ns = one_in(&t->r, 2) ? 0 : edge(&t->r, 1000);
+		a->events = (uintptr_t)arr;
+		a->max = 1 + rn(&t->r, 16);
+		break;
+	}
 	case OP_U_WAIT: {
 		struct accel_uring_wait *a = b;
 
@@ -1156,6 +1188,14 @@ static void content_oracle(struct call *c)
 
 		if (!n || n > ACCEL_JOB_SUBMIT_MAX)
 			c->exp = EXP_EINVAL, c->what = "max";
+		break;
+	}
+	case OP_JOB_COMPLETE_FETCH: {
+		const struct accel_job_complete_fetch *a = b;
+
+		/* A bad status is the COMPLETE's, in @result: not the call's. */
+		if (!a->max || a->max > ACCEL_JOB_SUBMIT_MAX || a->events & 7)
+			c->exp = EXP_EINVAL, c->what = "max/misaligned events";
 		break;
 	}
 	case OP_JOB_COMPLETE:
@@ -1291,6 +1331,20 @@ static void after_ioctl(struct thr *t, struct call *c, void *arg)
 				rel_add(c->d, c->gen, ev[i].id);
 		break;
 	}
+	case OP_JOB_COMPLETE_FETCH: {
+		struct accel_job_complete_fetch *a = arg;
+		struct accel_job_event *ev = (void *)(uintptr_t)a->events;
+		int res = a->result;
+
+		if (a->count > a->max)
+			viol("job_complete_fetch: count %u > max %u", a->count, a->max);
+		if (res && res != -EINVAL && res != -ENOENT && res != -ETIMEDOUT)
+			viol("job_complete_fetch: result %s", ename(-res));
+		for (uint32_t i = 0; i < a->count && i < a->max; i++)
+			if (ev[i].type == ACCEL_JOB_EVENT_RELEASED && !one_in(&t->r, 10))
+				rel_add(c->d, c->gen, ev[i].id);
+		break;
+	}
 	default:
 		break;
 	}
@@ -1392,7 +1446,7 @@ static void run_ioctl(struct thr *t, struct call *c)
 			c->exp = EXP_ENOTTY;
 			c->what = "type";
 		} else {
-			cmd = _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), 0x25 + rn(&t->r, 0xdb), _IOC_SIZE(cmd));
+			cmd = _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), 0x26 + rn(&t->r, 0xda), _IOC_SIZE(cmd));
 			c->exp = EXP_ENOTTY;
 			c->what = "number";
 		}

@@ -433,7 +433,7 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 
 int accel_ioctl_job_complete(struct accel_file *afile, void *data)
 {
-	return accel_job_do_complete(afile, data);
+	return accel_job_do_complete(afile, data, NULL);
 }
 
 /*
@@ -513,7 +513,8 @@ int accel_ioctl_job_complete_fetch(struct accel_file *afile, void *data)
 	    !accel_fetch_args_ok(args->events, args->max))
 		return -EINVAL;
 	WRITE_ONCE(afile->fetcher, current);
-	args->result = accel_job_do_complete(afile, &c);
+	args->passed = 0;
+	args->result = accel_job_do_complete(afile, &c, &args->passed);
 	cmpxchg(&afile->fetcher, current, NULL);
 	ret = accel_events_fetch(afile, args->events, args->max, &args->count);
 	spin_lock_irq(&afile->events_lock);
@@ -640,7 +641,7 @@ int accel_uring_job_complete(struct accel_file *afile, struct io_uring_cmd *cmd)
 	struct accel_job_complete args;
 
 	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));
-	return accel_job_do_complete(afile, &args);
+	return accel_job_do_complete(afile, &args, NULL);
 }
 
 /* io_uring cancels a pending SUBMIT (its task execs, or its ring goes). */

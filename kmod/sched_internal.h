@@ -266,7 +266,7 @@ struct accel_sched_job *accel_event_job(struct accel_event_node *n);
 void accel_job_release_locked(struct accel_sched_job *job, u64 now);
 bool accel_job_ready_locked(struct accel_sched_job *job);
 void accel_job_unlink(struct accel_sched_job *job);
-void accel_job_signal(struct accel_sched_job *job, int status);
+u64 accel_job_signal(struct accel_sched_job *job, int status);
 void accel_job_failed(struct accel_sched_job *job, int error);
 void accel_job_cancel(struct accel_sched_job *job, int error);
 /**
@@ -309,7 +309,7 @@ int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args
 struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id);
 struct accel_sched_job *accel_job_next(struct accel_file *afile, u32 *pos);
 int accel_job_do_complete(struct accel_file *afile,
-			  const struct accel_job_complete *args);
+			  const struct accel_job_complete *args, u64 *passed);
 
 /* sched_timeout.c */
 void accel_timeout_arm_locked(struct accel_engine *e, u64 expires);

@@ -355,17 +355,27 @@ void accel_job_unlink(struct accel_sched_job *job)
 	}
 }
 
-/* Reach the job's points, or fail them with @status. No lock held. */
-void accel_job_signal(struct accel_sched_job *job, int status)
+/*
+ * Reach the job's points, or fail them with @status. No lock held.
+ * Returns the signals found passed already (bit i: @sigs[i]), see
+ * struct accel_job_complete_fetch.
+ */
+u64 accel_job_signal(struct accel_sched_job *job, int status)
 {
+	u64 passed = 0;
 	u32 i;
 
 	for (i = 0; i < job->nsignals; i++) {
+		bool p = false;
+
 		if (status)
 			accel_syncobj_fail(job->sigs[i].s, status);
 		else
-			accel_syncobj_reach(job->sigs[i].s, job->sigs[i].point);
+			accel_syncobj_reach(job->sigs[i].s, job->sigs[i].point, &p);
+		if (p)
+			passed |= BIT_ULL(i);
 	}
+	return passed;
 }
 
 /*
@@ -1062,8 +1072,12 @@ static void accel_job_drop_events(struct accel_sched_job *job, bool timedout)
 		kref_put(&job->ref, accel_job_free);
 }
 
+/*
+ * COMPLETE: *@passed (if not NULL; 0 first) gets the signals a host signal
+ * had passed already, when this call reached the job's points.
+ */
 int accel_job_do_complete(struct accel_file *afile,
-			  const struct accel_job_complete *args)
+			  const struct accel_job_complete *args, u64 *passed)
 {
 	struct accel_sched_job *job;
 	struct accel_engine *e;
@@ -1155,7 +1169,10 @@ int accel_job_do_complete(struct accel_file *afile,
 			   args->status, dt, job->predicted_ns);
 	if (job->state == ACCEL_JOB_DONE) {
 		/* A pipelined job's failed wait overrides its status. */
-		accel_job_signal(job, atomic_read(&job->error) ?: args->status);
+		u64 p = accel_job_signal(job, atomic_read(&job->error) ?: args->status);
+
+		if (passed)
+			*passed = p;
 		accel_job_unlink(job);
 	}
 	/* What the points made ready on this engine competes for the credit. */

@@ -457,7 +457,7 @@ void accel_syncobj_free(struct kref *ref)
  */
 static int accel_syncobj_advance(struct accel_syncobj *s, u64 value,
 				 u64 submitted, bool strict,
-				 const struct accel_promiser *by)
+				 const struct accel_promiser *by, bool *passed)
 {
 	LIST_HEAD(list);
 	int ret = 0;
@@ -474,6 +474,8 @@ static int accel_syncobj_advance(struct accel_syncobj *s, u64 value,
 	if (value > s->value) {
 		WRITE_ONCE(s->value, value); /* accel_syncobj_value() */
 		accel_detach_locked(s, ACCEL_POINT_REACHED, value, &list);
+	} else if (passed) {
+		*passed = true;
 	}
 	submitted = max(submitted, value);
 	if (submitted > s->submitted) {
@@ -499,21 +501,23 @@ out_unlock:
  */
 int accel_syncobj_signal(struct accel_syncobj *s, u64 value)
 {
-	return accel_syncobj_advance(s, value, value, true, NULL);
+	return accel_syncobj_advance(s, value, value, true, NULL, NULL);
 }
 
 /**
  * accel_syncobj_reach() - reach @point if the value is below it (a job
  * completing: a host signal may have gone further meanwhile).
- * @s:     the syncobj.
- * @point: the point.
+ * @s:      the syncobj.
+ * @point:  the point.
+ * @passed: set if the value was at @point or past it already (not failed):
+ *          nothing was reached.
  *
  * Context: any context; takes &accel_syncobj.lock.
  * Return: 0, or the syncobj's error if it has failed.
  */
-int accel_syncobj_reach(struct accel_syncobj *s, u64 point)
+int accel_syncobj_reach(struct accel_syncobj *s, u64 point, bool *passed)
 {
-	return accel_syncobj_advance(s, point, point, false, NULL);
+	return accel_syncobj_advance(s, point, point, false, NULL, passed);
 }
 
 /**
@@ -605,7 +609,7 @@ int accel_syncobj_promise(struct accel_syncobj *s, u64 point,
 		.owner = owner, .id = id, .point = point, .ref = ref,
 	};
 
-	return accel_syncobj_advance(s, 0, point, false, &by);
+	return accel_syncobj_advance(s, 0, point, false, &by, NULL);
 }
 
 /**
@@ -941,7 +945,7 @@ static void accel_import_work(struct work_struct *work)
 		if (status < 0)
 			accel_syncobj_fail(s, status);
 		else
-			accel_syncobj_advance(s, imp->point, imp->point, false, NULL);
+			accel_syncobj_advance(s, imp->point, imp->point, false, NULL, NULL);
 		accel_syncobj_put(s);
 	}
 	accel_import_free(imp);

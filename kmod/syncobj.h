@@ -115,7 +115,7 @@ static inline u64 accel_syncobj_value(const struct accel_syncobj *s)
 int accel_syncobj_signal(struct accel_syncobj *s, u64 value);
 int accel_syncobj_promise(struct accel_syncobj *s, u64 point,
 			  const void *owner, u32 id, struct kref *ref);
-int accel_syncobj_reach(struct accel_syncobj *s, u64 point);
+int accel_syncobj_reach(struct accel_syncobj *s, u64 point, bool *passed);
 bool accel_syncobj_get_promiser(struct accel_syncobj *s, const void *owner,
 				u32 *id, u64 *point);
 struct kref *accel_syncobj_promiser_get(struct accel_syncobj *s, u64 point);

@@ -764,6 +764,13 @@ struct accel_job_fetch {
  * @result:    out: what ACCEL_IOCTL_JOB_COMPLETE would return (0, -ENOENT,
  *             -EINVAL, -ETIMEDOUT); the events are fetched either way.
  * @flags:     must be zero.
+ * @passed:    out: the job's signals that its COMPLETE found passed already
+ *             (a host signal, or another job, took the syncobj to the point
+ *             or beyond first), which it left as they were: bit i for the
+ *             i-th signal that is a point (a deadline entry not counted).
+ *             0 unless this call reached the points: @result 0, @status 0,
+ *             and not a pipelined job completed before its waits were
+ *             reached (its points are reached when they are, later).
  *
  * Return: 0; -EINVAL for bad arguments (nothing is completed or fetched);
  * -EFAULT if no event could be written (@result still says how the
@@ -778,6 +785,7 @@ struct accel_job_complete_fetch {
 	__u32 count;
 	__s32 result;
 	__u32 flags;
+	__u64 passed;
 };
 
 #define ACCEL_IOCTL_INFO _IOR(ACCEL_IOCTL_BASE, 0x00, struct accel_info)

@@ -3596,6 +3596,89 @@ TEST_F(sched, events_bad_input_changes_nothing)
 }
 
 /*
+ * COMPLETE_FETCH says which of the job's signals it found passed already:
+ * bit i for the i-th point (a deadline entry not counted), left as the host
+ * signal took it. Near 2^64 too. Nothing for a failed job, a bad id, or a
+ * pipelined job completed before its waits.
+ */
+TEST_F(sched, events_complete_fetch_says_what_was_passed)
+{
+	int fd = accel_test_open(), id, err;
+	struct accel_job_event ev[4];
+	struct accel_job_complete_fetch f;
+	uint32_t q, x, y, z;
+	uint64_t far = (uint64_t)now_ns() + 3600ull * 1000000000ull;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("evp"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	z = so_new(_metadata, fd, UINT64_MAX - 10);
+	struct accel_point dl = { .flags = ACCEL_POINT_F_DEADLINE, .point = far };
+
+	/* The deadline first: the points are x:5 (bit 0), y:3 (1), z (2). */
+	id = submit_ev(fd, q, NOPTS, PTS(dl, P(x, 5), P(y, 3), P(z, UINT64_MAX - 1)), 1);
+	ASSERT_GT(id, 0);
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(0, so_signal(fd, y, 10));
+	ASSERT_EQ(0, so_signal(fd, z, UINT64_MAX));
+	ASSERT_EQ(0, complete_fetch(fd, id, 0, ev, 4, &f));
+	ASSERT_EQ(0, f.result);
+	ASSERT_EQ(6, f.passed);
+	ASSERT_EQ(5, so_value(_metadata, fd, x));
+	ASSERT_EQ(10, so_value(_metadata, fd, y));
+	ASSERT_EQ(UINT64_MAX, so_value(_metadata, fd, z));
+	/* At the point exactly is passed too; none passed is 0. */
+	id = submit_ev(fd, q, NOPTS, PTS(P(x, 7), P(y, 11)), 2);
+	ASSERT_GT(id, 0);
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(0, so_signal(fd, x, 7));
+	ASSERT_EQ(0, complete_fetch(fd, id, 0, ev, 4, &f));
+	ASSERT_EQ(1, f.passed);
+	ASSERT_EQ(11, so_value(_metadata, fd, y));
+	id = submit_ev(fd, q, NOPTS, PTS(P(x, 8)), 3);
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	f.passed = 1;
+	ASSERT_EQ(0, complete_fetch(fd, id, 0, ev, 4, &f));
+	ASSERT_EQ(0, f.passed);
+	ASSERT_EQ(8, so_value(_metadata, fd, x));
+	/* Failed with a status: its points fail, nothing is "passed". */
+	id = submit_ev(fd, q, NOPTS, PTS(P(x, 9)), 4);
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(0, so_signal(fd, x, 9));
+	ASSERT_EQ(0, complete_fetch(fd, id, -EIO, ev, 4, &f));
+	ASSERT_EQ(0, f.passed);
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-EIO, err);
+	/* A bad id: the COMPLETE's error, no bits. */
+	ASSERT_EQ(0, complete_fetch(fd, id, 0, ev, 4, &f));
+	ASSERT_EQ(-ENOENT, f.result);
+	ASSERT_EQ(0, f.passed);
+	/* Pipelined, completed before its wait: reached later, so no bits. */
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	struct accel_queue_destroy d = { .handle = q };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	q = queue_new(_metadata, fd, engine_name("evp2"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	int a = submit_ev(fd, q, NOPTS, PTS(P(x, 1)), 5);
+	int b = submit_ev(fd, q, PTS(P(x, 1)), PTS(P(y, 1)), 6);
+
+	ASSERT_GT(a, 0);
+	ASSERT_GT(b, 0);
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ev[1] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(ACCEL_JOB_RES_PIPELINED, ev[1].flags);
+	ASSERT_EQ(0, so_signal(fd, y, 1)); /* passed before b completes */
+	ASSERT_EQ(0, complete_fetch(fd, b, 0, ev + 2, 2, &f));
+	ASSERT_EQ(0, f.result);
+	ASSERT_EQ(0, f.passed);
+	ASSERT_EQ(0, complete(fd, a, 0, 0));
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
+	close(fd);
+}
+
+/*
  * A file closed with jobs that asked for events in every state: released
  * with its event unfetched, runnable, pending, failed with its FAILED
  * event unfetched. Every promised point fails with -EOWNERDEAD, and the

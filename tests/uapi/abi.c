@@ -100,14 +100,15 @@ OFF(accel_job_complete, device_ns, 8);
 SIZE(accel_job_event, 24);
 OFF(accel_job_event, type, 12);
 SIZE(accel_job_fetch, 24);
-SIZE(accel_job_complete_fetch, 40);
+SIZE(accel_job_complete_fetch, 48);
 OFF(accel_job_complete_fetch, device_ns, 8);
 OFF(accel_job_complete_fetch, events, 16);
 OFF(accel_job_complete_fetch, max, 24);
 OFF(accel_job_complete_fetch, count, 28);
 OFF(accel_job_complete_fetch, result, 32);
 OFF(accel_job_complete_fetch, flags, 36);
-ABI_ASSERT(ACCEL_IOCTL_JOB_COMPLETE_FETCH == 0xc028ac25u, "JOB_COMPLETE_FETCH changed");
+OFF(accel_job_complete_fetch, passed, 40);
+ABI_ASSERT(ACCEL_IOCTL_JOB_COMPLETE_FETCH == 0xc030ac25u, "JOB_COMPLETE_FETCH changed");
 ABI_ASSERT(ACCEL_JOB_F_EVENTS == 1 && ACCEL_URING_JOB_F_EVENTS == 2 &&
 	   ACCEL_JOB_EVENT_FAILED == 3 && ACCEL_FEATURE_JOB_EVENTS == 1ULL << 10,
 	   "job events (ABI 1.8) changed");

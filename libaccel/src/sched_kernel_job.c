@@ -668,8 +668,12 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 
 /* ---- completion (executor thread) ------------------------------------- */
 
-/* Success: a signal a host signal passed fails with -EINVAL, as embedded. */
-static void check_signals(struct accel_sched_job *job)
+/*
+ * Success: a signal a host signal passed fails with -EINVAL, as embedded:
+ * those of @passed (bit i: signal i, as the module found them), or with
+ * @passed UINT64_MAX each one whose semaphore is at its value or past it.
+ */
+static void check_signals(struct accel_sched_job *job, uint64_t passed)
 {
 	char msg[ACCEL_FAILURE_MAX];
 	uint64_t v;
@@ -678,6 +682,8 @@ static void check_signals(struct accel_sched_job *job)
 	for (uint32_t i = 0; i < job->signal_count; i++) {
 		const struct accel_sched_point *p = &job->signals[i];
 
+		if (!(passed & UINT64_C(1) << i))
+			continue;
 		kernel_sem_query(p->sem, &v, &e);
 		if (e || v < p->value)
 			continue;
@@ -689,28 +695,42 @@ static void check_signals(struct accel_sched_job *job)
 }
 
 /*
- * COMPLETE @c. With events, the releases it causes for this process (the
- * credit it frees, the waits it reaches) come back with it and are handed
- * on here, on the executor's thread, as the embedded scheduler releases
- * from the completing thread: no wake of the reaper, no hop through it.
- * Only one thread fetches at a time (fetch_lock); when another does, this
- * one completes alone and what it caused wakes the reaper.
+ * COMPLETE @r's job with @c; @check: on success, look for signals that a
+ * host signal passed (check_signals()). With events, the releases it
+ * causes for this process (the credit it frees, the waits it reaches) come
+ * back with it and are handed on here, on the executor's thread, as the
+ * embedded scheduler releases from the completing thread: no wake of the
+ * reaper, no hop through it. The module also says which signals it found
+ * passed, so no semaphore is queried, unless the job was pipelined (its
+ * points may be reached later) or retried (its kernel signals are fewer
+ * than its own). Only one thread fetches at a time (fetch_lock); when
+ * another does, this one completes alone and what it caused wakes the
+ * reaper.
  */
-static void complete(struct accel_sched_kernel *k, struct accel_job_complete *c)
+static void complete(struct accel_sched_kernel *k, struct kernel_job *r,
+		     struct accel_job_complete *c, bool check)
 {
 	struct accel_job_event ev[KERNEL_FETCH_MAX];
 	struct accel_job_complete_fetch f = {
 		.id = c->id, .status = c->status, .device_ns = c->device_ns,
 		.events = (uint64_t)(uintptr_t)ev, .max = KERNEL_FETCH_MAX,
 	};
+	bool told;
 
 	if (!k->events || pthread_mutex_trylock(&k->fetch_lock)) {
-		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, c);
+		if (check)
+			check_signals(r->job, UINT64_MAX);
+		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, c); /* late: -ETIMEDOUT */
 		return;
 	}
+	told = !atomic_load(&r->job->pipelined) && !r->retried;
+	if (check && !told)
+		check_signals(r->job, UINT64_MAX);
 	if (kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH, &f) == 0)
 		kernel_handle_events_locked(k, ev, f.count);
 	pthread_mutex_unlock(&k->fetch_lock);
+	if (check && told && f.passed)
+		check_signals(r->job, f.passed);
 }
 
 void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
@@ -738,8 +758,8 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 	if (status)
 		for (uint32_t i = 0; i < job->signal_count; i++)
 			fail_signal(job->signals[i].sem, status, msg);
-	else
-		check_signals(job);
+	else if (!released)
+		check_signals(job, UINT64_MAX);
 	if (released) {
 		struct accel_job_complete c = { .id = r->id, .status = status,
 						.device_ns = job->device_ns };
@@ -753,7 +773,7 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 		 * one ran goes ahead of earlier LOW ones, as unpolled).
 		 */
 		kernel_sq_drain(k);
-		complete(k, &c); /* late: -ETIMEDOUT */
+		complete(k, r, &c, !status);
 	}
 	jobs_unlink(k, r);
 	kernel_dev_wake(k); /* its points may be reached: pipelined jobs look again */

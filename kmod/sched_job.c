@@ -89,7 +89,7 @@ static void accel_job_unfollow_locked(struct accel_sched_job *job)
 	}
 }
 
-void accel_event_push_locked(struct accel_sched_job *job,
+bool accel_event_push_locked(struct accel_sched_job *job,
 			     struct accel_event_node *n, u32 type,
 			     int status)
 {
@@ -105,7 +105,7 @@ void accel_event_push_locked(struct accel_sched_job *job,
 	/* A TIMEDOUT that a late COMPLETE overtook: nobody would fetch it. */
 	if (unlikely(job->events_closed)) {
 		spin_unlock(&afile->events_lock);
-		return;
+		return false;
 	}
 	kref_get(&job->ref);
 	list_add_tail(&n->link, &afile->events);
@@ -113,6 +113,14 @@ void accel_event_push_locked(struct accel_sched_job *job,
 	/* Queued by a COMPLETE_FETCH's COMPLETE: that call fetches it. */
 	if (READ_ONCE(afile->fetcher) != current)
 		wake_up_interruptible(&afile->events_wq);
+	return true;
+}
+
+/* Its FAILED event left the file's list: it no longer counts (see below). */
+void accel_event_failed_gone(struct accel_sched_job *job)
+{
+	atomic_dec(&job->afile->nr_jobs);
+	atomic_dec(&job->afile->tenant->nr_jobs);
 }
 
 /* The job an event node is embedded in (a FAILED job was never released). */
@@ -382,22 +390,34 @@ u64 accel_job_signal(struct accel_sched_job *job, int status)
  * Fail a job that will not complete: its points, then its id. A job that
  * asked for events and was never released then gets a FAILED event (on the
  * node a release would use), so that an executor that fetches it finds
- * the points failed and the id gone. The caller holds a reference.
+ * the points failed and the id gone. The event holds the job's memory, so
+ * the job stays counted against its file's and tenant's job limits until
+ * the event is fetched or its file goes (accel_event_failed_gone()): a
+ * file that never fetches cannot pile up failed jobs without bound. The
+ * caller holds a reference.
  */
 void accel_job_failed(struct accel_sched_job *job, int error)
 {
+	struct accel_file *afile = job->afile;
 	unsigned long flags;
+	bool queued;
 
-	trace_job_fail(job->afile->client_id, accel_job_engine(job),
+	trace_job_fail(afile->client_id, accel_job_engine(job),
 		       job->qhandle, job->id, error);
 	accel_job_signal(job, error);
-	accel_job_unlink(job);
-	if (job->events && !job->release_ns) {
-		local_irq_save(flags); /* events_lock is taken with irqs off */
-		accel_event_push_locked(job, &job->ev_released,
-					ACCEL_JOB_EVENT_FAILED, error);
-		local_irq_restore(flags);
+	if (!job->events || job->release_ns) {
+		accel_job_unlink(job);
+		return;
 	}
+	if (!accel_idtable_remove(&afile->jobs, job->id, job))
+		return; /* unlinked already */
+	local_irq_save(flags); /* events_lock is taken with irqs off */
+	queued = accel_event_push_locked(job, &job->ev_released,
+					 ACCEL_JOB_EVENT_FAILED, error);
+	local_irq_restore(flags);
+	if (!queued)
+		accel_event_failed_gone(job);
+	accel_job_put(job); /* the id table's */
 }
 
 static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)

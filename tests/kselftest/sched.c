@@ -3679,6 +3679,68 @@ TEST_F(sched, events_complete_fetch_says_what_was_passed)
 }
 
 /*
+ * A FAILED event holds its job's memory until fetched, so the job stays
+ * counted against the file's max_jobs and the tenant's tenant_max_jobs
+ * until then: a file that never fetches cannot pile up failed jobs. Its
+ * file closing gives the tenant's count back.
+ */
+TEST_F(sched, events_failed_jobs_count_until_fetched)
+{
+	int fd = accel_test_open(), fd2 = -1, got[16], n = 0, nf = 0;
+	struct accel_job_event ev[8];
+	long old_max, old_tenant;
+	uint32_t q, q2 = 0, y, z, w;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("evl"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	y = so_new(_metadata, fd, 0);
+	z = so_new(_metadata, fd, 0);
+	old_max = set_param("max_jobs", 4);
+	old_tenant = set_param("tenant_max_jobs", 4);
+	ASSERT_GE(old_max, 0);
+	for (int i = 0; i < 4; i++)
+		got[n++] = submit_ev(fd, q, PTS(P(y, 1)), NOPTS, i);
+	got[n++] = submit_ev(fd, q, PTS(P(z, 1)), NOPTS, 4);  /* over: -ENOSPC */
+	so_fail(fd, y, -EIO);
+	usleep(20000);
+	got[n++] = submit_ev(fd, q, PTS(P(z, 1)), NOPTS, 5);  /* still counted */
+	nf = fetch(_metadata, fd, ev, 8);                    /* 4 FAILED */
+	got[n++] = submit_ev(fd, q, PTS(P(z, 1)), NOPTS, 6);  /* room again */
+	/* Three more fail unfetched, and the file closes with them queued. */
+	w = so_new(_metadata, fd, 0);
+	for (int i = 0; i < 3; i++)
+		submit_ev(fd, q, PTS(P(w, 1)), NOPTS, 10 + i);
+	so_fail(fd, w, -EIO);
+	usleep(20000);
+	close(fd);
+	/* The tenant's count came back: a new file takes four again. */
+	fd2 = accel_test_open();
+	if (fd2 >= 0) {
+		y = so_new(_metadata, fd2, 0);
+		if (!queue_create(fd2, engine_name("evl2"), ACCEL_PRIORITY_NORMAL, 1, 1, &q2))
+			for (int i = 0; i < 4; i++)
+				got[n++] = submit_ev(fd2, q2, PTS(P(y, 1)), NOPTS, 20 + i);
+	}
+	set_param("max_jobs", old_max);
+	set_param("tenant_max_jobs", old_tenant);
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(11, n);
+	for (int i = 0; i < 4; i++)
+		ASSERT_GT(got[i], 0);
+	ASSERT_EQ(-ENOSPC, got[4]);
+	ASSERT_EQ(-ENOSPC, got[5]);
+	ASSERT_EQ(4, nf);
+	for (int i = 0; i < 4; i++) {
+		ASSERT_EQ(ACCEL_JOB_EVENT_FAILED, ev[i].type);
+		ASSERT_EQ(-EIO, ev[i].status);
+	}
+	ASSERT_GT(got[6], 0);
+	for (int i = 7; i < 11; i++)
+		ASSERT_GT(got[i], 0);
+	close(fd2);
+}
+
+/*
  * A file closed with jobs that asked for events in every state: released
  * with its event unfetched, runnable, pending, failed with its FAILED
  * event unfetched. Every promised point fails with -EOWNERDEAD, and the

@@ -3380,6 +3380,17 @@ TEST_F(sched, events_uring_submit_answered_at_once)
 	ASSERT_EQ(104, ev[0].user_data);
 	ASSERT_EQ(0, complete(fd, ev[0].id, 0, 0));
 	ASSERT_EQ(5, so_value(_metadata, fd, x));
+	/* Issued from io-wq (IOSQE_ASYNC): the same, answered there. */
+	ja.user_data = 105;
+	ja.points[0] = (struct accel_point)P(x, 6);
+	io_uring_sqe_set_flags(uring_inline_prep(&ring, fd, &ja, 7),
+			       IOSQE_ASYNC | IOSQE_CQE_SKIP_SUCCESS);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ev[0] = next_event(_metadata, fd, ACCEL_JOB_EVENT_RELEASED, 1000);
+	ASSERT_EQ(105, ev[0].user_data);
+	ASSERT_EQ(1000, uring_reap1(&ring, 20, NULL));
+	ASSERT_EQ(0, complete(fd, ev[0].id, 0, 0));
+	ASSERT_EQ(6, so_value(_metadata, fd, x));
 	io_uring_queue_exit(&ring);
 	close(fd);
 }

@@ -2322,9 +2322,13 @@ END_TEST
  * deadline queue lead by more jobs (52 seen in a make check under ASan
  * beside other suites, against 40 on an idle machine); and measured after
  * the job in flight, a job slowed then (by a timeslice of another process)
- * passed it too. DL_SHARE_LEAD_NS_MAX allows one job more: a release is
+ * passed it too. DL_SHARE_LEAD_NS_MAX allows 2 ms more: a release is
  * judged with the job's own charge, which the executor's overhead and a
- * running average make a little more or less than 500 us. Without
+ * running average make a little more or less than 500 us, and the module
+ * charges what the executor measured (the replay around the spin), whose
+ * overhead differs between the two queues' executors by some microseconds
+ * a job: 40 jobs in, that was seen to reach 0.23 ms beyond one job's worth
+ * (on the module, 6.12, with and without events). Without
  * deadlines the deadline queue would lead by a few jobs at most; with them
  * it reaches the bound, however many jobs that is where each is measured
  * longer (sanitizers, a VM): at least DL_SHARE_LEAD_MIN, against
@@ -2332,7 +2336,7 @@ END_TEST
  */
 #define DL_SHARE_N 80
 #define DL_SHARE_LAG_NS INT64_C(20000000)
-#define DL_SHARE_LEAD_NS_MAX (DL_SHARE_LAG_NS + INT64_C(1000000))
+#define DL_SHARE_LEAD_NS_MAX (DL_SHARE_LAG_NS + INT64_C(2000000))
 #define DL_SHARE_LEAD_MIN 8
 
 START_TEST(test_deadline_stream_within_share)

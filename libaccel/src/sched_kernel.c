@@ -364,23 +364,26 @@ static void kernel_describe(const struct accel_sched_config *cfg,
 			    const char *uring_why, char *why, size_t len)
 {
 	char name[DEVICE_NAME_MAX];
+	const char *ev = k->events ? "; releases as events" :
+			 k->info.features & ACCEL_FEATURE_JOB_EVENTS ?
+			 "; releases as SUBMIT answers (" ACCEL_KERNEL_EVENTS_ENV "=0)" : "";
 
 	device_name(cfg, name, sizeof(name));
 	if (k->uring && k->sqpoll_ms)
 		accel_strfmt(why, len,
-			     "%s answered: module %s, ABI %u.%u, io_uring ok, polled by a kernel thread (idle %u ms)",
+			     "%s answered: module %s, ABI %u.%u, io_uring ok, polled by a kernel thread (idle %u ms)%s",
 			     name, k->info.version, k->info.abi_major,
-			     k->info.abi_minor, k->sqpoll_ms);
+			     k->info.abi_minor, k->sqpoll_ms, ev);
 	else if (k->uring)
 		accel_strfmt(why, len,
-			     "%s answered: module %s, ABI %u.%u, io_uring ok%s%s",
+			     "%s answered: module %s, ABI %u.%u, io_uring ok%s%s%s",
 			     name, k->info.version, k->info.abi_major,
-			     k->info.abi_minor, *uring_why ? "; " : "", uring_why);
+			     k->info.abi_minor, *uring_why ? "; " : "", uring_why, ev);
 	else
 		accel_strfmt(why, len,
-			     "%s answered: module %s, ABI %u.%u, io_uring unavailable (%s), so commands go through ioctls",
+			     "%s answered: module %s, ABI %u.%u, io_uring unavailable (%s), so commands go through ioctls%s",
 			     name, k->info.version, k->info.abi_major,
-			     k->info.abi_minor, uring_why);
+			     k->info.abi_minor, uring_why, ev);
 }
 
 int accel_sched_kernel_open(const struct accel_sched_config *cfg,

@@ -249,6 +249,39 @@ out:
 END_TEST
 
 /*
+ * Releases as events (module ABI 1.8) unless ACCEL_KERNEL_EVENTS=0, and the
+ * reason says which, on io_uring and on ioctls; the work runs either way.
+ */
+START_TEST(test_releases_as_events_or_answers)
+{
+	const char *was = getenv(ACCEL_KERNEL_EVENTS_ENV);
+	char *saved = was ? strdup(was) : NULL;
+
+	/* io_uring denied last: the seccomp filter stays for the process. */
+	for (int deny = 0; deny < 2; deny++)
+		for (int off = 0; off < 2; off++) {
+			if (off)
+				setenv(ACCEL_KERNEL_EVENTS_ENV, "0", 1);
+			else
+				unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+			if (!kernel_setup(deny))
+				goto out;
+			ASSERT_CONTAINS("reason", accel_scheduler_reason(sched),
+					off ? "releases as SUBMIT answers (ACCEL_KERNEL_EVENTS=0)" :
+					      "releases as events");
+			kernel_teardown();
+			jobs_are_kernel_jobs(deny);
+		}
+out:
+	if (saved)
+		setenv(ACCEL_KERNEL_EVENTS_ENV, saved, 1);
+	else
+		unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+	free(saved);
+}
+END_TEST
+
+/*
  * The cost model's predictions reach the module (ABI 1.6): a command
  * buffer run once is predicted from then on, and the queue's fdinfo line
  * counts those predictions and the time their jobs took.
@@ -502,6 +535,7 @@ static Suite *kernel_sched_suite(void)
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_uring);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_ioctl);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_polled);
+	tcase_add_test(tc, test_releases_as_events_or_answers);
 	tcase_add_test(tc, test_predictions_reach_the_module);
 	tcase_add_test(tc, test_failure_across_queues_uring);
 	tcase_add_test(tc, test_failure_across_queues_ioctl);

@@ -997,9 +997,10 @@ ready:
  *
  * Return: with @cmd, what the SUBMIT answers at once, or -EIOCBQUEUED when
  * the release answers it later; without @cmd, or for a job that asked for
- * events (ACCEL_JOB_F_EVENTS: its release and failure are events), 0. A negative errno if the job
- * was refused (nothing of it remains then). The job may be gone once this
- * returns: released, completed and freed on another thread.
+ * events (ACCEL_JOB_F_EVENTS: its release and failure are events), 0. A
+ * negative errno if the job was refused (nothing of it remains then). The
+ * job may be gone once this returns: released, completed and freed on
+ * another thread.
  */
 int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args,
 		     u32 __user *uid, struct io_uring_cmd *cmd)

@@ -3790,6 +3790,104 @@ TEST_F(sched, events_close_with_events_queued)
 	close(fd);
 }
 
+/*
+ * A child streams jobs that ask for events on its own engine, signalling
+ * the parent's syncobj, submitting on a ring (no CQE on success) and
+ * completing with COMPLETE_FETCH, until it is killed.
+ */
+static void ev_stream_child(int sock)
+{
+	int pfd = open(ACCEL_DEV_PATH, O_RDWR), got = recv_fd(sock), out = 0, nids = 0;
+	struct accel_job_event ev[8];
+	struct io_uring ring;
+	uint32_t px, pq, ids[64];
+	uint64_t n = 0;
+
+	if (pfd < 0 || got < 0 || so_import(pfd, got, &px))
+		_exit(10);
+	if (queue_create(pfd, engine_name("evk"), 1, 1, 2, &pq))
+		_exit(11);
+	if (io_uring_queue_init(16, &ring, 0))
+		_exit(12);
+	if (write(sock, "r", 1) != 1)
+		_exit(13);
+	for (;;) {
+		struct accel_job_complete_fetch f;
+		int k;
+
+		while (out < 6) {
+			struct accel_job j;
+			struct pts sig = PTS(P(px, n + 1));
+
+			job_fill(&j, pq, &NOPTS, &sig, ++n);
+			j.flags = ACCEL_JOB_F_EVENTS;
+			io_uring_sqe_set_flags(uring_submit_prep(&ring, pfd, &j, n),
+					       IOSQE_CQE_SKIP_SUCCESS);
+			if (io_uring_submit(&ring) != 1)
+				_exit(14);
+			out++;
+		}
+		if (!nids) {
+			struct accel_job_fetch fe = { .events = (uintptr_t)ev, .max = 8 };
+
+			if (ioctl(pfd, ACCEL_IOCTL_JOB_FETCH, &fe))
+				_exit(15);
+			for (uint32_t i = 0; i < fe.count; i++)
+				ids[nids++] = ev[i].id;
+			if (!fe.count)
+				usleep(200);
+			continue;
+		}
+		k = complete_fetch(pfd, ids[--nids], 0, ev, 8, &f);
+		if (k || f.result)
+			_exit(16);
+		for (uint32_t i = 0; i < f.count; i++)
+			ids[nids++] = ev[i].id;
+		out--;
+	}
+}
+
+/*
+ * An executor killed in the middle of a stream of jobs that ask for
+ * events (jobs released, runnable and pending, events queued, a
+ * COMPLETE_FETCH perhaps running): the points it promised fail with
+ * -EOWNERDEAD for the other process, and its engine is left empty.
+ */
+TEST_F(sched, events_executor_killed_mid_stream)
+{
+	int fd = accel_test_open(), sv[2], sfd, status, err;
+	char c, engine[ACCEL_ENGINE_NAME_LEN];
+	uint64_t v = 0;
+	uint32_t x;
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	x = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		ev_stream_child(sv[1]);
+	ASSERT_EQ(0, so_export(fd, x, &sfd));
+	ASSERT_EQ(0, send_fd(sv[0], sfd));
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	for (int i = 0; i < 10000 && v < 200; i++) {
+		usleep(1000);
+		ASSERT_EQ(0, so_query(fd, x, &v, NULL, &err));
+		ASSERT_EQ(0, err);
+	}
+	ASSERT_GE(v, 200);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(-EOWNERDEAD, so_wait1(fd, x, UINT64_MAX, 0, in_ms(5000)));
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-EOWNERDEAD, err);
+	snprintf(engine, sizeof(engine), "t-evk-%d", pid);
+	ASSERT_DBG(0, engine, true, " ");
+	close(fd);
+}
+
 struct ev_race {
 	int fd;
 	uint32_t q[2];

@@ -469,7 +469,7 @@ static int accel_events_fetch(struct accel_file *afile, u64 events, u32 max,
 			break;
 		}
 		if (n->ev.type == ACCEL_JOB_EVENT_FAILED)
-			accel_event_failed_gone(job);
+			accel_job_uncount(job);
 		accel_job_put(job);
 		count++;
 	}
@@ -772,7 +772,7 @@ void accel_sched_file_release(struct accel_file *afile)
 		list_del_init(&n->link);
 		spin_unlock_irq(&afile->events_lock);
 		if (n->ev.type == ACCEL_JOB_EVENT_FAILED)
-			accel_event_failed_gone(job);
+			accel_job_uncount(job);
 		accel_job_put(job);
 		spin_lock_irq(&afile->events_lock);
 	}

@@ -262,7 +262,7 @@ extern struct kmem_cache *accel_job_cache;
 void accel_job_put(struct accel_sched_job *job);
 bool accel_event_push_locked(struct accel_sched_job *job,
 			     struct accel_event_node *n, u32 type, int status);
-void accel_event_failed_gone(struct accel_sched_job *job);
+void accel_job_uncount(struct accel_sched_job *job);
 struct accel_sched_job *accel_event_job(struct accel_event_node *n);
 void accel_job_release_locked(struct accel_sched_job *job, u64 now);
 bool accel_job_ready_locked(struct accel_sched_job *job);

@@ -116,8 +116,12 @@ bool accel_event_push_locked(struct accel_sched_job *job,
 	return true;
 }
 
-/* Its FAILED event left the file's list: it no longer counts (see below). */
-void accel_event_failed_gone(struct accel_sched_job *job)
+/*
+ * The job leaves its file's and tenant's counts (max_jobs, tenant_max_jobs):
+ * when it leaves the id table (accel_job_unlink()), or, for a job failed
+ * with a FAILED event, when that event leaves the file's list.
+ */
+void accel_job_uncount(struct accel_sched_job *job)
 {
 	atomic_dec(&job->afile->nr_jobs);
 	atomic_dec(&job->afile->tenant->nr_jobs);
@@ -357,8 +361,7 @@ void accel_job_unlink(struct accel_sched_job *job)
 	struct accel_file *afile = job->afile;
 
 	if (accel_idtable_remove(&afile->jobs, job->id, job)) {
-		atomic_dec(&afile->nr_jobs);
-		atomic_dec(&afile->tenant->nr_jobs);
+		accel_job_uncount(job);
 		accel_job_put(job);
 	}
 }
@@ -387,36 +390,34 @@ u64 accel_job_signal(struct accel_sched_job *job, int status)
 }
 
 /*
- * Fail a job that will not complete: its points, then its id. A job that
- * asked for events and was never released then gets a FAILED event (on the
- * node a release would use), so that an executor that fetches it finds
- * the points failed and the id gone. The event holds the job's memory, so
- * the job stays counted against its file's and tenant's job limits until
- * the event is fetched or its file goes (accel_event_failed_gone()): a
- * file that never fetches cannot pile up failed jobs without bound. The
- * caller holds a reference.
+ * Fail a job that will not complete: its points, then its id, as
+ * accel_job_unlink() does. A job that asked for events and was never
+ * released then gets a FAILED event (on the node a release would use), so
+ * that an executor that fetches it finds the points failed and the id
+ * gone. The event holds the job's memory, so the job stays counted against
+ * its file's and tenant's job limits until the event is fetched or its
+ * file goes: a file that never fetches cannot pile up failed jobs without
+ * bound. The caller holds a reference.
  */
 void accel_job_failed(struct accel_sched_job *job, int error)
 {
 	struct accel_file *afile = job->afile;
 	unsigned long flags;
-	bool queued;
+	bool queued = false;
 
 	trace_job_fail(afile->client_id, accel_job_engine(job),
 		       job->qhandle, job->id, error);
 	accel_job_signal(job, error);
-	if (!job->events || job->release_ns) {
-		accel_job_unlink(job);
-		return;
-	}
 	if (!accel_idtable_remove(&afile->jobs, job->id, job))
 		return; /* unlinked already */
-	local_irq_save(flags); /* events_lock is taken with irqs off */
-	queued = accel_event_push_locked(job, &job->ev_released,
-					 ACCEL_JOB_EVENT_FAILED, error);
-	local_irq_restore(flags);
+	if (job->events && !job->release_ns) {
+		local_irq_save(flags); /* events_lock is taken with irqs off */
+		queued = accel_event_push_locked(job, &job->ev_released,
+						 ACCEL_JOB_EVENT_FAILED, error);
+		local_irq_restore(flags);
+	}
 	if (!queued)
-		accel_event_failed_gone(job);
+		accel_job_uncount(job);
 	accel_job_put(job); /* the id table's */
 }
 

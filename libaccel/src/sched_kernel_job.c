@@ -700,12 +700,12 @@ static void check_signals(struct accel_sched_job *job, uint64_t passed)
  * causes for this process (the credit it frees, the waits it reaches) come
  * back with it and are handed on here, on the executor's thread, as the
  * embedded scheduler releases from the completing thread: no wake of the
- * reaper, no hop through it. The module also says which signals it found
- * passed, so no semaphore is queried, unless the job was pipelined (its
- * points may be reached later) or retried (its kernel signals are fewer
- * than its own). Only one thread fetches at a time (fetch_lock); when
- * another does, this one completes alone and what it caused wakes the
- * reaper.
+ * reaper, no hop through it. The module then also says which signals it
+ * found passed, so none is queried first, unless the job was pipelined
+ * (its points may be reached later) or retried (its kernel signals are
+ * fewer than its own). Only one thread fetches at a time (fetch_lock);
+ * when another does, this one completes alone and what it caused wakes
+ * the reaper.
  */
 static void complete(struct accel_sched_kernel *k, struct kernel_job *r,
 		     struct accel_job_complete *c, bool check)
@@ -715,17 +715,15 @@ static void complete(struct accel_sched_kernel *k, struct kernel_job *r,
 		.id = c->id, .status = c->status, .device_ns = c->device_ns,
 		.events = (uint64_t)(uintptr_t)ev, .max = KERNEL_FETCH_MAX,
 	};
-	bool told;
+	bool fetch = k->events && pthread_mutex_trylock(&k->fetch_lock) == 0;
+	bool told = fetch && !atomic_load(&r->job->pipelined) && !r->retried;
 
-	if (!k->events || pthread_mutex_trylock(&k->fetch_lock)) {
-		if (check)
-			check_signals(r->job, UINT64_MAX);
+	if (check && !told)
+		check_signals(r->job, UINT64_MAX);
+	if (!fetch) {
 		kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE, c); /* late: -ETIMEDOUT */
 		return;
 	}
-	told = !atomic_load(&r->job->pipelined) && !r->retried;
-	if (check && !told)
-		check_signals(r->job, UINT64_MAX);
 	if (kioctl(k->fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH, &f) == 0)
 		kernel_handle_events_locked(k, ev, f.count);
 	pthread_mutex_unlock(&k->fetch_lock);

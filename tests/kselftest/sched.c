@@ -66,9 +66,9 @@ static void job_fill(struct accel_job *j, uint32_t queue, const struct pts *w,
 	};
 }
 
-/* Submit one job by ioctl; its id, or -errno. */
-static int submit(int fd, uint32_t queue, struct pts w, struct pts s,
-		  uint64_t user_data, uint64_t timeout_ns)
+/* Submit one job by ioctl with @flags; its id, or -errno. */
+static int submit_flags(int fd, uint32_t queue, struct pts w, struct pts s,
+			uint64_t user_data, uint64_t timeout_ns, uint32_t flags)
 {
 	struct accel_job j;
 	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
@@ -76,8 +76,15 @@ static int submit(int fd, uint32_t queue, struct pts w, struct pts s,
 
 	job_fill(&j, queue, &w, &s, user_data);
 	j.timeout_ns = timeout_ns;
+	j.flags = flags;
 	ret = xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
 	return ret ? ret : (int)j.id;
+}
+
+static int submit(int fd, uint32_t queue, struct pts w, struct pts s,
+		  uint64_t user_data, uint64_t timeout_ns)
+{
+	return submit_flags(fd, queue, w, s, user_data, timeout_ns, 0);
 }
 
 static int complete(int fd, uint32_t id, int status, uint64_t device_ns)
@@ -3239,14 +3246,7 @@ TEST_F_TIMEOUT(sched, deadline_racing_submits_sets_and_destroy, 60)
 static int submit_ev(int fd, uint32_t queue, struct pts w, struct pts s,
 		     uint64_t user_data)
 {
-	struct accel_job j;
-	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
-	int ret;
-
-	job_fill(&j, queue, &w, &s, user_data);
-	j.flags = ACCEL_JOB_F_EVENTS;
-	ret = xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a);
-	return ret ? ret : (int)j.id;
+	return submit_flags(fd, queue, w, s, user_data, 0, ACCEL_JOB_F_EVENTS);
 }
 
 /* COMPLETE @id and fetch up to @max events into @ev: the ioctl's return. */

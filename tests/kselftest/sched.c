@@ -3540,6 +3540,9 @@ TEST_F(sched, events_bad_input_changes_nothing)
 		{ .id = id, .events = (uintptr_t)ev, .max = 1, .flags = 1 },
 		{ .id = id, .events = (uintptr_t)ev, .max = 1, .count = 1 },
 		{ .id = id, .events = (uintptr_t)ev, .max = 1, .flags = 1u << 31 },
+		{ .id = id, .events = (uintptr_t)ev, .max = UINT32_MAX },
+		{ .id = id, .events = (uintptr_t)ev, .max = 1u << 31 },
+		{ .id = id, .events = (uintptr_t)ev, .max = 1, .count = UINT32_MAX },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		f = bad[i];
@@ -3552,10 +3555,16 @@ TEST_F(sched, events_bad_input_changes_nothing)
 	ASSERT_EQ(0, complete_fetch(fd, id, -4096, ev, 4, &f));
 	ASSERT_EQ(-EINVAL, f.result);
 	ASSERT_EQ(0, f.count);
+	ASSERT_EQ(0, complete_fetch(fd, id, INT32_MIN, ev, 4, &f));
+	ASSERT_EQ(-EINVAL, f.result);
 	/* A bad id: -ENOENT in @result; the events are fetched anyway. */
-	ASSERT_EQ(0, complete_fetch(fd, id + 1000, 0, ev, 4, &f));
-	ASSERT_EQ(-ENOENT, f.result);
-	ASSERT_EQ(0, f.count);
+	uint32_t bad_ids[] = { id + 1000, 1u << 31, UINT32_MAX, 0 };
+
+	for (size_t i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++) {
+		ASSERT_EQ(0, complete_fetch(fd, bad_ids[i], 0, ev, 4, &f));
+		ASSERT_EQ(-ENOENT, f.result);
+		ASSERT_EQ(0, f.count);
+	}
 	/*
 	 * Unwritable events: -EFAULT, the COMPLETE done, the release it
 	 * caused kept, and a poller already asleep woken for it.

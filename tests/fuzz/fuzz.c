@@ -878,6 +878,21 @@ static int32_t pick_fd_for(struct thr *t, int kind)
 	return fd;
 }
 
+/*
+ * The id of a job some fetch saw released, on the file that released it
+ * (unless reopened since), for a COMPLETE; else a small random id.
+ */
+static uint32_t pick_released(struct thr *t, struct call *c)
+{
+	struct rel_ent e = { 0 };
+
+	if (!rel_take(&t->r, &e))
+		return rn(&t->r, 64);
+	c->d = e.dev;
+	c->fd = devfd_of(e.dev);
+	return e.id;
+}
+
 static void build(struct thr *t, struct call *c)
 {
 	unsigned char *arr = t->arena + A_ARRAYS;
@@ -1029,16 +1044,8 @@ static void build(struct thr *t, struct call *c)
 	case OP_JOB_COMPLETE:
 	case OP_U_COMPLETE: {
 		struct accel_job_complete *a = b;
-		struct rel_ent e = { 0 };
 
-		if (rel_take(&t->r, &e)) {
-			/* The file that released it, unless reopened since. */
-			c->d = e.dev;
-			c->fd = devfd_of(e.dev);
-			a->id = e.id;
-		} else {
-			a->id = rn(&t->r, 64);
-		}
+		a->id = pick_released(t, c);
 		a->status = pick_status(&t->r, true);
 		if (one_in(&t->r, 20))
 			a->status = (int32_t)edge(&t->r, 0);
@@ -1054,15 +1061,8 @@ static void build(struct thr *t, struct call *c)
 	}
 	case OP_JOB_COMPLETE_FETCH: {
 		struct accel_job_complete_fetch *a = b;
-		struct rel_ent e = { 0 };
 
-		if (rel_take(&t->r, &e)) {
-			c->d = e.dev;
-			c->fd = devfd_of(e.dev);
-			a->id = e.id;
-		} else {
-			a->id = rn(&t->r, 64);
-		}
+		a->id = pick_released(t, c);
 		a->status = pick_status(&t->r, true);
 		a->device_ns = one_in(&t->r, 2) ? 0 : edge(&t->r, 1000);
 		a->events = (uintptr_t)arr;

@@ -211,6 +211,24 @@ START_TEST(test_jobs_are_kernel_jobs_ioctl)
 }
 END_TEST
 
+/* A copy of variable @name (NULL if unset), for env_restore(). */
+static char *env_save(const char *name)
+{
+	const char *was = getenv(name);
+
+	return was ? strdup(was) : NULL;
+}
+
+/* Put @name back as env_save() found it; frees @saved. */
+static void env_restore(const char *name, char *saved)
+{
+	if (saved)
+		setenv(name, saved, 1);
+	else
+		unsetenv(name);
+	free(saved);
+}
+
 /*
  * ACCEL_URING_SQPOLL: the ring is polled by a kernel thread and the reason
  * says so; a submission's points are promised by the time this process
@@ -220,8 +238,7 @@ END_TEST
  */
 START_TEST(test_jobs_are_kernel_jobs_polled)
 {
-	const char *was = getenv(ACCEL_URING_SQPOLL_ENV);
-	char *saved = was ? strdup(was) : NULL;
+	char *saved = env_save(ACCEL_URING_SQPOLL_ENV);
 	const char *reason;
 
 	setenv(ACCEL_URING_SQPOLL_ENV, "bogus", 1);
@@ -240,11 +257,7 @@ START_TEST(test_jobs_are_kernel_jobs_polled)
 	kernel_teardown();
 	jobs_are_kernel_jobs(false);
 out:
-	if (saved)
-		setenv(ACCEL_URING_SQPOLL_ENV, saved, 1);
-	else
-		unsetenv(ACCEL_URING_SQPOLL_ENV);
-	free(saved);
+	env_restore(ACCEL_URING_SQPOLL_ENV, saved);
 }
 END_TEST
 
@@ -254,8 +267,7 @@ END_TEST
  */
 START_TEST(test_releases_as_events_or_answers)
 {
-	const char *was = getenv(ACCEL_KERNEL_EVENTS_ENV);
-	char *saved = was ? strdup(was) : NULL;
+	char *saved = env_save(ACCEL_KERNEL_EVENTS_ENV);
 
 	/* io_uring denied last: the seccomp filter stays for the process. */
 	for (int deny = 0; deny < 2; deny++)
@@ -273,11 +285,7 @@ START_TEST(test_releases_as_events_or_answers)
 			jobs_are_kernel_jobs(deny);
 		}
 out:
-	if (saved)
-		setenv(ACCEL_KERNEL_EVENTS_ENV, saved, 1);
-	else
-		unsetenv(ACCEL_KERNEL_EVENTS_ENV);
-	free(saved);
+	env_restore(ACCEL_KERNEL_EVENTS_ENV, saved);
 }
 END_TEST
 

@@ -3802,15 +3802,21 @@ TEST_F(sched, events_close_with_events_queued)
 /*
  * A child streams jobs that ask for events on its own engine, signalling
  * the parent's syncobj, submitting on a ring (no CQE on success) and
- * completing with COMPLETE_FETCH, until it is killed.
+ * completing with COMPLETE_FETCH, until it is killed. With @fixed, it
+ * registers the device file with its ring, names it by its slot in SUBMITs
+ * (IOSQE_FIXED_FILE, as io_uring programs do to skip a file reference per
+ * request) and first leaves two SUBMITs pending behind a wait nobody will
+ * reach: when it is killed, its fd goes with its files, but the ring holds
+ * the file until the ring is torn down.
  */
-static void ev_stream_child(int sock)
+static void ev_stream_child(int sock, bool fixed)
 {
 	int pfd = open(ACCEL_DEV_PATH, O_RDWR), got = recv_fd(sock), out = 0, nids = 0;
 	struct accel_job_event ev[8];
 	struct io_uring ring;
-	uint32_t px, pq, ids[64];
+	uint32_t px, pq, never, ids[64];
 	uint64_t n = 0;
+	int sfd = pfd;
 
 	if (pfd < 0 || got < 0 || so_import(pfd, got, &px))
 		_exit(10);
@@ -3818,6 +3824,22 @@ static void ev_stream_child(int sock)
 		_exit(11);
 	if (io_uring_queue_init(16, &ring, 0))
 		_exit(12);
+	if (fixed) {
+		struct accel_job j;
+		struct pts wait;
+
+		if (io_uring_register_files(&ring, &pfd, 1) || so_create(pfd, 0, &never))
+			_exit(17);
+		wait = PTS(P(never, 1));
+		sfd = 0;
+		for (int i = 0; i < 2; i++) {
+			job_fill(&j, pq, &wait, &NOPTS, 1000 + i);
+			io_uring_sqe_set_flags(uring_submit_prep(&ring, sfd, &j, 1000 + i),
+					       IOSQE_FIXED_FILE);
+			if (io_uring_submit(&ring) != 1)
+				_exit(18);
+		}
+	}
 	if (write(sock, "r", 1) != 1)
 		_exit(13);
 	for (;;) {
@@ -3830,8 +3852,9 @@ static void ev_stream_child(int sock)
 
 			job_fill(&j, pq, &NOPTS, &sig, ++n);
 			j.flags = ACCEL_JOB_F_EVENTS;
-			io_uring_sqe_set_flags(uring_submit_prep(&ring, pfd, &j, n),
-					       IOSQE_CQE_SKIP_SUCCESS);
+			io_uring_sqe_set_flags(uring_submit_prep(&ring, sfd, &j, n),
+					       IOSQE_CQE_SKIP_SUCCESS |
+					       (fixed ? IOSQE_FIXED_FILE : 0));
 			if (io_uring_submit(&ring) != 1)
 				_exit(14);
 			out++;
@@ -3862,7 +3885,7 @@ static void ev_stream_child(int sock)
  * COMPLETE_FETCH perhaps running): the points it promised fail with
  * -EOWNERDEAD for the other process, and its engine is left empty.
  */
-TEST_F(sched, events_executor_killed_mid_stream)
+static void ev_killed_mid_stream(struct __test_metadata *_metadata, bool fixed)
 {
 	int fd = accel_test_open(), sv[2], sfd, status, err;
 	char c, engine[ACCEL_ENGINE_NAME_LEN];
@@ -3876,7 +3899,7 @@ TEST_F(sched, events_executor_killed_mid_stream)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0)
-		ev_stream_child(sv[1]);
+		ev_stream_child(sv[1], fixed);
 	ASSERT_EQ(0, so_export(fd, x, &sfd));
 	ASSERT_EQ(0, send_fd(sv[0], sfd));
 	ASSERT_EQ(1, read(sv[0], &c, 1));
@@ -3895,6 +3918,26 @@ TEST_F(sched, events_executor_killed_mid_stream)
 	snprintf(engine, sizeof(engine), "t-evk-%d", pid);
 	ASSERT_DBG(0, engine, true, " ");
 	close(fd);
+	close(sv[0]);
+	close(sv[1]);
+	close(sfd);
+}
+
+TEST_F(sched, events_executor_killed_mid_stream)
+{
+	ev_killed_mid_stream(_metadata, false);
+}
+
+/*
+ * The same through a device file registered with the ring and named by its
+ * slot (IOSQE_FIXED_FILE), with SUBMITs pending: when the process dies, the
+ * file is released only once the ring is torn down, and that teardown
+ * must not wait for the file (6.1 cannot cancel the pending SUBMITs; the
+ * module's monitor answers them when the ring is dying).
+ */
+TEST_F(sched, fixed_file_executor_killed_mid_stream)
+{
+	ev_killed_mid_stream(_metadata, true);
 }
 
 struct ev_race {

@@ -307,10 +307,16 @@ static bool device_ordered_complete(accel_scheduler_t *s,
 	return true;
 }
 
-/* Signals @job's signals, or fails them with @err; then frees it. */
+/*
+ * Signals @job's signals, or fails them with @err; then frees it. The job
+ * keeps @s alive only through its queue's device, and ->release may drop
+ * the last of those (a device that owns its scheduler, released with its
+ * queues while the job ran): @s is held here until the job is settled.
+ */
 static void job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 			 int err, const char *msg)
 {
+	accel_scheduler_retain(s);
 	if (s->ops->job_done)
 		s->ops->job_done(s, job);
 	if (s->ops->job_complete) {
@@ -332,6 +338,7 @@ static void job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 	free(job->priv);
 	job->priv = NULL;
 	job->destroy(job);
+	accel_scheduler_release(s);
 	active_put(); /* last: the destroy may have torn its device down */
 }
 

@@ -499,6 +499,66 @@ START_TEST(test_order_on_one_timeline)
 }
 END_TEST
 
+/* The threads of this process. */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * The same with nothing held at all: the device owns its scheduler (opened
+ * with none), and no semaphore (each holds its scheduler) outlives the
+ * release, so the job's drop of its queue destroys the device and, with
+ * it, the scheduler, on the thread that completes the job. That thread
+ * must not touch the scheduler afterwards: before the fix it did (ASan:
+ * heap-use-after-free in job_complete(); without ASan it crashed). The
+ * test waits until the library's threads of that device are gone, which
+ * is when its last job has settled.
+ */
+START_TEST(test_release_all_in_flight_nothing_held)
+{
+	accel_buffer_params_t p = { HOST_TYPE, ACCEL_BUFFER_USAGE_ALL };
+	uint32_t v = 0x5a5a5a5au;
+	int before = task_count(), now = 0;
+
+	for (int i = 0; i < 5; i++) {
+		accel_device_t *d = NULL;
+		accel_queue_t *q = NULL;
+		accel_command_buffer_t *cb = NULL;
+		accel_buffer_t *b = NULL;
+
+		ASSERT_OK(accel_device_open(test_device_uri(), NULL, &d));
+		ASSERT_OK(accel_queue_create(d, 0, &q));
+		ASSERT_OK(accel_allocator_allocate_buffer(accel_device_allocator(d), &p,
+							  16 << 20, &b));
+		ASSERT_OK(accel_command_buffer_create(d, ACCEL_COMMAND_BUFFER_ONE_SHOT, 0, &cb));
+		ASSERT_OK(accel_command_buffer_begin(cb));
+		for (int k = 0; k < 4; k++)
+			ASSERT_OK(accel_command_buffer_fill(cb, accel_buffer_ref_direct(b, 0, ACCEL_WHOLE_BUFFER),
+							    &v, 4));
+		ASSERT_OK(accel_command_buffer_end(cb));
+		ASSERT_OK(accel_queue_execute(q, NULL, NULL, cb, NULL, 0));
+		accel_command_buffer_release(cb);
+		accel_buffer_release(b);
+		accel_queue_release(q);
+		accel_device_release(d);
+		for (int t = 0; t < 3000 && (now = task_count()) > before; t++)
+			usleep(10000);
+		ck_assert_msg(now <= before,
+			      "round %d: %d threads 30 s after the release, %d before the device was opened",
+			      i, now, before);
+	}
+}
+END_TEST
+
 /*
  * Everything released while its work is queued: the device, its queue, the
  * command buffer and the table's buffers live on in the submissions, which
@@ -2604,6 +2664,7 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_many_in_flight);
 	tcase_add_test(tc, test_order_on_one_timeline);
 	tcase_add_test(tc, test_release_all_in_flight);
+	tcase_add_test(tc, test_release_all_in_flight_nothing_held);
 	tcase_add_test(tc, test_table_retained_until_signal);
 	tcase_add_test(tc, test_no_head_of_line_blocking);
 	tcase_add_test(tc, test_wait_for_submitted);

@@ -485,6 +485,17 @@ static struct accel_cb_model *model_get(accel_command_buffer_t *cb)
 	return cur;
 }
 
+/*
+ * @ns as a count of nanoseconds, saturated: a double at or above 2^64
+ * converts to nothing defined (x86 gives 0, or 2^63).
+ */
+static uint64_t ns_u64(double ns)
+{
+	if (!(ns > 0))
+		return 0;
+	return ns >= 0x1p64 ? UINT64_MAX : (uint64_t)ns;
+}
+
 void accel_cost_predict(accel_command_buffer_t *cb,
 			const struct accel_plan_slot *slots,
 			accel_prediction_t *out)
@@ -497,7 +508,7 @@ void accel_cost_predict(accel_command_buffer_t *cb,
 	out->measured_ns = atomic_load(&cb->last_ns);
 	if (!m || !m->declared) {
 		out->source = learned ? ACCEL_PREDICTION_LEARNED : ACCEL_PREDICTION_NONE;
-		out->ns = learned ? learned : m ? (uint64_t)m->fixed_ns : 0;
+		out->ns = learned ? learned : m ? ns_u64(m->fixed_ns) : 0;
 		return;
 	}
 	ns = m->fixed_ns;
@@ -511,7 +522,7 @@ void accel_cost_predict(accel_command_buffer_t *cb,
 				   (double)m->params.launch_ns[ACCEL_COST_FILL]);
 		}
 	out->source = ACCEL_PREDICTION_DECLARED;
-	out->ns = (uint64_t)ns;
+	out->ns = ns_u64(ns);
 }
 
 void accel_cost_learn(accel_command_buffer_t *cb, uint64_t ns)

@@ -371,7 +371,7 @@ static uint64_t submission_predict(struct submission *sub)
 		accel_cost_predict(sub->parts[i].cb, sub->parts[i].slots, &p);
 		if (p.source == ACCEL_PREDICTION_NONE)
 			return 0;
-		ns += p.ns;
+		ns = p.ns > UINT64_MAX - ns ? UINT64_MAX : ns + p.ns;
 	}
 	if (sub->part_count > 1) {
 		accel_cost_params_t params;

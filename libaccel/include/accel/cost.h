@@ -178,10 +178,16 @@ typedef struct accel_prediction {
  * What accel_queue_execute() stores with each submission for its
  * scheduler. O(slots used), like the submission's own checks.
  *
- * Return: 0 with *@out set, -EINVAL (NULL argument, or a table that does
- * not suit @cb: the message says why, as accel_queue_execute() would),
- * -EBADFD (@cb not ended), -EXDEV (@cb is of another device), -ERANGE (a
- * table entry outside its buffer). Nothing changes on failure.
+ * A prediction above UINT64_MAX nanoseconds (possible only for enormous
+ * grids of costly workgroups) is UINT64_MAX.
+ *
+ * Return: 0 with *@out set, or what accel_queue_execute() returns for the
+ * same command buffer and table (the message says why): -EINVAL (a NULL
+ * argument, or a table entry unfit for its slot), -ERANGE (a table with
+ * fewer entries than the highest slot used + 1, or a slot's range outside
+ * its buffer or shorter than @cb needs), -EBADFD (@cb not ended), -EXDEV
+ * (@cb or a table's buffer is of another device). Nothing changes on
+ * failure.
  */
 int accel_command_buffer_predict(accel_device_t *device,
 				 accel_command_buffer_t *cb,

@@ -676,6 +676,14 @@ static struct emb_queue *pick_locked(struct emb_engine *e)
 }
 
 /*
+ * The most a release charges: an hour, as the module charges no job more
+ * than its timeout (at most an hour). A prediction can be far larger (up
+ * to UINT64_MAX, for a grid of costly workgroups), and a charge times
+ * EMB_WEIGHT_UNIT must stay within an int64_t.
+ */
+#define EMB_CHARGE_MAX_NS (3600 * INT64_C(1000000000))
+
+/*
  * What a release charges: the cost model's prediction, which is right from
  * a queue's first job and follows jobs that change size, else the queue's
  * running average of measured times, which lags both.
@@ -683,7 +691,9 @@ static struct emb_queue *pick_locked(struct emb_engine *e)
 static uint64_t release_charge(const struct emb_queue *q,
 			       const struct accel_sched_job *job)
 {
-	return job->predicted_ns ? job->predicted_ns : q->avg_ns;
+	uint64_t ns = job->predicted_ns ? job->predicted_ns : q->avg_ns;
+
+	return ns < (uint64_t)EMB_CHARGE_MAX_NS ? ns : (uint64_t)EMB_CHARGE_MAX_NS;
 }
 
 /* Releases what the engine's credits allow. */

@@ -570,7 +570,7 @@ static void wait_started(int n)
  * how many of the first CREDITS releases were A's: no job of A or B has
  * completed yet, so the order is the charges' alone.
  */
-static int first_releases_of_big(bool predicted)
+static int first_releases_of_big(uint64_t big_pred, uint64_t small_pred)
 {
 	const struct accel_sched_queue_params qp = { "test", ACCEL_SCHED_PRIO_NORMAL, 100, 1 };
 	struct accel_sched_executor *a, *b, *c;
@@ -589,8 +589,8 @@ static int first_releases_of_big(bool predicted)
 		fake_submit(s, c, 'C', SMALL_NS);
 	wait_started(CREDITS);
 	for (int i = 0; i < PER_QUEUE; i++) {
-		fake_submit(s, a, 'A', predicted ? BIG_NS : 0);
-		fake_submit(s, b, 'B', predicted ? SMALL_NS : 0);
+		fake_submit(s, a, 'A', big_pred);
+		fake_submit(s, b, 'B', small_pred);
 	}
 	for (int i = 0; i < CREDITS; i++) {
 		started[i]->job.device_ns = SMALL_NS;
@@ -623,8 +623,8 @@ static int first_releases_of_big(bool predicted)
  */
 START_TEST(test_fair_share_from_first_job)
 {
-	int predicted = first_releases_of_big(true);
-	int averaged = first_releases_of_big(false);
+	int predicted = first_releases_of_big(BIG_NS, SMALL_NS);
+	int averaged = first_releases_of_big(0, 0);
 
 	ck_assert_msg(predicted == 1,
 		      "charged by prediction, %d of the first %d releases went to the queue of 10x jobs; fair share gives it 1",
@@ -632,6 +632,22 @@ START_TEST(test_fair_share_from_first_job)
 	ck_assert_msg(averaged > predicted,
 		      "charged by the running average, the 10x queue got %d of the first %d releases: no worse than by prediction, so this test cannot tell them apart",
 		      averaged, CREDITS);
+}
+END_TEST
+
+/*
+ * A prediction of UINT64_MAX ns (what the model saturates at) charges the
+ * most a release charges, an hour, not a wrapped-around credit: A's first
+ * job still costs it more than B's eight, so it gets one of the first
+ * eight releases. (A charge cast to int64_t read -1 ns: A took all eight.)
+ */
+START_TEST(test_fair_share_huge_prediction)
+{
+	int big = first_releases_of_big(UINT64_MAX, SMALL_NS);
+
+	ck_assert_msg(big == 1,
+		      "a queue whose jobs are predicted at UINT64_MAX ns got %d of the first %d releases; the others' 1",
+		      big, CREDITS);
 }
 END_TEST
 
@@ -889,6 +905,7 @@ static Suite *cost_suite(void)
 	tc = tcase_create("charge");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_fair_share_from_first_job);
+	tcase_add_test(tc, test_fair_share_huge_prediction);
 	suite_add_tcase(s, tc);
 	return s;
 }

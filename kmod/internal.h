@@ -129,6 +129,7 @@ extern unsigned int accel_max_syncobjs;
 extern unsigned int accel_max_pending_waits;
 
 typedef int (*accel_ioctl_fn)(struct accel_file *afile, void *data);
+void accel_ioctl_install_fd(void *data, int fd, struct file *file);
 
 long accel_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);

@@ -12,10 +12,22 @@
  *   (an older userspace) is zero-extended, a longer one (a newer userspace)
  *   is accepted only if every byte past what the module knows is zero, else
  *   ``-E2BIG``;
+ * - a struct the command writes back (``_IOWR``) is written back as it was
+ *   read before the handler runs: memory the module cannot write fails the
+ *   call with ``-EFAULT`` before anything is done, so that no command
+ *   creates, takes or completes anything whose result the caller would
+ *   not learn;
  * - the handler validates flags and padding (``-EINVAL``) before it looks at
  *   anything else, and changes nothing when it fails;
- * - on success, the output is copied back, truncated to userspace's size.
+ * - on success, the output is copied back, truncated to userspace's size;
+ *   a longer struct of a read-only command (``_IOR``, a newer userspace)
+ *   has the bytes past what the module knows zeroed;
+ * - a file descriptor a command makes (an export) is reserved by the
+ *   handler and installed only once the output that names it is written
+ *   (accel_ioctl_install_fd()); should that write fail after all (another
+ *   thread unmapped the struct meanwhile), the fd is given back unused.
  */
+#include <linux/file.h>
 #include <linux/kernel.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
@@ -37,6 +49,36 @@ struct accel_ioctl_desc {
 
 /* The largest struct any ioctl takes; the prologue copies into the stack. */
 #define ACCEL_IOCTL_MAX_SIZE 256
+
+/*
+ * One call's struct, and the file a handler made for a reserved fd, which
+ * the prologue installs once the struct naming it is written back.
+ */
+struct accel_ioctl_call {
+	u8 buf[ACCEL_IOCTL_MAX_SIZE] __aligned(8);
+	struct file *file;
+	int fd;
+};
+
+/**
+ * accel_ioctl_install_fd() - install @file at the reserved @fd once the
+ * ioctl's output is written back.
+ * @data: the handler's struct (what accel_ioctl() passed it).
+ * @fd:   from get_unused_fd_flags().
+ * @file: the file, whose reference the install (or its undoing) takes.
+ *
+ * If the output cannot be written, or the handler fails after this, @fd
+ * is put back unused and @file released: the caller's fd table never
+ * holds a file it was not told of. At most one per call.
+ */
+void accel_ioctl_install_fd(void *data, int fd, struct file *file)
+{
+	struct accel_ioctl_call *call = container_of(data, struct accel_ioctl_call, buf[0]);
+
+	WARN_ON_ONCE(call->file);
+	call->file = file;
+	call->fd = fd;
+}
 
 void accel_fill_info(struct accel_file *afile, struct accel_info *info)
 {
@@ -142,7 +184,8 @@ long accel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	unsigned int nr = _IOC_NR(cmd);
 	size_t usize = _IOC_SIZE(cmd);
 	size_t ksize;
-	u8 buf[ACCEL_IOCTL_MAX_SIZE] __aligned(8);
+	struct accel_ioctl_call call;
+	u8 *buf = call.buf;
 	int ret;
 
 	if (_IOC_TYPE(cmd) != ACCEL_IOCTL_BASE || nr >= ARRAY_SIZE(accel_ioctls))
@@ -153,23 +196,40 @@ long accel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	ksize = _IOC_SIZE(desc->cmd);
 	BUILD_BUG_ON(sizeof(struct accel_info) > ACCEL_IOCTL_MAX_SIZE);
-	if (WARN_ON_ONCE(ksize > sizeof(buf)))
+	if (WARN_ON_ONCE(ksize > sizeof(call.buf)))
 		return -ENOTTY;
 
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
 		ret = copy_struct_from_user(buf, ksize, uptr, usize);
 		if (ret)
 			return ret;
+		/* Output the module could not write: refused before it acts. */
+		if ((_IOC_DIR(cmd) & _IOC_READ) &&
+		    copy_to_user(uptr, buf, min(usize, ksize)))
+			return -EFAULT;
 	} else {
 		memset(buf, 0, ksize);
 	}
 
+	call.file = NULL;
 	ret = desc->fn(afile, buf);
 	if (ret < 0 && !(desc->flags & ACCEL_IOCTL_OUT_ON_ERROR))
-		return ret;
+		goto out;
 
-	if ((_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uptr, buf, min(usize, ksize)))
-		return -EFAULT;
+	if (_IOC_DIR(cmd) & _IOC_READ) {
+		if (copy_to_user(uptr, buf, min(usize, ksize)) ||
+		    (usize > ksize && !(_IOC_DIR(cmd) & _IOC_WRITE) &&
+		     clear_user(uptr + ksize, usize - ksize)))
+			ret = -EFAULT;
+	}
+out:
+	if (call.file) {
+		if (ret < 0) {
+			put_unused_fd(call.fd);
+			fput(call.file);
+		} else {
+			fd_install(call.fd, call.file);
+		}
+	}
 	return ret;
 }

@@ -1108,29 +1108,28 @@ static const struct file_operations accel_syncobj_fops = {
 };
 
 /**
- * accel_syncobj_export_fd() - an O_CLOEXEC fd holding @s.
- * @s: the syncobj; the fd takes its own reference.
+ * accel_syncobj_export_file() - a file holding @s, for an O_CLOEXEC fd.
+ * @s:  the syncobj; the file takes its own reference.
+ * @fd: set to a reserved fd, for the caller to install @file at (or to
+ *      put back unused, releasing the file).
  *
  * Context: process context; may sleep.
- * Return: the fd, or a negative errno (-EMFILE, -ENOMEM).
+ * Return: the file, or an ERR_PTR (-EMFILE, -ENOMEM) with no fd reserved.
  */
-int accel_syncobj_export_fd(struct accel_syncobj *s)
+struct file *accel_syncobj_export_file(struct accel_syncobj *s, int *fd)
 {
 	struct file *file;
-	int fd;
 
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0)
-		return fd;
+	*fd = get_unused_fd_flags(O_CLOEXEC);
+	if (*fd < 0)
+		return ERR_PTR(*fd);
 	file = anon_inode_getfile("accelsched-syncobj", &accel_syncobj_fops,
 				  accel_syncobj_get(s), O_RDWR);
 	if (IS_ERR(file)) {
 		accel_syncobj_put(s);
-		put_unused_fd(fd);
-		return PTR_ERR(file);
+		put_unused_fd(*fd);
 	}
-	fd_install(fd, file);
-	return fd;
+	return file;
 }
 
 /**

@@ -144,7 +144,7 @@ int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
 			       struct dma_fence *fence,
 			       struct accel_import_quota *quota);
 
-int accel_syncobj_export_fd(struct accel_syncobj *s);
+struct file *accel_syncobj_export_file(struct accel_syncobj *s, int *fd);
 struct accel_syncobj *accel_syncobj_from_fd(int fd);
 
 #endif /* _ACCEL_SYNCOBJ_H */

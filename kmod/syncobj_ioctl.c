@@ -408,6 +408,7 @@ int accel_ioctl_syncobj_export(struct accel_file *afile, void *data)
 {
 	struct accel_syncobj_handle_fd *args = data;
 	struct accel_syncobj *s;
+	struct file *file;
 	int fd;
 
 	if (args->flags || args->pad || args->fd)
@@ -415,10 +416,11 @@ int accel_ioctl_syncobj_export(struct accel_file *afile, void *data)
 	s = accel_syncobj_lookup(afile, args->handle);
 	if (!s)
 		return -ENOENT;
-	fd = accel_syncobj_export_fd(s);
+	file = accel_syncobj_export_file(s, &fd);
 	accel_syncobj_put(s);
-	if (fd < 0)
-		return fd;
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	accel_ioctl_install_fd(data, fd, file);
 	args->fd = fd;
 	return 0;
 }
@@ -469,7 +471,7 @@ int accel_ioctl_syncobj_export_sync_file(struct accel_file *afile,
 		put_unused_fd(fd);
 		return -ENOMEM;
 	}
-	fd_install(fd, sf->file);
+	accel_ioctl_install_fd(data, fd, sf->file);
 	args->fd = fd;
 	return 0;
 }

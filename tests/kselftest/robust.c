@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <stdatomic.h>
 
 #include "syncobj_util.h"
@@ -1312,3 +1313,168 @@ TEST_F_TIMEOUT(robust, waits_racing_their_signal_are_answered, 120)
 }
 
 ACCEL_TEST_MAIN
+
+/* A read-only page holding a copy of @len bytes at @src. */
+static void *ro_copy(struct __test_metadata *_metadata, const void *src, size_t len)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	EXPECT_NE(MAP_FAILED, p);
+	memcpy(p, src, len);
+	EXPECT_EQ(0, mprotect(p, 4096, PROT_READ));
+	return p;
+}
+
+/* The lowest free fd: what the next open would get. */
+static int next_fd(void)
+{
+	int d = dup(0);
+
+	close(d);
+	return d;
+}
+
+/* Of handles 1 to 64, how many name a syncobj of @fd. */
+static int live_handles(int fd)
+{
+	int n = 0;
+
+	for (uint32_t h = 1; h <= 64; h++)
+		n += so_query(fd, h, NULL, NULL, NULL) == 0;
+	return n;
+}
+
+/* The "accel-queue-" lines of @fd's fdinfo: its queues. */
+static int fdinfo_queues(int fd)
+{
+	char path[64], buf[8192];
+	int f, n, c = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *s = buf; (s = strstr(s, "accel-queue-")); s++)
+		c++;
+	return c;
+}
+
+/*
+ * A command whose struct the module cannot write back (read-only memory)
+ * fails with -EFAULT and changes nothing (uapi.rst): no syncobj or queue
+ * is created, no fd installed, no job submitted, completed or fetched.
+ * An outside test found each of them done before the write-back failed:
+ * handles and queues left in the file (filling its limits), fds the
+ * caller was never told of, a COMPLETE performed, events consumed.
+ */
+TEST_F(robust, unwritable_output_changes_nothing)
+{
+	int fd = accel_test_open(), sfd, efd, before;
+	const char *e = engine_name("ro");
+	struct accel_job_event ev[4];
+	uint64_t v, submitted;
+	uint32_t x, y, q, id;
+
+	ASSERT_GE(fd, 0);
+	x = so_new(_metadata, fd, 0);
+
+	/* CREATE and IMPORT: no handle. */
+	{
+		struct accel_syncobj_create c = { 0 };
+		struct accel_syncobj_handle_fd im = { 0 };
+		void *ro = ro_copy(_metadata, &c, sizeof(c));
+
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_SYNCOBJ_CREATE, ro));
+		ASSERT_EQ(0, so_export(fd, x, &sfd));
+		im.fd = sfd;
+		ro = ro_copy(_metadata, &im, sizeof(im));
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_SYNCOBJ_IMPORT, ro));
+		ASSERT_EQ(1, live_handles(fd));
+		close(sfd);
+	}
+	/* EXPORT and EXPORT_SYNC_FILE: no fd. */
+	{
+		struct accel_syncobj_handle_fd ex = { .handle = x };
+		struct accel_syncobj_sync_file sf = { .handle = x, .point = 1 };
+
+		before = next_fd();
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT,
+					  ro_copy(_metadata, &ex, sizeof(ex))));
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE,
+					  ro_copy(_metadata, &sf, sizeof(sf))));
+		ASSERT_EQ(before, next_fd());
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT, (void *)4096));
+		ASSERT_EQ(before, next_fd());
+	}
+	/* QUEUE_CREATE: no queue. */
+	{
+		struct accel_queue_create c = { .priority = ACCEL_PRIORITY_NORMAL, .weight = 1 };
+
+		memcpy(c.engine, e, strlen(e));
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_QUEUE_CREATE,
+					  ro_copy(_metadata, &c, sizeof(c))));
+		ASSERT_EQ(0, fdinfo_queues(fd));
+	}
+	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	ASSERT_EQ(1, fdinfo_queues(fd));
+	/* JOB_SUBMIT: no job, no promise. */
+	{
+		struct accel_point s = { .handle = x, .point = 1 };
+		struct accel_job j = {
+			.queue = q, .signals = (uintptr_t)&s, .nsignals = 1,
+			.flags = ACCEL_JOB_F_EVENTS,
+		};
+		struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT,
+					  ro_copy(_metadata, &a, sizeof(a))));
+		ASSERT_EQ(0, j.id);
+		ASSERT_EQ(0, so_query(fd, x, NULL, &submitted, NULL));
+		ASSERT_EQ(0, submitted);
+		ASSERT_EQ(0, fetch(fd, ev, 4));
+		/* The same job for real: released at once, an event. */
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+		id = j.id;
+	}
+	/* FETCH: the event stays. */
+	{
+		struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 4 };
+
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_JOB_FETCH,
+					  ro_copy(_metadata, &f, sizeof(f))));
+		ASSERT_EQ(1, fetch(fd, ev, 4));
+		ASSERT_EQ(id, ev[0].id);
+	}
+	/* COMPLETE_FETCH: no COMPLETE. */
+	{
+		struct accel_job_complete_fetch cf = {
+			.id = id, .events = (uintptr_t)ev, .max = 4,
+		};
+
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH,
+					  ro_copy(_metadata, &cf, sizeof(cf))));
+		ASSERT_EQ(0, so_value(_metadata, fd, x));
+		ASSERT_EQ(0, complete(fd, id, 0));
+		ASSERT_EQ(1, so_value(_metadata, fd, x));
+	}
+	/* CANCEL: the eventfd stays armed. */
+	{
+		struct accel_syncobj_cancel c = { .handle = x, .point = 2 };
+
+		efd = eventfd(0, EFD_NONBLOCK);
+		ASSERT_GE(efd, 0);
+		ASSERT_EQ(0, so_eventfd(fd, x, 2, 0, efd));
+		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_SYNCOBJ_CANCEL,
+					  ro_copy(_metadata, &c, sizeof(c))));
+		ASSERT_EQ(0, so_signal(fd, x, 2));
+		ASSERT_EQ(sizeof(v), read(efd, &v, sizeof(v)));
+		close(efd);
+	}
+	y = so_new(_metadata, fd, 0);
+	ASSERT_EQ(2, y); /* handles 1 and 2: none was taken meanwhile */
+	close(fd);
+}

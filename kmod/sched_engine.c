@@ -119,7 +119,8 @@ bool accel_engine_name_valid(const char *name)
 	for (; i < ACCEL_ENGINE_NAME_LEN; i++)
 		if (name[i])
 			return false;
-	return true;
+	/* Its sysfs directory could not be told from these. */
+	return strcmp(name, ".") && strcmp(name, "..");
 }
 
 static void accel_engine_kobj_release(struct kobject *kobj)

@@ -472,7 +472,8 @@ struct accel_uring_wait {
 
 /**
  * struct accel_queue_create - ACCEL_IOCTL_QUEUE_CREATE.
- * @engine:   the engine's name, NUL-terminated, [a-z0-9:._-], not empty.
+ * @engine:   the engine's name, NUL-terminated, [a-z0-9:._-], not empty,
+ *            not "." or "..".
  * @priority: ACCEL_PRIORITY_HIGH, _NORMAL or _LOW. HIGH needs CAP_SYS_NICE
  *            (-EACCES without it, since ABI 1.4).
  * @weight:   share among the queues of the caller's tenant in the class,

@@ -184,6 +184,12 @@ TEST_F(sched, queue_create_rejects_bad_input)
 	ASSERT_EQ(-EINVAL, queue_create(fd, "", 0, 1, 1, &q));
 	ASSERT_EQ(-EINVAL, queue_create(fd, "Upper", 0, 1, 1, &q));
 	ASSERT_EQ(-EINVAL, queue_create(fd, "has space", 0, 1, 1, &q));
+	/* Valid characters, but no sysfs directory of their own. */
+	ASSERT_EQ(-EINVAL, queue_create(fd, ".", 0, 1, 1, &q));
+	ASSERT_EQ(-EINVAL, queue_create(fd, "..", 0, 1, 1, &q));
+	ASSERT_EQ(0, access("/sys/kernel/accelsched/engines/.../credits", F_OK) ? 0 : -1);
+	ASSERT_EQ(0, queue_create(fd, "...", 0, 1, 1, &q));
+	ASSERT_EQ(0, access("/sys/kernel/accelsched/engines/.../credits", R_OK));
 	a = (struct accel_queue_create){ .weight = 1 };
 	memset(a.engine, 'a', sizeof(a.engine)); /* no NUL */
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_CREATE, &a), EINVAL);

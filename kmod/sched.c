@@ -123,9 +123,34 @@ bool accel_root_tenant_per_file = true;
 module_param_named(root_tenant_per_file, accel_root_tenant_per_file, bool, 0644);
 MODULE_PARM_DESC(root_tenant_per_file, "A file opened from the root cgroup (or where cgroup2 is not used) is a tenant of its own; N: the root cgroup is one tenant (default Y)");
 
+/*
+ * The default timeout is one a job could ask for itself: 1 ms to an hour
+ * (a job's timeout_ns is at most an hour). Outside that, every job asking
+ * for none would be refused (above an hour) or time out at once (0); the
+ * write is refused instead, -EINVAL, and the value stays.
+ */
+#define ACCEL_JOB_TIMEOUT_MS_MAX 3600000U
+
+static int accel_param_set_timeout_ms(const char *val,
+				      const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	/* Not a number, or past UINT_MAX (kstrtouint's -ERANGE): the same. */
+	if (kstrtouint(val, 0, &ms) || !ms || ms > ACCEL_JOB_TIMEOUT_MS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops accel_timeout_ms_ops = {
+	.set = accel_param_set_timeout_ms,
+	.get = param_get_uint,
+};
+
 unsigned int accel_job_timeout_ms = 10000;
-module_param_named(job_timeout_ms, accel_job_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(job_timeout_ms, "Timeout of a released job that asks for none (default 10000)");
+module_param_cb(job_timeout_ms, &accel_timeout_ms_ops, &accel_job_timeout_ms, 0644);
+MODULE_PARM_DESC(job_timeout_ms, "Timeout of a released job that asks for none, 1 to 3600000 (default 10000)");
 
 /*
  * A submission runs from its queue's lookup to the end of arming in a read

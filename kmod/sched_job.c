@@ -572,7 +572,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	    args->nsignals > ACCEL_JOB_MAX_POINTS)
 		return ERR_PTR(-EINVAL);
 	timeout_ns = args->timeout_ns ?:
-		(u64)accel_job_timeout_ms * NSEC_PER_MSEC;
+		(u64)READ_ONCE(accel_job_timeout_ms) * NSEC_PER_MSEC;
 	if (timeout_ns > 3600ULL * NSEC_PER_SEC)
 		return ERR_PTR(-EINVAL);
 

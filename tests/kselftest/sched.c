@@ -627,6 +627,56 @@ TEST_F(sched, limits)
 	ASSERT_EQ(-ENOSPC, ret);
 }
 
+/* Writes @text to module parameter @name: 0, or -errno of the write. */
+static int write_param(const char *name, const char *text)
+{
+	char path[128];
+	int f, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/accelsched/parameters/%s", name);
+	f = open(path, O_WRONLY);
+	if (f < 0)
+		return -errno;
+	if (write(f, text, strlen(text)) < 0)
+		ret = -errno;
+	close(f);
+	return ret;
+}
+
+/*
+ * job_timeout_ms is a timeout a job could ask for itself, 1 ms to an
+ * hour: a write outside that (0, 3600001, 2^31, 2^32 - 1) or not a number
+ * is refused with -EINVAL and leaves the value, so jobs that ask for no
+ * timeout are still taken. (Values above an hour were accepted, and then
+ * every such job was refused; 0 timed each out at once.)
+ */
+TEST_F(sched, job_timeout_ms_takes_only_a_job_timeout)
+{
+	static const char *const bad[] = {
+		"0", "3600001", "2147483648", "4294967295", "4294967296", "-1", "ten",
+	};
+	int fd = accel_test_open();
+	long old;
+	uint32_t q;
+
+	ASSERT_GE(fd, 0);
+	old = set_param("job_timeout_ms", 10000);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter job_timeout_ms");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, write_param("job_timeout_ms", bad[i])) {
+			TH_LOG("job_timeout_ms=%s was taken", bad[i]);
+		}
+		EXPECT_EQ(10000, set_param("job_timeout_ms", 10000));
+	}
+	q = queue_new(_metadata, fd, engine_name("jt"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	ASSERT_EQ(0, write_param("job_timeout_ms", "3600000"));
+	ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 1, 0), 0);
+	ASSERT_EQ(0, write_param("job_timeout_ms", "1"));
+	ASSERT_EQ(1, set_param("job_timeout_ms", old));
+	close(fd);
+}
+
 TEST_F(sched, fdinfo_reports_engine_time)
 {
 	int fd = accel_test_open(), ffd, id;

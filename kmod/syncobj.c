@@ -1004,7 +1004,9 @@ static bool accel_fence_is_ours(struct dma_fence *fence)
  *
  * @point becomes submitted now, and reached when @fence signals; the
  * syncobj fails if @fence signals with an error. The import keeps @s alive
- * until then unless @fence holds an accelsched point (see above).
+ * until then unless @fence holds an accelsched point (see above). A fence
+ * signalled already is applied before this returns, and takes no room in
+ * @quota.
  *
  * Context: process context; may sleep.
  * Return: 0; -EINVAL for a point not above the value; the syncobj's error if
@@ -1019,6 +1021,23 @@ int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
 	LIST_HEAD(list);
 	int ret = 0;
 
+	/*
+	 * Signalled already: applied now, as a host signal or a failure
+	 * would be, holding nothing; it is no pending import, so the quota
+	 * does not count it (a file at its limit may still import it).
+	 */
+	if (dma_fence_is_signaled(fence)) {
+		int status = dma_fence_get_status(fence);
+
+		if (status >= 0)
+			return accel_syncobj_advance(s, point, point, true, NULL, NULL);
+		spin_lock(&s->lock);
+		ret = s->error ?: point <= s->value ? -EINVAL : 0;
+		spin_unlock(&s->lock);
+		if (!ret)
+			accel_syncobj_fail(s, status);
+		return ret;
+	}
 	if (atomic_inc_return(&quota->pending) > accel_max_pending_imports) {
 		atomic_dec(&quota->pending);
 		return -ENOSPC;

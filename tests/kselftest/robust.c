@@ -1071,6 +1071,30 @@ TEST_F(robust, pending_imports_are_bounded)
 	ASSERT_EQ(-ENOSPC, so_import_sync_file(fd, b, 5, sf));
 	ASSERT_EQ(0, so_query(fd, b, NULL, &sub, NULL));
 	ASSERT_EQ(4, sub);
+	/*
+	 * A fence signalled already is no pending import: taken at the
+	 * limit, and applied by the import itself (it was -ENOSPC). One
+	 * signalled with an error fails the syncobj at once.
+	 */
+	{
+		uint32_t c = so_new(_metadata, fd, 0), d = so_new(_metadata, fd, 1);
+		uint32_t f = so_new(_metadata, fd, 0), g = so_new(_metadata, fd, 0);
+		int done, failed, err;
+
+		ASSERT_EQ(0, so_export_sync_file(fd, d, 1, &done));
+		ASSERT_EQ(0, so_import_sync_file(fd, c, UINT64_MAX, done));
+		ASSERT_EQ(UINT64_MAX, so_value(_metadata, fd, c));
+		ASSERT_EQ(-EINVAL, so_import_sync_file(fd, c, UINT64_MAX, done));
+		ASSERT_EQ(0, so_fail(fd, f, -ENOLINK));
+		ASSERT_EQ(0, so_export_sync_file(fd, f, 1, &failed));
+		ASSERT_EQ(0, so_import_sync_file(fd, g, 1ull << 32, failed));
+		ASSERT_EQ(0, so_query(fd, g, NULL, NULL, &err));
+		ASSERT_EQ(-ENOLINK, err);
+		ASSERT_EQ(-ENOLINK, so_import_sync_file(fd, g, 1ull << 33, failed));
+		ASSERT_EQ(-ENOSPC, so_import_sync_file(fd, b, 5, sf));
+		close(done);
+		close(failed);
+	}
 	ASSERT_EQ(0, so_signal(fd, a, 1));
 	ASSERT_EQ(0, so_wait1(fd, b, 4, 0, in_ms(5000)));
 	/* Done, so the room is back (the work that ends them may lag). */

@@ -536,7 +536,7 @@ int accel_ioctl_job_complete_fetch(struct accel_file *afile, void *data)
 	bool left;
 	int ret;
 
-	if (args->flags || args->count ||
+	if (args->flags || args->count || args->result || args->passed ||
 	    !accel_fetch_args_ok(args->events, args->max))
 		return -EINVAL;
 	WRITE_ONCE(afile->fetcher, current);

@@ -550,7 +550,10 @@ struct accel_point {
  * @nsignals:   at most ACCEL_JOB_MAX_POINTS.
  * @queue:      the queue's handle.
  * @flags:      0, or ACCEL_JOB_F_EVENTS (ABI 1.8).
- * @id:         out: the job's id in this file, for COMPLETE.
+ * @id:         out: the job's id in this file, for COMPLETE. Unlike the
+ *              other outputs, not checked on input: it is written back
+ *              into the caller's array, which a batch submitter reuses,
+ *              so its input value is ignored.
  * @predicted_us: (ABI 1.6; "pad", zero, before) the engine time the
  *              executor predicts for the job, in microseconds, charged to
  *              its queue at release (at most its timeout); 0 for none (the
@@ -763,7 +766,8 @@ struct accel_job_fetch {
  * @max:       as in struct accel_job_fetch.
  * @count:     out: as in struct accel_job_fetch; must be zero.
  * @result:    out: what ACCEL_IOCTL_JOB_COMPLETE would return (0, -ENOENT,
- *             -EINVAL, -ETIMEDOUT); the events are fetched either way.
+ *             -EINVAL, -ETIMEDOUT); the events are fetched either way. Must
+ *             be zero.
  * @flags:     must be zero.
  * @passed:    out: the job's signals that its COMPLETE found passed already
  *             (a host signal, or another job, took the syncobj to the point
@@ -771,7 +775,8 @@ struct accel_job_fetch {
  *             i-th signal that is a point (a deadline entry not counted).
  *             0 unless this call reached the points: @result 0, @status 0,
  *             and not a pipelined job completed before its waits were
- *             reached (its points are reached when they are, later).
+ *             reached (its points are reached when they are, later). Must
+ *             be zero.
  *
  * Return: 0; -EINVAL for bad arguments (nothing is completed or fetched);
  * -EFAULT if no event could be written (@result still says how the

@@ -298,6 +298,8 @@ static const struct field f_cfetch[] = {
 	FLD(accel_job_complete_fetch, events, FK_PTR),
 	FLD(accel_job_complete_fetch, max, FK_COUNT),
 	FLD(accel_job_complete_fetch, count, FK_ZERO),
+	FLD(accel_job_complete_fetch, result, FK_ZERO),
+	FLD(accel_job_complete_fetch, passed, FK_ZERO),
 	FLD(accel_job_complete_fetch, flags, FK_FLAGS),
 };
 static const struct field f_uwait[] = {

@@ -3599,6 +3599,11 @@ TEST_F(sched, events_bad_input_changes_nothing)
 		{ .id = id, .events = (uintptr_t)ev, .max = UINT32_MAX },
 		{ .id = id, .events = (uintptr_t)ev, .max = 1u << 31 },
 		{ .id = id, .events = (uintptr_t)ev, .max = 1, .count = UINT32_MAX },
+		/* Outputs set on input, as for @count (an outside test's find). */
+		{ .id = id, .events = (uintptr_t)ev, .max = 1, .result = -1 },
+		{ .id = id, .events = (uintptr_t)ev, .max = 1, .result = INT32_MIN },
+		{ .id = id, .events = (uintptr_t)ev, .max = 1, .passed = 1 },
+		{ .id = id, .events = (uintptr_t)ev, .max = 1, .passed = 1ull << 63 },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		f = bad[i];

@@ -491,7 +491,13 @@ int accel_ioctl_syncobj_import_sync_file(struct accel_file *afile,
 		return -ENOENT;
 	f = sync_file_get_fence(args->fd);
 	if (!f) {
+		struct file *file = fget(args->fd);
+
+		/* No fd at all, as SYNCOBJ_IMPORT says; else not a sync_file. */
 		accel_syncobj_put(s);
+		if (!file)
+			return -EBADF;
+		fput(file);
 		return -EINVAL;
 	}
 	ret = accel_syncobj_import_fence(s, args->point, f, afile->imports);

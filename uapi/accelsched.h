@@ -339,7 +339,9 @@ struct accel_syncobj_handle_fd {
  *          or with the failure's error (export); a sync_file fd from any
  *          driver (import): @point becomes submitted now and reached when
  *          that fence signals (failed if it signals with an error). An
- *          imported point must be above the current value (-EINVAL).
+ *          imported point must be above the current value (-EINVAL); an
+ *          fd that is not open is -EBADF, one that is not a sync_file
+ *          -EINVAL, as for ACCEL_IOCTL_SYNCOBJ_IMPORT.
  * @pad:    must be zero.
  */
 struct accel_syncobj_sync_file {

@@ -158,7 +158,9 @@ TEST_F(interop, sync_file_rejects_bad_input)
 	a = (struct accel_syncobj_sync_file){ .handle = h, .flags = 1 };
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, &a), EINVAL);
 	ASSERT_EQ(-EINVAL, so_import_sync_file(fd, h, 6, efd)); /* not a sync_file */
-	ASSERT_EQ(-EINVAL, so_import_sync_file(fd, h, 6, -1));
+	/* No such fd: -EBADF, as SYNCOBJ_IMPORT and SYNCOBJ_EVENTFD say. */
+	ASSERT_EQ(-EBADF, so_import_sync_file(fd, h, 6, -1));
+	ASSERT_EQ(-EBADF, so_import_sync_file(fd, h, 6, INT32_MAX));
 	ASSERT_EQ(0, so_export_sync_file(fd, h, 7, &sf));
 	ASSERT_EQ(-EINVAL, so_import_sync_file(fd, h, 5, sf)); /* not above the value */
 	ASSERT_EQ(-ENOENT, so_import_sync_file(fd, h + 1, 9, sf));

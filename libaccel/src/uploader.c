@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accel/status.h"
 #include "core.h"
 #include "error.h"
 
@@ -47,7 +48,7 @@ ACCEL_EXPORT int accel_uploader_create(accel_queue_t *queue, uint64_t ring_size,
 	};
 	accel_semaphore_t *ready = NULL;
 	accel_uploader_t *up;
-	uint64_t one = 1;
+	uint64_t one = 1, asked;
 	accel_semaphore_list_t signal = { 1, &ready, &one };
 	void *host = NULL;
 	int err;
@@ -64,6 +65,7 @@ ACCEL_EXPORT int accel_uploader_create(accel_queue_t *queue, uint64_t ring_size,
 		return accel_fail(EINVAL,
 			"%s: ring_size %" PRIu64 " must be from 1 to ACCEL_BUFFER_MAX_SIZE", fn,
 			ring_size);
+	asked = ring_size;
 	ring_size = (ring_size + ACCEL_UPLOADER_ALIGN - 1) & ~(uint64_t)(ACCEL_UPLOADER_ALIGN - 1);
 	up = calloc(1, sizeof(*up));
 	if (!up)
@@ -80,11 +82,17 @@ ACCEL_EXPORT int accel_uploader_create(accel_queue_t *queue, uint64_t ring_size,
 				       ACCEL_WHOLE_BUFFER, &host);
 	accel_semaphore_release(ready);
 	if (err) {
+		char msg[ACCEL_ERROR_MAX];
+
+		/* The failed call's message, said as this function's. */
+		accel_strfmt(msg, sizeof(msg), "%s", accel_error_message());
 		if (up->ring)
 			accel_queue_dealloca(queue, NULL, NULL, up->ring, 0);
 		accel_buffer_release(up->ring);
 		free(up);
-		return err;
+		return accel_fail(-err,
+			"%s: a ring of %" PRIu64 " bytes (ring_size %" PRIu64 " rounded up to ACCEL_UPLOADER_ALIGN) could not be made: %s",
+			fn, ring_size, asked, msg);
 	}
 	accel_buffer_unmap(up->ring); /* it stays addressable */
 	accel_queue_retain(queue);

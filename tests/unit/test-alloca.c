@@ -631,6 +631,9 @@ START_TEST(test_uploader_errors)
 	ASSERT_ERRNO(accel_uploader_create(queue, UINT64_MAX, 0, &up), EINVAL);
 	ASSERT_ERRNO(accel_uploader_create(queue, POOL + 1, 0, &up), ENOSPC);
 	ASSERT_MESSAGE_CONTAINS("could never fit");
+	/* Said as the uploader's, with the size the caller gave. */
+	ASSERT_MESSAGE_CONTAINS("accel_uploader_create: a ring of");
+	ASSERT_MESSAGE_CONTAINS("ring_size 1048577 rounded up");
 	ck_assert_ptr_null(up);
 	ck_assert_uint_eq(stats().reserved, 0);
 

@@ -11,6 +11,7 @@
  * on (sched_getaffinity). The environment wins, as ACCEL_SCHEDULER does
  * over a program's options, so that a user can size any program's pool.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -145,9 +146,10 @@ static int parse_threads(const char *text, const char *what, unsigned int *out)
 	char *end;
 	unsigned long v;
 
+	/* Digits only: strtoul() would take a sign and leading blanks. */
 	errno = 0;
 	v = strtoul(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v < 1 ||
+	if (errno || !isdigit((unsigned char)text[0]) || *end || v < 1 ||
 	    v > CPU_MAX_WORKERS)
 		return accel_fail(EINVAL,
 			"accel_device_open: %s \"%.32s\" is not a worker count; give a number from 1 to %u",

@@ -247,12 +247,22 @@ START_TEST(test_threads_options)
 	ck_assert_ptr_null(d);
 	ASSERT_MESSAGE_CONTAINS("the URI option threads= \"0\" is not a worker count; give a number from 1 to 256");
 	ASSERT_ERRNO(accel_device_open("cpu://0?threads=lots", NULL, &d), EINVAL);
+	/* Digits only: no blank, sign or overflow that strtoul() would take. */
+	ASSERT_ERRNO(accel_device_open("cpu://?threads= 2", NULL, &d), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("threads= \" 2\" is not a worker count");
+	ASSERT_ERRNO(accel_device_open("cpu://?threads=+2", NULL, &d), EINVAL);
+	ASSERT_ERRNO(accel_device_open("cpu://?threads=\t2", NULL, &d), EINVAL);
+	ASSERT_ERRNO(accel_device_open("cpu://?threads=4294967298", NULL, &d), EINVAL);
+	ASSERT_ERRNO(accel_device_open("cpu://?threads=18446744073709551618", NULL, &d), EINVAL);
+	ck_assert_ptr_null(d);
 	ASSERT_ERRNO(accel_device_open("cpu://?workers=2", NULL, &d), EINVAL);
 	ASSERT_MESSAGE_CONTAINS("unknown option \"workers=2\"; the cpu driver takes \"?threads=N\"");
 	ASSERT_ERRNO(accel_device_open("cpu://1?threads=2", NULL, &d), EINVAL);
 	setenv("ACCEL_CPU_THREADS", "-3", 1);
 	ASSERT_ERRNO(accel_device_open("cpu://", NULL, &d), EINVAL);
 	ASSERT_MESSAGE_CONTAINS("ACCEL_CPU_THREADS= \"-3\" is not a worker count");
+	setenv("ACCEL_CPU_THREADS", " 3", 1);
+	ASSERT_ERRNO(accel_device_open("cpu://", NULL, &d), EINVAL);
 	setenv("ACCEL_CPU_THREADS", "3", 1);
 	ASSERT_OK(accel_device_open("cpu://0?threads=2", NULL, &d));
 	ck_assert_str_eq(accel_device_uri(d), "cpu://0");

@@ -82,6 +82,10 @@ static int check_options(const accel_queue_options_t *o,
 		return accel_fail(EINVAL,
 			"%s: options->size is %u; it must be at least %u (set it to sizeof(accel_queue_options_t), or use ACCEL_QUEUE_OPTIONS_INIT)",
 			fn, o->size, ACCEL_QUEUE_OPTIONS_SIZE_V1);
+	if (o->size > ACCEL_OPTIONS_SIZE_MAX)
+		return accel_fail(E2BIG,
+			"%s: options->size is %u; no version of accel_queue_options_t is above ACCEL_OPTIONS_SIZE_MAX (%u bytes): set it to sizeof(accel_queue_options_t), or use ACCEL_QUEUE_OPTIONS_INIT",
+			fn, o->size, ACCEL_OPTIONS_SIZE_MAX);
 	if (o->size > sizeof(*o) && check_tail(o, fn))
 		return -EINVAL;
 	if (o->flags)
@@ -640,6 +644,10 @@ static int check_submit_options(const accel_submit_options_t *o,
 		return accel_fail(EINVAL,
 			"%s: options->size is %u; it must be at least %u (set it to sizeof(accel_submit_options_t), or use ACCEL_SUBMIT_OPTIONS_INIT)",
 			fn, o->size, ACCEL_SUBMIT_OPTIONS_SIZE_V1);
+	if (o->size > ACCEL_OPTIONS_SIZE_MAX)
+		return accel_fail(E2BIG,
+			"%s: options->size is %u; no version of accel_submit_options_t is above ACCEL_OPTIONS_SIZE_MAX (%u bytes): set it to sizeof(accel_submit_options_t), or use ACCEL_SUBMIT_OPTIONS_INIT",
+			fn, o->size, ACCEL_OPTIONS_SIZE_MAX);
 	for (uint32_t i = sizeof(*o); i < o->size; i++)
 		if (p[i])
 			return accel_fail(EINVAL,

@@ -1859,6 +1859,21 @@ START_TEST(test_options_larger_struct)
 	ASSERT_ERRNO(accel_queue_create_with_options(dev, &big.o, &q), EINVAL);
 	ck_assert_ptr_null(q);
 	ASSERT_MESSAGE_CONTAINS("options->size is 32 and byte 24 is not zero");
+	/*
+	 * A size no version could have: -E2BIG before a byte past the struct
+	 * is read (it read up to UINT32_MAX bytes: ASan caught the overflow).
+	 */
+	static const uint32_t huge[] = {
+		ACCEL_OPTIONS_SIZE_MAX + 1, UINT32_C(1) << 31, UINT32_MAX,
+	};
+
+	big.later = 0;
+	for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++) {
+		big.o.size = huge[i];
+		ASSERT_ERRNO(accel_queue_create_with_options(dev, &big.o, &q), E2BIG);
+		ck_assert_ptr_null(q);
+		ASSERT_MESSAGE_CONTAINS("above ACCEL_OPTIONS_SIZE_MAX");
+	}
 }
 END_TEST
 
@@ -2610,6 +2625,13 @@ START_TEST(test_deadline_bad_input)
 	big.o.size = sizeof(big);
 	big.tail[3] = 1;
 	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &big.o), EINVAL);
+	/* A size no version could have: -E2BIG, nothing read past it. */
+	o = (accel_submit_options_t)ACCEL_SUBMIT_OPTIONS_INIT;
+	o.size = ACCEL_OPTIONS_SIZE_MAX + 1;
+	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &o), E2BIG);
+	o.size = UINT32_MAX;
+	ASSERT_ERRNO(accel_queue_execute_with_options(q, NULL, &sx, cb, NULL, &o), E2BIG);
+	ASSERT_MESSAGE_CONTAINS("above ACCEL_OPTIONS_SIZE_MAX");
 	/* Nothing was submitted: the point is not even promised. */
 	ASSERT_ERRNO(accel_semaphore_wait(x, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0), ETIME);
 	ASSERT_ERRNO(accel_semaphore_set_deadline(NULL, 1, INT64_MAX), EINVAL);

@@ -91,7 +91,7 @@ typedef enum accel_queue_priority {
  * you do not set; a later, larger struct is accepted by this library when
  * the fields it does not know are zero.
  * @size:     sizeof(accel_queue_options_t) as the caller compiled it; at
- *            least ACCEL_QUEUE_OPTIONS_SIZE_V1.
+ *            least ACCEL_QUEUE_OPTIONS_SIZE_V1, at most ACCEL_OPTIONS_SIZE_MAX.
  * @flags:    must be 0 (none are defined yet).
  * @priority: an accel_queue_priority_t; 0 is NORMAL.
  * @weight:   the queue's share of its engine within its priority class,
@@ -115,6 +115,14 @@ typedef struct accel_queue_options {
 /* The size of the first version of accel_queue_options_t. */
 #define ACCEL_QUEUE_OPTIONS_SIZE_V1 24
 
+/*
+ * The most any version of an options struct may be (accel_queue_options_t,
+ * accel_submit_options_t): a larger @size is -E2BIG, as the kernel does
+ * for its versioned structs. It bounds what the library reads past the
+ * fields it knows, checking that they are zero.
+ */
+#define ACCEL_OPTIONS_SIZE_MAX 4096
+
 /* Initializer with the defaults: NORMAL, the default weight, any affinity. */
 #define ACCEL_QUEUE_OPTIONS_INIT                                             \
 	{ sizeof(accel_queue_options_t), 0, ACCEL_QUEUE_PRIORITY_NORMAL, 0, \
@@ -135,6 +143,7 @@ typedef struct accel_queue_options {
  *
  * - -EINVAL: NULL @device or @out, or an invalid option; the message names
  *   the field, its value and the range it must be in;
+ * - -E2BIG: @options->size above ACCEL_OPTIONS_SIZE_MAX;
  * - -EACCES: the kernel scheduler refused ACCEL_QUEUE_PRIORITY_HIGH to this
  *   process (it lacks CAP_SYS_NICE; the message says so; NORMAL works);
  * - -ENOMEM, -EAGAIN (no thread), or the module's errors (-EMFILE: its
@@ -228,7 +237,8 @@ int accel_queue_execute_batch(accel_queue_t *queue,
  * what you do not set; a later, larger struct is accepted when the fields
  * this library does not know are zero.
  * @size:        sizeof(accel_submit_options_t) as the caller compiled it;
- *               at least ACCEL_SUBMIT_OPTIONS_SIZE_V1.
+ *               at least ACCEL_SUBMIT_OPTIONS_SIZE_V1, at most
+ *               ACCEL_OPTIONS_SIZE_MAX.
  * @flags:       must be 0.
  * @deadline_ns: 0, or when the submission's signals should be reached:
  *               an absolute CLOCK_MONOTONIC time in ns
@@ -266,8 +276,8 @@ typedef struct accel_submit_options {
  *
  * Return: accel_queue_execute()'s, and, with nothing submitted and nothing
  * retained: -EINVAL for a bad @options (its size, flags, or a negative
- * deadline; the message names the field); -ETIME for a deadline already
- * passed.
+ * deadline; the message names the field); -E2BIG for an @options->size
+ * above ACCEL_OPTIONS_SIZE_MAX; -ETIME for a deadline already passed.
  */
 int accel_queue_execute_with_options(accel_queue_t *queue,
 				     const accel_semaphore_list_t *waits,

@@ -292,9 +292,11 @@ struct accel_syncobj_deadline {
  *            wait already satisfied succeeds even with a deadline passed.
  * @count:    entries, at most ACCEL_WAIT_MAX_COUNT; 0 succeeds at once.
  * @flags:    ACCEL_WAIT_ALL, ACCEL_WAIT_SUBMITTED.
- * @index:    out: without ACCEL_WAIT_ALL, the lowest index reached; when an
- *            entry's syncobj has failed, that entry's index (the wait then
- *            returns the failure's errno).
+ * @index:    out: without ACCEL_WAIT_ALL, the lowest index that is
+ *            reached or failed decides: reached, the wait succeeds with it;
+ *            failed, the wait returns the failure's errno with it (an
+ *            entry reached at a lower index than a failed one wins, and the
+ *            reverse). With ACCEL_WAIT_ALL, the index of a failed entry.
  * @pad:      must be zero.
  *
  * Waiting on a point nothing has signalled or promised yet is legal: it
@@ -646,7 +648,10 @@ struct accel_uring_submit {
  *              @nwaits + @nsignals <= ACCEL_URING_JOB_POINTS.
  * @flags:      0, or ACCEL_URING_JOB_F_PREDICTED (ABI 1.6), and
  *              ACCEL_URING_JOB_F_EVENTS (ABI 1.8).
- * @points:     the waits, then the signals (their flags must be zero).
+ * @points:     the waits, then the signals, as in struct accel_job: a
+ *              wait's flags must be zero, a signal's zero or
+ *              ACCEL_POINT_F_DEADLINE (ABI 1.7: the job's deadline, which
+ *              takes one of the three entries).
  * @predicted_us: (ABI 1.6) as in struct accel_job; read only with
  *              ACCEL_URING_JOB_F_PREDICTED (before ABI 1.6 the SQE's last
  *              8 bytes were not the job's, and may hold anything).
@@ -709,6 +714,12 @@ struct accel_uring_job {
  * @device_ns: the engine time it took (fair share is charged by it); 0
  *             charges the time from release to COMPLETE. More than the
  *             job's timeout is charged as the timeout.
+ *
+ * Return: 0; -ENOENT for an id that names no job of this file (never
+ * submitted, or completed and gone); -EINVAL for a bad @status, or a job
+ * that is not released (not yet, or a pipelined job already completed and
+ * waiting for its waits: a second COMPLETE of it); -ETIMEDOUT for a job
+ * that timed out (its points failed with -ETIMEDOUT already).
  */
 struct accel_job_complete {
 	__u32 id;

@@ -33,7 +33,8 @@
  * - -ETIME: @deadline_ns had passed when the transfer would have started.
  *
  * A zero length succeeds at once, whatever the deadline (nothing to wait
- * for). Once a copy through the device has started, the call can still
+ * for), once the arguments pass the checks above: its offset must still
+ * lie within its buffer (at most the buffer's size), else -ERANGE. Once a copy through the device has started, the call can still
  * fail with the errors of making and running it (-ENOMEM for the staging
  * buffer, -EAGAIN, the kernel scheduler's, a device error; the message
  * names the step), and with -ETIME when the deadline passes before the

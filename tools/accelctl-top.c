@@ -63,6 +63,7 @@
 #include <accel/accel.h>
 
 #include "accelctl.h"
+#include "output.h"
 
 #define SYSFS_DEFAULT "/sys/kernel/accelsched"
 #define PROC_DEFAULT "/proc"
@@ -1441,8 +1442,17 @@ int cmd_top(int argc, char **argv)
 			json_frame(&v);
 		else
 			text_frame(&v);
-		fflush(stdout);
 		view_free(&v);
+		/*
+		 * A closed, full or broken stdout ends top: else, until
+		 * interrupted, it would loop for ever printing frames that
+		 * nobody reads (stdio says a write failed only at a flush).
+		 */
+		if (!output_flush(progname)) {
+			ret = EXIT_FAILURE;
+			sample_free(&cur);
+			break;
+		}
 		sample_free(&prev);
 		prev = cur;
 	}

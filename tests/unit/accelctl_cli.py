@@ -864,5 +864,55 @@ if js:
                 text.stdout, j)
 tree.close()
 
+# ---- output that cannot be written ----------------------------------------
+
+
+def env_of(extra=None):
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith(("ACCEL_", "ACCELCTL_"))}
+    e.update(extra or {})
+    return e
+
+
+def run_to(args, where, env=None, timeout=10):
+    """Run args with stdout closed ("closed"), on /dev/full ("full"), or
+    on a pipe whose reader is gone, SIGPIPE ignored ("broken"). Returns
+    (exit status, or None if still running after timeout; stderr)."""
+    out, pre = None, None
+    if where == "full":
+        out = open("/dev/full", "wb")
+    elif where == "broken":
+        r, w = os.pipe()
+        os.close(r)
+        out = os.fdopen(w, "wb")
+        pre = lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    else:
+        args = ["sh", "-c", 'exec "$@" >&-', "sh"] + list(args)
+    p = subprocess.Popen(args, env=env_of(env), stdout=out,
+                         stderr=subprocess.PIPE, preexec_fn=pre)
+    if out:
+        out.close()
+    try:
+        err = p.communicate(timeout=timeout)[1].decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return None, p.communicate()[1].decode(errors="replace")
+    return p.returncode, err
+
+
+# top until interrupted stops when its output is gone, rather than loop
+# for ever printing frames nobody reads.
+tree = Tree()
+tree.engine("cpu", credits=1, in_flight=0, busy_ns=0)
+for where in ("closed", "full", "broken"):
+    for fmt_args in ((), ("-J",)):
+        rc, err = run_to([ACCELCTL, "top", "-d", "0.05", *fmt_args], where,
+                         tree.env(), timeout=5)
+        check(f"{' '.join(['top', *fmt_args])} until interrupted, stdout {where}: "
+              "exit 1, saying why",
+              rc == 1 and "accelctl: cannot write the output" in err,
+              f"exit {rc} (None: still running after 5 s), stderr:\n{err}")
+tree.close()
+
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

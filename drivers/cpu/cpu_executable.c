@@ -14,6 +14,7 @@
 
 #include "accel/cpu_executable.h"
 #include "cpu.h"
+#include "src/elf_check.h"
 #include "src/error.h"
 
 struct cpu_executable {
@@ -117,12 +118,20 @@ static int fill_exports(struct cpu_executable *ce,
 
 static void *open_so(const char *path, int *err)
 {
+	char why[160];
 	void *h;
 
 	if (access(path, R_OK) != 0) {
 		*err = errno;
 		accel_fail(*err, "accel_executable_load: %s: %s", path,
 			   *err == ENOENT ? "no such file" : accel_errno_name(*err));
+		return NULL;
+	}
+	/* A truncated file would be mapped anyway, and SIGBUS in dlopen(). */
+	*err = -accel_elf_check(path, why, sizeof(why));
+	if (*err) {
+		accel_fail(*err, "accel_executable_load: %s is not a loadable shared object: %s",
+			   path, why);
 		return NULL;
 	}
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

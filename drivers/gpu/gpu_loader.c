@@ -21,8 +21,29 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "src/elf_check.h"
 
 extern const char _DYNAMIC[] __attribute__((weak));
+
+/*
+ * A file named by a path (not a library name the loader searches for) is
+ * looked at first: a truncated one would be mapped anyway, and SIGBUS in
+ * dlopen() would take the whole program down, not just this backend.
+ */
+static bool unloadable(const char *file, const char *named_by, char *why,
+		       size_t len)
+{
+	char what[160];
+
+	if (!strchr(file, '/') || !accel_elf_check(file, what, sizeof(what)))
+		return false;
+	if (named_by)
+		snprintf(why, len, "cannot load %s (named by %s): %s", file,
+			 named_by, what);
+	else
+		snprintf(why, len, "cannot load %s: %s", file, what);
+	return true;
+}
 
 static void *open_library(const struct gpu_backend *be, const char *path,
 			  char *why, size_t len)
@@ -33,6 +54,8 @@ static void *open_library(const struct gpu_backend *be, const char *path,
 	void *h;
 
 	if (!path && env && *env) {
+		if (unloadable(env, be->library_env, why, len))
+			return NULL;
 		h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
 			snprintf(why, len, "cannot load %s (named by %s): %s",
@@ -40,6 +63,8 @@ static void *open_library(const struct gpu_backend *be, const char *path,
 		return h;
 	}
 	if (path) {
+		if (unloadable(path, NULL, why, len))
+			return NULL;
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
 			snprintf(why, len, "cannot load %s: %s", path, dlerror());

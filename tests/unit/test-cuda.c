@@ -219,6 +219,43 @@ START_TEST(test_open_missing_library)
 }
 END_TEST
 
+/*
+ * A library named by ACCEL_CUDA_LIBRARY that is cut short (the first 5000
+ * bytes of a real shared object) makes cuda unavailable, saying why; it
+ * killed the whole program with SIGBUS inside dlopen(), `accelctl
+ * devices` included, until the loader looked at the file first.
+ */
+START_TEST(test_open_truncated_library)
+{
+	const char *whole = getenv("ACCEL_TEST_KERNELS");
+	accel_device_t *d = TEST_NOT_NULL;
+	accel_driver_info_t info;
+	char dir[256], path[300], buf[5000];
+	FILE *in, *out;
+	size_t got;
+
+	ck_assert_ptr_nonnull(whole);
+	snprintf(path, sizeof(path), "%s/libcuda.so.1", test_make_tmpdir(dir, sizeof(dir)));
+	in = fopen(whole, "rb");
+	out = fopen(path, "wb");
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	got = fread(buf, 1, sizeof(buf), in);
+	ck_assert_uint_eq(got, sizeof(buf));
+	ck_assert_uint_eq(fwrite(buf, 1, got, out), got);
+	fclose(in);
+	fclose(out);
+	setenv("ACCEL_CUDA_LIBRARY", path, 1);
+	ASSERT_OK(accel_driver_info(2, &info));
+	ck_assert(!info.available);
+	ASSERT_CONTAINS("reason", info.reason, "(named by ACCEL_CUDA_LIBRARY): it is truncated");
+	ASSERT_ERRNO(accel_device_open("cuda://0", NULL, &d), ENODEV);
+	ck_assert_ptr_null(d);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 /* Through the stub: the whole open path up to cuInit, and bad URIs. */
 START_TEST(test_open_stub)
 {
@@ -273,6 +310,7 @@ static Suite *cuda_suite(void)
 	tcase_add_test(tc, test_open_no_device);
 	tcase_add_test(tc, test_open_after_fork_names_fork);
 	tcase_add_test(tc, test_open_missing_library);
+	tcase_add_test(tc, test_open_truncated_library);
 	tcase_add_test(tc, test_open_stub);
 	tcase_add_test(tc, test_builtins_embedded);
 	suite_add_tcase(suite, tc);

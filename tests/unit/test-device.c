@@ -4,6 +4,8 @@
  * buffers (memory types, usage, map/unmap, subspans), and executables
  * (the cpu shared-object format and its load errors).
  */
+#include <sys/stat.h>
+
 #include "test-accel.h"
 
 START_TEST(test_registry_lists_drivers)
@@ -272,6 +274,59 @@ START_TEST(test_executable_not_shared_object)
 }
 END_TEST
 
+/* The first @n bytes of @from, written to @to. */
+static void copy_head(const char *from, const char *to, long n)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[4096];
+	size_t got;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	while (n > 0 && (got = fread(buf, 1, n < (long)sizeof(buf) ? (size_t)n : sizeof(buf), in)) > 0) {
+		ck_assert_uint_eq(fwrite(buf, 1, got, out), got);
+		n -= (long)got;
+	}
+	fclose(in);
+	fclose(out);
+}
+
+/*
+ * A truncated shared object (a copy cut short, a full disk) is refused
+ * with -ENOEXEC naming the part that is missing. dlopen() maps its
+ * segments from the program headers anyway, and the first touch of a page
+ * past the end killed the program with SIGBUS: an outside test found it
+ * with the first 5000 bytes of a real executable. A FIFO is refused too
+ * (dlopen() would wait for a writer), and the whole file still loads.
+ */
+START_TEST(test_executable_truncated)
+{
+	const char *whole = getenv("ACCEL_TEST_KERNELS");
+	accel_executable_t *e = TEST_NOT_NULL;
+	char dir[256], path[300], fifo[300];
+	static const long cut[] = { 5000, 64, 20 };
+
+	ck_assert_ptr_nonnull(whole);
+	test_make_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/cut.so", dir);
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		copy_head(whole, path, cut[i]);
+		ASSERT_ERRNO(accel_executable_load(dev, path, &e), ENOEXEC);
+		ASSERT_MESSAGE_CONTAINS("is not a loadable shared object: it is truncated");
+		ck_assert_ptr_null(e);
+	}
+	snprintf(fifo, sizeof(fifo), "%s/fifo.so", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ASSERT_ERRNO(accel_executable_load(dev, fifo, &e), ENOEXEC);
+	ASSERT_MESSAGE_CONTAINS("it is not a regular file (a FIFO)");
+	ASSERT_OK(accel_executable_load(dev, whole, &e));
+	accel_executable_release(e);
+	unlink(fifo);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_executable_bad_abi)
 {
 	accel_executable_t *e = TEST_NOT_NULL;
@@ -334,6 +389,7 @@ static Suite *device_suite(void)
 	tcase_add_test(tc, test_executable_exports);
 	tcase_add_test(tc, test_executable_missing_file);
 	tcase_add_test(tc, test_executable_not_shared_object);
+	tcase_add_test(tc, test_executable_truncated);
 	tcase_add_test(tc, test_executable_bad_abi);
 	tcase_add_test(tc, test_executable_no_table);
 	tcase_add_test(tc, test_objects_outlive_device_reference);

@@ -82,8 +82,8 @@ typedef struct accel_export_cost {
  *
  * Return: 0, or -EINVAL (NULL argument), -ENOENT (no such file),
  * -ENOEXEC (not an executable of this driver's format: the message says
- * what is wrong, e.g. a missing table symbol or another ABI version),
- * -ENOMEM.
+ * what is wrong, e.g. a missing table symbol or another ABI version, a
+ * shared object cut short, or not a regular file), -ENOMEM.
  *
  * Thread-safety: thread-safe.
  */

@@ -162,6 +162,27 @@ check "accel-bench: progress on stderr" grep -q '^accel-bench: \[1/1\] sem' "$tm
 check "accel-bench without -j: METRIC lines as before" \
 	grep -q '^METRIC sem\.wake_embedded_vs_futex [0-9.]*$' "$tmp/out"
 
+# ---- accel-bench: output that cannot be written, a module that is absent ----
+# A write that fails is status 1 with a message, never a silent 0 (an
+# outside test found every tool exiting 0 into /dev/full).
+"$b/accel-bench" -r 1 -n 128 sem >/dev/full 2>"$tmp/err"
+rc=$?
+check "accel-bench sem >/dev/full -> 1 (got $rc)" test "$rc" = 1
+check "accel-bench >/dev/full says it cannot write" \
+	grep -q '^accel-bench: cannot write the output: No space left on device' "$tmp/err"
+"$b/accel-bench" -j -r 1 -n 128 sem >&- 2>"$tmp/err"
+rc=$?
+check "accel-bench -j sem >&- -> 1 (got $rc)" test "$rc" = 1
+if [ -e /dev/accelsched ]; then
+	ok "# SKIP accel-bench without the module: /dev/accelsched exists here"
+	ok "# SKIP accel-bench ktenant without the module: /dev/accelsched exists here"
+else
+	refused 1 "accel-bench: --module: every benchmark it selects needs the module" \
+		"$b/accel-bench" -r 1 -n 128 --module
+	refused 1 "accel-bench: ktenant needs the module, and /dev/accelsched does not exist" \
+		"$b/accel-bench" -r 1 -n 128 ktenant
+fi
+
 # ---- --version, --help, help -----------------------------------------------
 vers=
 for tool in accelctl accel-run accel-bench; do

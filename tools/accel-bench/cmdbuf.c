@@ -130,9 +130,12 @@ static int reusable(struct cmdbuf_bench *c, uint32_t n,
 	return err ? err : record(c, *out, n, NULL);
 }
 
+/* The benchmark running, for die(): cmdbuf's helpers serve ksubmit too. */
+static const char *bench_name = "cmdbuf";
+
 static void die(const char *what)
 {
-	fprintf(stderr, "accel-bench: cmdbuf: %s: %s\n", what, accel_error_message());
+	fprintf(stderr, "accel-bench: %s: %s: %s\n", bench_name, what, accel_error_message());
 	exit(1);
 }
 
@@ -411,6 +414,7 @@ int bench_ksubmit(const struct opts *o)
 	double *v = calloc(2 * N * (size_t)o->rounds, sizeof(double)), m[2 * N];
 	int first = 1;
 
+	bench_name = "ksubmit";
 	/* The comparison names its schedulers: no override from outside. */
 	unsetenv(ACCEL_SCHEDULER_ENV);
 	unsetenv(ACCEL_URING_SQPOLL_ENV);

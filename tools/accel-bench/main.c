@@ -41,6 +41,7 @@
 #include <accel/accel.h>
 
 #include "bench.h"
+#include "output.h"
 #include "parse.h"
 
 #define OPS_MIN 128
@@ -107,7 +108,15 @@ static int run(const struct bench *b, const struct opts *o, size_t k, size_t n)
 	int rc;
 
 	fprintf(stderr, "accel-bench: [%zu/%zu] %s ...\n", k, n, b->name);
-	rc = b->run(o);
+	if (b->needs_module && access("/dev/accelsched", F_OK) != 0) {
+		/* Said once, here, rather than as whatever call fails first. */
+		fprintf(stderr, "accel-bench: %s needs the module, and /dev/accelsched does not exist: "
+			"load it (modprobe accelsched), or run `make bench`, which runs it in the VM\n",
+			b->name);
+		rc = 1;
+	} else {
+		rc = b->run(o);
+	}
 	fprintf(stderr, "accel-bench: [%zu/%zu] %s: %s in %.1f s\n", k, n, b->name,
 		rc ? "failed" : "done", (now_ns() - t0) / 1e9);
 	return rc;
@@ -130,6 +139,7 @@ int main(int argc, char **argv)
 	int c, rc = 0, only = -1;
 	uint64_t v;
 
+	output_check_at_exit("accel-bench");
 	notes = stdout;
 	while ((c = getopt_long(argc, argv, "jr:n:hV", lopts, NULL)) != -1) {
 		switch (c) {
@@ -179,6 +189,13 @@ int main(int argc, char **argv)
 	if (optind == argc) {
 		int have_module = access("/dev/accelsched", F_OK) == 0;
 		size_t n = 0, k = 0;
+
+		/* --module asks for nothing but what cannot run here. */
+		if (only == 1 && !have_module) {
+			fprintf(stderr, "accel-bench: --module: every benchmark it selects needs the module, and /dev/accelsched does not exist: "
+				"load it (modprobe accelsched), or run `make bench`, which runs them in the VM\n");
+			return 1;
+		}
 
 		for (size_t i = 0; i < NBENCH; i++)
 			n += (only < 0 || benches[i].needs_module == only) &&

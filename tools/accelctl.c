@@ -21,6 +21,7 @@
 
 #include "accelctl.h"
 #include "json.h"
+#include "output.h"
 
 const char *progname = "accelctl";
 
@@ -243,6 +244,12 @@ int main(int argc, char **argv)
 	char opt[8];
 	int c;
 
+	/*
+	 * stdio says a write failed only when stdout is flushed: closing it
+	 * at exit turns a full disk or a closed stdout into status 1 for
+	 * every command, rather than output silently lost.
+	 */
+	output_check_at_exit(progname);
 	while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':

@@ -914,5 +914,30 @@ for where in ("closed", "full", "broken"):
               f"exit {rc} (None: still running after 5 s), stderr:\n{err}")
 tree.close()
 
+# Every command's output, when it cannot be written: exit 1, saying why.
+tree = Tree()
+tree.engine("cpu", credits=1, in_flight=0, busy_ns=0)
+with open(os.path.join(tree.dir, "t.txt"), "w") as f:
+    f.write("  a-1 [000] ..... 1.0: job_submit: client=1 engine=cpu "
+            "queue=1 job=2 prio=1\n")
+with tempfile.TemporaryDirectory(prefix="accelctl-cache-") as cache:
+    for args in (["info"], ["info", "-j"], ["devices"], ["devices", "-j"],
+                 ["top", "--once", "-d", "0"],
+                 ["top", "--once", "-d", "0", "-J"],
+                 ["calibrate", "--show", "cpu"],
+                 ["cdi", "--print", "--device", "/dev/null", "--sysfs",
+                  tree.sysfs],
+                 ["trace", "-i", os.path.join(tree.dir, "t.txt"), "-o", "-"],
+                 ["--help"]):
+        for where in ("full", "closed"):
+            rc, err = run_to([ACCELCTL, *args], where,
+                             dict(tree.env(), ACCEL_CACHE_DIR=cache))
+            label = " ".join(args[:3] if args[0] in ("cdi", "trace")
+                             else args)
+            check(f"{label}, stdout {where}: exit 1, saying why",
+                  rc == 1 and "accelctl: cannot write the output" in err,
+                  f"exit {rc}, stderr:\n{err}")
+tree.close()
+
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

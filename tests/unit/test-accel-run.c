@@ -6,7 +6,10 @@
  * that only the library can see (a wrong binding count, a missing entry
  * point, an unknown driver) carry the line and the library's message.
  */
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "run.h"
 #include "script.h"
@@ -210,6 +213,148 @@ START_TEST(test_run_stuck_submission)
 }
 END_TEST
 
+/* ---- the program ------------------------------------------------------------ */
+
+/*
+ * What main() does (the options, the environment, reading the script, the
+ * standard streams) is checked on the accel-run program itself, which the
+ * build puts in tools/ of the build tree, two folders above this suite.
+ */
+static const char *accel_run_program(void)
+{
+	static char path[4096];
+	char self[2048], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	ck_assert_msg(n > 0, "readlink(/proc/self/exe): %s", strerror(errno));
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	ck_assert_ptr_nonnull(slash);
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/../../tools/accel-run", self);
+	ck_assert_msg(access(path, X_OK) == 0, "%s: %s; build the tree first",
+		      path, strerror(errno));
+	return path;
+}
+
+/* Where a standard stream of the program is: captured (NULL), closed (""). */
+#define CLI_CLOSED ""
+
+struct cli {
+	uint64_t mem_limit;   /* RLIMIT_AS of the program, 0 for none */
+	int status;           /* its exit status, or 128 + the signal */
+	char out[16384];      /* its stdout, when captured */
+	char err[4096];       /* its stderr */
+};
+
+static void slurp(FILE *f, char *buf, size_t len)
+{
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* Opens @path onto @fd, or closes @fd for CLI_CLOSED (in the child). */
+static void redirect(int fd, const char *path, int flags)
+{
+	int o;
+
+	if (!*path) {
+		close(fd);
+		return;
+	}
+	o = open(path, flags);
+	if (o < 0 || dup2(o, fd) < 0)
+		_exit(126);
+	close(o);
+}
+
+/*
+ * Runs accel-run with @argv (after the program's name), stdin from @in
+ * (NULL: /dev/null) and stdout to @out (NULL: into c->out).
+ */
+static void cli_run(struct cli *c, const char *in, const char *out,
+		    const char *const *argv)
+{
+	const char *prog = accel_run_program();
+	const char *args[16] = { "accel-run" };
+	FILE *fo = tmpfile(), *fe = tmpfile();
+	pid_t pid;
+	int ws, n = 1;
+
+	ck_assert_msg(fo && fe, "tmpfile: %s", strerror(errno));
+	while (*argv && n < 15)
+		args[n++] = *argv++;
+	fflush(NULL);
+	pid = fork();
+	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct rlimit rl = { c->mem_limit, c->mem_limit };
+
+		if (c->mem_limit && setrlimit(RLIMIT_AS, &rl))
+			_exit(126);
+		if (dup2(fileno(fe), 2) < 0)
+			_exit(126);
+		if (out)
+			redirect(1, out, O_WRONLY);
+		else if (dup2(fileno(fo), 1) < 0)
+			_exit(126);
+		redirect(0, in ? in : "/dev/null", O_RDONLY);
+		fcntl(fileno(fo), F_SETFD, FD_CLOEXEC);
+		fcntl(fileno(fe), F_SETFD, FD_CLOEXEC);
+		execv(prog, (char *const *)args);
+		_exit(127);
+	}
+	ck_assert_msg(waitpid(pid, &ws, 0) == pid, "waitpid: %s", strerror(errno));
+	c->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	slurp(fo, c->out, sizeof(c->out));
+	slurp(fe, c->err, sizeof(c->err));
+}
+
+/* Writes @text to @name in the fresh folder @dir; the path, in @path. */
+static const char *write_script(const char *dir, const char *name, const char *text,
+				char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+/* A script that runs on cpu:// with nothing but itself. */
+static const char ok_script[] = "buffer a size=16 fill=u32:7\nexpect a u32:7*\n";
+
+#define ASSERT_STATUS(c, want) \
+	ck_assert_msg((c).status == (want), "accel-run exited %d, expected %d; stderr: \"%s\"; stdout: \"%s\"", \
+		      (c).status, (want), (c).err, (c).out)
+
+/* An empty ACCEL_RUN_PATH is no extra folder (it freed getenv()'s string). */
+START_TEST(test_cli_empty_run_path)
+{
+	char dir[256], path[512];
+	struct cli c = { 0 };
+
+	write_script(test_make_tmpdir(dir, sizeof(dir)), "ok.acc", ok_script, path, sizeof(path));
+	setenv("ACCEL_RUN_PATH", "", 1);
+	cli_run(&c, NULL, NULL, (const char *[]){ "--check", path, NULL });
+	ASSERT_STATUS(c, 0);
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	cli_run(&c, NULL, NULL, (const char *[]){ path, NULL });
+	ASSERT_STATUS(c, 0);
+	ASSERT_CONTAINS("stdout", c.out, "accel-run: pass: 1 checks passed");
+	setenv("ACCEL_RUN_PATH", ":", 1);
+	cli_run(&c, NULL, NULL, (const char *[]){ path, NULL });
+	ASSERT_STATUS(c, 0);
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("accel-run");
@@ -222,6 +367,9 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_run_check_fails);
 	tcase_add_test(tc, test_run_library_errors);
 	tcase_add_test(tc, test_run_stuck_submission);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cli");
+	tcase_add_test(tc, test_cli_empty_run_path);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -80,7 +80,8 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	struct run_opts o = { .timeout_ms = 10000 };
-	char err[SCRIPT_ERROR_MAX], *env = getenv("ACCEL_RUN_PATH");
+	const char *env = getenv("ACCEL_RUN_PATH");
+	char err[SCRIPT_ERROR_MAX], *env_dirs = NULL;
 	struct script s;
 	struct stat st;
 	uint64_t ms;
@@ -138,16 +139,27 @@ int main(int argc, char **argv)
 			 argv[optind], argv[optind]);
 		return refuse(&o, argv[optind], err);
 	}
-	if (env && *env)
-		add_env_dirs(&o, env = strdup(env));
+	/*
+	 * ACCEL_RUN_PATH's folders point into a copy that strtok_r() cuts up; an
+	 * empty ACCEL_RUN_PATH is no folder, and getenv()'s string is never
+	 * ours to free.
+	 */
+	if (env && *env) {
+		env_dirs = strdup(env);
+		if (!env_dirs) {
+			fprintf(stderr, "accel-run: out of memory\n");
+			return RUN_ERROR;
+		}
+		add_env_dirs(&o, env_dirs);
+	}
 	if (script_load(argv[optind], &s, err, sizeof(err))) {
-		free(env);
+		free(env_dirs);
 		return refuse(&o, argv[optind], err);
 	}
 	status = check_only ? RUN_OK : script_run(&s, &o, stdout, err, sizeof(err));
 	if (status == RUN_ERROR)
 		fprintf(stderr, "%s\n", err);
 	script_free(&s);
-	free(env);
+	free(env_dirs);
 	return status;
 }

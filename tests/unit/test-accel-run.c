@@ -355,6 +355,31 @@ START_TEST(test_cli_empty_run_path)
 }
 END_TEST
 
+/* A script that cannot be read is an error (status 2), never an empty pass. */
+START_TEST(test_cli_unreadable_script)
+{
+	char dir[256], err[SCRIPT_ERROR_MAX];
+	struct script s;
+	struct cli c = { 0 };
+
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	cli_run(&c, test_make_tmpdir(dir, sizeof(dir)), NULL, (const char *[]){ "-", NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stderr", c.err, "accel-run: the standard input (-) is a folder; give one script file");
+	cli_run(&c, dir, NULL, (const char *[]){ "-j", "-", NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stdout", c.out, "\"result\": \"error\"");
+	cli_run(&c, CLI_CLOSED, NULL, (const char *[]){ "-", NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stderr", c.err, "<stdin>: cannot read: Bad file descriptor");
+	ck_assert_msg(!strstr(c.out, "pass"), "stdout says pass: \"%s\"", c.out);
+
+	/* script_load() itself, for a folder that main()'s stat() missed */
+	ck_assert_int_eq(script_load(dir, &s, err, sizeof(err)), -1);
+	ASSERT_CONTAINS("error", err, "is a folder; give one script file");
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("accel-run");
@@ -370,6 +395,7 @@ static Suite *run_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
 	tcase_add_test(tc, test_cli_empty_run_path);
+	tcase_add_test(tc, test_cli_unreadable_script);
 	suite_add_tcase(s, tc);
 	return s;
 }

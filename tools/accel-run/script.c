@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "script.h"
 
@@ -1002,17 +1003,16 @@ int script_parse(const char *text, const char *file, struct script *out,
 	return ret;
 }
 
-int script_load(const char *path, struct script *out, char *err, size_t err_len)
+/*
+ * Reads all of @f into a NUL-terminated buffer (malloc'ed); NULL, with
+ * "@name: why" in @err, when it cannot be read: a read error is never
+ * taken for the end of a (then empty, "passing") script.
+ */
+static char *read_text(FILE *f, const char *name, char *err, size_t err_len)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char *text = NULL, *slash;
+	char *text = NULL;
 	size_t len = 0, cap = 0;
-	int ret;
 
-	if (!f) {
-		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
 	for (;;) {
 		size_t got;
 
@@ -1021,25 +1021,58 @@ int script_load(const char *path, struct script *out, char *err, size_t err_len)
 
 			if (!t) {
 				free(text);
-				snprintf(err, err_len, "%s: out of memory", path);
-				return -1;
+				snprintf(err, err_len, "%s: out of memory", name);
+				return NULL;
 			}
 			text = t;
 		}
+		errno = 0;
 		got = fread(text + len, 1, cap - len - 1, f);
 		len += got;
 		if (got == 0)
 			break;
 	}
+	if (ferror(f)) {
+		snprintf(err, err_len, "%s: cannot read: %s", name,
+			 strerror(errno ? errno : EIO));
+		free(text);
+		return NULL;
+	}
 	text[len] = '\0';
-	if (f != stdin)
+	return text;
+}
+
+int script_load(const char *path, struct script *out, char *err, size_t err_len)
+{
+	bool std_in = !strcmp(path, "-");
+	const char *name = std_in ? "<stdin>" : path;
+	FILE *f = std_in ? stdin : fopen(path, "r");
+	char *text, *slash;
+	struct stat st;
+	int ret;
+
+	if (!f) {
+		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	/* fopen() opens a folder (and stdin may be one); only read() fails. */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, err_len, "accel-run: %s is a folder; give one script file",
+			 std_in ? "the standard input (-)" : path);
+		text = NULL;
+	} else {
+		text = read_text(f, name, err, err_len);
+	}
+	if (!std_in)
 		fclose(f);
-	ret = script_parse(text, strcmp(path, "-") ? path : "<stdin>", out, err, err_len);
+	if (!text)
+		return -1;
+	ret = script_parse(text, name, out, err, err_len);
 	free(text);
 	if (ret)
 		return ret;
 	slash = strrchr(path, '/');
-	if (slash && strcmp(path, "-"))
+	if (slash && !std_in)
 		snprintf(out->dir, sizeof(out->dir), "%.*s", (int)(slash - path), path);
 	return 0;
 }

@@ -256,6 +256,65 @@ static void each_dir(const char *sub, void (*fn)(struct sample *, const char *, 
 	closedir(d);
 }
 
+/* The length of the UTF-8 character at @s, or 0 if @s does not start one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * Make @s, in place, a name fit for a terminal and for JSON: a process
+ * names itself (comm), so "\033]0;...\007" would retitle or rewrite the
+ * admin's terminal, and a byte that is not UTF-8 makes the JSON line
+ * unreadable. Each control character (C0, DEL, C1) and each byte that does
+ * not start a whole UTF-8 character becomes '?'; the rest is kept.
+ */
+static void printable(char *s)
+{
+	unsigned char *in = (unsigned char *)s, *out = in;
+
+	while (*in) {
+		size_t n = utf8_len(in);
+
+		if (n == 0 || in[0] < 0x20 || in[0] == 0x7f ||
+		    (in[0] == 0xc2 && in[1] < 0xa0)) {
+			*out++ = '?';
+			in += n ? n : 1;
+			continue;
+		}
+		while (n--)
+			*out++ = *in++;
+	}
+	*out = '\0';
+}
+
 static void add_engine(struct sample *s, const char *name, int dir)
 {
 	struct engine *e;
@@ -264,6 +323,7 @@ static void add_engine(struct sample *s, const char *name, int dir)
 		return;
 	e = PUSH(s->engines, s->nengines);
 	strcpy(e->name, name);
+	printable(e->name);
 	read_engine(e, dir);
 }
 
@@ -297,6 +357,7 @@ static bool engine_name(char *out, const char *s, size_t len)
 		}
 	}
 	out[o] = '\0';
+	printable(out);
 	return o > 0;
 }
 
@@ -365,6 +426,7 @@ static void parse_queue(struct client *c, const char *handle, char *fields)
 				q->engine[0] = '\0';
 		} else if (strcmp(f, "priority") == 0) {
 			snprintf(q->priority, sizeof(q->priority), "%s", v);
+			printable(q->priority);
 		}
 		for (size_t i = 0; i < sizeof(queue_fields) / sizeof(queue_fields[0]); i++)
 			if (strcmp(f, queue_fields[i].name) == 0)
@@ -480,6 +542,7 @@ static void read_comm(int pdir, char *comm, size_t len)
 	}
 	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
+	printable(comm);
 }
 
 static struct client *find_client(const struct sample *s, uint64_t id)

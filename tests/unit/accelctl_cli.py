@@ -939,5 +939,41 @@ with tempfile.TemporaryDirectory(prefix="accelctl-cache-") as cache:
                   f"exit {rc}, stderr:\n{err}")
 tree.close()
 
+# A process names itself: what top prints of a name must neither drive
+# the terminal (escape sequences) nor break the JSON (bytes that are not
+# UTF-8). Control characters and such bytes show as '?'.
+tree = Tree()
+tree.engine("cpu\x1b[2J", credits=1, in_flight=0, busy_ns=0)
+tree.fd(100, 3, fdinfo(7, 0, [("cpu\x1b[2J", 5, 1, 0, 0)],
+                       [queue(1, "cpu\x1b[2J", "hi\x07gh")]))
+tree.fd(200, 3, fdinfo(8, 0), comm="h\u00e9llo \u20ac")
+with open(os.path.join(tree.proc, "100", "comm"), "wb") as f:
+    f.write(b"\x1b]0;pwned\x07\xff\xc2\x9b\x7fz\n")
+raw = subprocess.run([ACCELCTL, "top", "--once", "-d", "0"],
+                     env=env_of(tree.env()), capture_output=True, timeout=30)
+check("top: no control character of a name reaches the terminal",
+      raw.returncode == 0 and
+      not any(b < 0x20 and b != 0x0a for b in raw.stdout) and
+      b"\x7f" not in raw.stdout and b"\xc2\x9b" not in raw.stdout and
+      b"?]0;pwned????z" in raw.stdout and
+      b"cpu?[2J" in raw.stdout and b"hi?gh" in raw.stdout and
+      "h\u00e9llo \u20ac".encode() in raw.stdout,
+      f"exit {raw.returncode}:\n{raw.stdout!r}")
+raw = subprocess.run([ACCELCTL, "top", "--once", "-d", "0", "-J"],
+                     env=env_of(tree.env()), capture_output=True, timeout=30)
+try:
+    j = json.loads(raw.stdout.decode("utf-8"))
+    c = {c["client_id"]: c for c in j["clients"]}
+    check("top -J: a name that is not UTF-8 still makes a JSON line",
+          c[7]["comm"] == "?]0;pwned????z" and
+          c[8]["comm"] == "h\u00e9llo \u20ac" and
+          c[7]["queues"][0]["engine"] == "cpu?[2J" and
+          c[7]["queues"][0]["priority"] == "hi?gh" and
+          j["engines"][0]["name"] == "cpu?[2J", str(j))
+except (ValueError, KeyError, IndexError) as e:
+    check("top -J: a name that is not UTF-8 still makes a JSON line", False,
+          f"{e}:\n{raw.stdout!r}")
+tree.close()
+
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

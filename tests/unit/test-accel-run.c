@@ -380,6 +380,46 @@ START_TEST(test_cli_unreadable_script)
 }
 END_TEST
 
+/* A script is at most SCRIPT_SIZE_MAX bytes: /dev/zero cannot fill memory. */
+START_TEST(test_cli_script_size)
+{
+	char dir[256], path[512], big[512];
+	struct cli c = { .mem_limit = 256 << 20 };
+	FILE *f;
+
+	cli_run(&c, NULL, NULL, (const char *[]){ "--check", "/dev/zero", NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stderr", c.err, "/dev/zero: the script is longer than 4 MiB, the most accel-run reads");
+	cli_run(&c, "/dev/zero", NULL, (const char *[]){ "--check", "-", NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stderr", c.err, "<stdin>: the script is longer than 4 MiB");
+
+	/* exactly the limit is read; one byte more is not */
+	write_script(test_make_tmpdir(dir, sizeof(dir)), "ok.acc", ok_script, path, sizeof(path));
+	snprintf(big, sizeof(big), "%s/big.acc", dir);
+	f = fopen(big, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(ok_script, f);
+	fputc('#', f);
+	for (size_t n = strlen(ok_script) + 2; n < SCRIPT_SIZE_MAX; n++)
+		fputc('.', f);
+	fputc('\n', f);
+	ck_assert_int_eq(fclose(f), 0);
+	cli_run(&c, NULL, NULL, (const char *[]){ "--check", big, NULL });
+	ASSERT_STATUS(c, 0);
+	f = fopen(big, "a");
+	ck_assert_ptr_nonnull(f);
+	fputc('\n', f);
+	ck_assert_int_eq(fclose(f), 0);
+	cli_run(&c, NULL, NULL, (const char *[]){ "--check", big, NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stderr", c.err, "big.acc: the script is longer than 4 MiB");
+	unlink(big);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("accel-run");
@@ -396,6 +436,7 @@ static Suite *run_suite(void)
 	tc = tcase_create("cli");
 	tcase_add_test(tc, test_cli_empty_run_path);
 	tcase_add_test(tc, test_cli_unreadable_script);
+	tcase_add_test(tc, test_cli_script_size);
 	suite_add_tcase(s, tc);
 	return s;
 }

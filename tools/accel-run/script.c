@@ -1014,7 +1014,7 @@ static char *read_text(FILE *f, const char *name, char *err, size_t err_len)
 	size_t len = 0, cap = 0;
 
 	for (;;) {
-		size_t got;
+		size_t got, want;
 
 		if (len + 4096 + 1 > cap) {
 			char *t = realloc(text, cap = cap ? cap * 2 : 8192);
@@ -1026,15 +1026,25 @@ static char *read_text(FILE *f, const char *name, char *err, size_t err_len)
 			}
 			text = t;
 		}
+		/* One byte past the limit is enough to know the script is. */
+		want = cap - len - 1;
+		if (want > SCRIPT_SIZE_MAX + 1 - len)
+			want = SCRIPT_SIZE_MAX + 1 - len;
 		errno = 0;
-		got = fread(text + len, 1, cap - len - 1, f);
+		got = fread(text + len, 1, want, f);
 		len += got;
-		if (got == 0)
+		if (got == 0 || len > SCRIPT_SIZE_MAX)
 			break;
 	}
 	if (ferror(f)) {
 		snprintf(err, err_len, "%s: cannot read: %s", name,
 			 strerror(errno ? errno : EIO));
+		free(text);
+		return NULL;
+	}
+	if (len > SCRIPT_SIZE_MAX) {
+		snprintf(err, err_len, "%s: the script is longer than %u MiB, the most accel-run reads",
+			 name, SCRIPT_SIZE_MAX >> 20);
 		free(text);
 		return NULL;
 	}

@@ -17,6 +17,12 @@
 
 #define SCRIPT_NAME_MAX 64
 #define SCRIPT_ERROR_MAX 1024
+/*
+ * The largest script accel-run reads, in bytes: far more than any script
+ * a person writes (the examples are under 2 KiB), and a bound on what a
+ * never-ending input (/dev/zero, a FIFO) can make it hold.
+ */
+#define SCRIPT_SIZE_MAX (UINT32_C(4) << 20)
 /* The most elements a value list may expand to. */
 #define SCRIPT_VALUES_MAX (UINT32_C(1) << 24)
 

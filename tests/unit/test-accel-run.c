@@ -108,6 +108,37 @@ START_TEST(test_malformed)
 }
 END_TEST
 
+/* Integers are decimal, or hexadecimal after 0x: a leading 0 is not octal. */
+START_TEST(test_parse_leading_zero)
+{
+	char err[SCRIPT_ERROR_MAX];
+	struct script s;
+	const struct stmt *st;
+
+	ck_assert_msg(script_parse("buffer c size=012 init=u32:010,09,0x10\n"
+				   "buffer d size=0x10 init=i32:-010,-0x10\n"
+				   "semaphore t initial=010\n"
+				   "begin\n  fill c[08,02] u8:07\nend\n",
+				   "t.acc", &s, err, sizeof(err)) == 0, "parse: %s", err);
+	st = &s.stmts[0];
+	ck_assert_uint_eq(st->size, 12);
+	ck_assert_uint_eq(st->values.count, 3);
+	ck_assert_uint_eq(st->values.v[0].u, 10);
+	ck_assert_uint_eq(st->values.v[1].u, 9);
+	ck_assert_uint_eq(st->values.v[2].u, 16);
+	st = &s.stmts[1];
+	ck_assert_uint_eq(st->size, 16);
+	ck_assert_int_eq(st->values.v[0].i, -10);
+	ck_assert_int_eq(st->values.v[1].i, -16);
+	ck_assert_uint_eq(s.stmts[2].size, 10);
+	st = &s.stmts[4];
+	ck_assert_uint_eq(st->refs[0].offset, 8);
+	ck_assert_uint_eq(st->refs[0].length, 2);
+	ck_assert_uint_eq(st->values.v[0].u, 7);
+	script_free(&s);
+}
+END_TEST
+
 /* Runs @text; returns the status and leaves the report in @report. */
 static int run_text(const char *text, char *report, size_t len, char *err, size_t err_len)
 {
@@ -426,6 +457,7 @@ static Suite *run_suite(void)
 	TCase *tc = tcase_create("parse");
 
 	tcase_add_loop_test(tc, test_malformed, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, test_parse_leading_zero);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run");
 	tcase_add_test(tc, test_run_good);

@@ -139,6 +139,18 @@ static const char *suggest(char *buf, size_t len, const char *word,
 
 /* ---- numbers and values --------------------------------------------------- */
 
+/*
+ * The base of the integer @t: 16 after "0x", else 10. strtoull()'s base 0
+ * would read a leading 0 as octal ("010" is 8, "09" an error), which no
+ * script means and the language does not have.
+ */
+static int int_base(const char *t)
+{
+	if (*t == '-' || *t == '+')
+		t++;
+	return t[0] == '0' && (t[1] == 'x' || t[1] == 'X') ? 16 : 10;
+}
+
 static int parse_u64(const char *t, uint64_t *out)
 {
 	char *end;
@@ -146,7 +158,7 @@ static int parse_u64(const char *t, uint64_t *out)
 	if (!isdigit((unsigned char)t[0]))
 		return -1;
 	errno = 0;
-	*out = strtoull(t, &end, 0);
+	*out = strtoull(t, &end, int_base(t));
 	return errno || *end ? -1 : 0;
 }
 
@@ -176,7 +188,7 @@ static int parse_size(const char *t, uint64_t *out)
 	if (!isdigit((unsigned char)buf[0]))
 		return -1;
 	errno = 0;
-	*out = strtoull(buf, &end, 0);
+	*out = strtoull(buf, &end, int_base(buf));
 	if (errno || *end || (shift && *out > (UINT64_MAX >> shift)))
 		return -1;
 	*out <<= shift;
@@ -224,7 +236,7 @@ static int parse_num(struct parser *p, const char *t, enum elem_type type,
 		return 0;
 	}
 	if (is_signed(type)) {
-		out->i = strtoll(t, &end, 0);
+		out->i = strtoll(t, &end, int_base(t));
 		if (end == t || *end || errno)
 			return fail(p, "'%s' is not a %s number", t, elem_name(type));
 		if (bits < 64 && (out->i < -(INT64_C(1) << (bits - 1)) ||
@@ -234,7 +246,7 @@ static int parse_num(struct parser *p, const char *t, enum elem_type type,
 	}
 	if (t[0] == '-' || !isdigit((unsigned char)t[0]))
 		return fail(p, "'%s' is not a %s number", t, elem_name(type));
-	out->u = strtoull(t, &end, 0);
+	out->u = strtoull(t, &end, int_base(t));
 	if (*end || errno)
 		return fail(p, "'%s' is not a %s number", t, elem_name(type));
 	if (bits < 64 && out->u >> bits)

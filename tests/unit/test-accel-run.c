@@ -41,7 +41,29 @@ static const struct {
 	{ "buffer a size=16 fil=u8:0\n", 1,
 	  "unknown option 'fil' for buffer (did you mean 'fill'?)" },
 	{ "buffer a size=16\nbuffer a size=8\n", 2, "'a' is already defined (a buffer, line 1)" },
-	{ "buffer a size=16 fill=u8:300\n", 1, "300 does not fit in u8" },
+	{ "buffer a size=16 fill=u8:300\n", 1, "300 does not fit in u8 (0 to 255)" },
+	{ "buffer a size=16 init=i8:-129\n", 1, "-129 does not fit in i8 (-128 to 127)" },
+	{ "buffer a size=16 init=u16:0x10000\n", 1, "0x10000 does not fit in u16 (0 to 65535)" },
+	{ "buffer a size=16 init=i64:9223372036854775808\n", 1,
+	  "9223372036854775808 does not fit in i64 (-9223372036854775808 to 9223372036854775807)" },
+	{ "buffer a size=16 init=u64:18446744073709551616\n", 1,
+	  "18446744073709551616 does not fit in u64 (0 to 18446744073709551615)" },
+	{ "buffer a size=16 init=f32:1e39\n", 1,
+	  "1e39 does not fit in f32 (-3.40282347e+38 to 3.40282347e+38)" },
+	{ "buffer a size=16 init=f32:-1e39\n", 1,
+	  "-1e39 does not fit in f32 (-3.40282347e+38 to 3.40282347e+38)" },
+	{ "buffer a size=16 init=f32:1e-50\n", 1,
+	  "1e-50 is too close to 0 for f32 (the smallest magnitude is 1.40129846e-45)" },
+	{ "buffer a size=16 init=f64:1e309\n", 1,
+	  "1e309 does not fit in f64 (-1.7976931348623157e+308 to 1.7976931348623157e+308)" },
+	{ "buffer a size=4 iota=u8:250,3\n", 1,
+	  "iota reaches 259 at element 3 of the buffer's 4, which does not fit in u8 (0 to 255)" },
+	{ "buffer a size=8 iota=i16:-32767,-1\n", 1,
+	  "iota reaches -32770 at element 3 of the buffer's 4, which does not fit in i16 (-32768 to 32767)" },
+	{ "buffer a size=16 iota=u64:18446744073709551615\n", 1,
+	  "iota reaches 18446744073709551616 at element 1 of the buffer's 2, which does not fit in u64 (0 to 18446744073709551615)" },
+	{ "buffer a size=8 iota=f32:3e38,1e38\n", 1,
+	  "iota reaches 4e+38 at element 1 of the buffer's 2, which does not fit in f32 (-3.40282347e+38 to 3.40282347e+38)" },
 	{ "buffer a size=16 init=f33:1\n", 1,
 	  "unknown element type 'f33' (did you mean 'f32'?); the types are u8, i8, u16, i16, u32, i32, u64, i64, f32, f64" },
 	{ "buffer a size=8 init=u32:1,2,3\n", 1, "3 u32 values are 12 bytes, more than the buffer's 8" },
@@ -135,6 +157,24 @@ START_TEST(test_parse_leading_zero)
 	ck_assert_uint_eq(st->refs[0].offset, 8);
 	ck_assert_uint_eq(st->refs[0].length, 2);
 	ck_assert_uint_eq(st->values.v[0].u, 7);
+	script_free(&s);
+}
+END_TEST
+
+/* Values at the very ends of their types are accepted, and iotas that end there. */
+START_TEST(test_parse_type_limits)
+{
+	char err[SCRIPT_ERROR_MAX];
+	struct script s;
+
+	ck_assert_msg(script_parse("buffer a size=16 init=u8:255\n"
+				   "buffer a8 size=1 init=i8:-128\n"
+				   "buffer b size=16 init=i64:-9223372036854775808,9223372036854775807\n"
+				   "buffer c size=16 init=f32:3.40282347e38,-3.40282347e38,1.4e-45,inf\n"
+				   "buffer d size=4 iota=u8:252,1\n"
+				   "buffer e size=4 iota=i8:127,-85\n"
+				   "buffer f size=8 iota=f32:0,3e38\n",
+				   "t.acc", &s, err, sizeof(err)) == 0, "parse: %s", err);
 	script_free(&s);
 }
 END_TEST
@@ -458,6 +498,7 @@ static Suite *run_suite(void)
 
 	tcase_add_loop_test(tc, test_malformed, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_parse_leading_zero);
+	tcase_add_test(tc, test_parse_type_limits);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run");
 	tcase_add_test(tc, test_run_good);

@@ -14,6 +14,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -221,6 +222,58 @@ static bool is_signed(enum elem_type t)
 	return t == T_I8 || t == T_I16 || t == T_I32 || t == T_I64;
 }
 
+/* The values type @t holds, "MIN to MAX", in @buf. */
+static const char *type_range(enum elem_type t, char *buf, size_t len)
+{
+	unsigned int bits = 8 * elem_size(t);
+
+	if (t == T_F32)
+		snprintf(buf, len, "%.9g to %.9g", -FLT_MAX, FLT_MAX);
+	else if (t == T_F64)
+		snprintf(buf, len, "%.17g to %.17g", -DBL_MAX, DBL_MAX);
+	else if (is_signed(t))
+		snprintf(buf, len, "%lld to %lld", (long long)(-(INT64_MAX >> (64 - bits)) - 1),
+			 (long long)(INT64_MAX >> (64 - bits)));
+	else
+		snprintf(buf, len, "0 to %llu", (unsigned long long)(UINT64_MAX >> (64 - bits)));
+	return buf;
+}
+
+/* "'@t' does not fit in TYPE (MIN to MAX)". */
+static int does_not_fit(struct parser *p, const char *t, enum elem_type type)
+{
+	char range[96];
+
+	return fail(p, "%s does not fit in %s (%s)", t, elem_name(type),
+		    type_range(type, range, sizeof(range)));
+}
+
+/*
+ * A float of type @type: strtod() refuses what a double cannot hold
+ * (ERANGE); an f32 must also hold it, or 1e39 would be stored as inf and
+ * 1e-50 as 0. "inf" and "nan" written as such are values of their own.
+ */
+static int parse_float(struct parser *p, const char *t, enum elem_type type,
+		       union num *out)
+{
+	char *end;
+	float f;
+
+	errno = 0;
+	out->f = strtod(t, &end);
+	if (end == t || *end)
+		return fail(p, "'%s' is not a %s number", t, elem_name(type));
+	if (errno == ERANGE && (isinf(out->f) || fabs(out->f) > 1))
+		return does_not_fit(p, t, type);
+	f = (float)out->f;
+	if (type == T_F32 && isinf(f) && !isinf(out->f))
+		return does_not_fit(p, t, type);
+	if (errno == ERANGE || (type == T_F32 && f == 0 && out->f != 0))
+		return fail(p, "%s is too close to 0 for %s (the smallest magnitude is %.9g)", t,
+			    elem_name(type), type == T_F32 ? FLT_TRUE_MIN : DBL_TRUE_MIN);
+	return 0;
+}
+
 /* One number of type @t; checks its range. */
 static int parse_num(struct parser *p, const char *t, enum elem_type type,
 		     union num *out)
@@ -228,29 +281,25 @@ static int parse_num(struct parser *p, const char *t, enum elem_type type,
 	unsigned int bits = 8 * elem_size(type);
 	char *end;
 
+	if (is_float(type))
+		return parse_float(p, t, type, out);
 	errno = 0;
-	if (is_float(type)) {
-		out->f = strtod(t, &end);
-		if (end == t || *end || errno == ERANGE)
-			return fail(p, "'%s' is not a %s number", t, elem_name(type));
-		return 0;
-	}
 	if (is_signed(type)) {
 		out->i = strtoll(t, &end, int_base(t));
-		if (end == t || *end || errno)
+		if (end == t || *end)
 			return fail(p, "'%s' is not a %s number", t, elem_name(type));
-		if (bits < 64 && (out->i < -(INT64_C(1) << (bits - 1)) ||
-				  out->i >= (INT64_C(1) << (bits - 1))))
-			return fail(p, "%s does not fit in %s", t, elem_name(type));
+		if (errno || (bits < 64 && (out->i < -(INT64_C(1) << (bits - 1)) ||
+					    out->i >= (INT64_C(1) << (bits - 1)))))
+			return does_not_fit(p, t, type);
 		return 0;
 	}
 	if (t[0] == '-' || !isdigit((unsigned char)t[0]))
 		return fail(p, "'%s' is not a %s number", t, elem_name(type));
 	out->u = strtoull(t, &end, int_base(t));
-	if (*end || errno)
+	if (*end)
 		return fail(p, "'%s' is not a %s number", t, elem_name(type));
-	if (bits < 64 && out->u >> bits)
-		return fail(p, "%s does not fit in %s", t, elem_name(type));
+	if (errno || (bits < 64 && out->u >> bits))
+		return does_not_fit(p, t, type);
 	return 0;
 }
 
@@ -571,6 +620,47 @@ static int st_device(struct parser *p, struct stmt *st, char **w, int n)
 	return 0;
 }
 
+/*
+ * Every element of an iota (START, START + STEP, ... over the buffer)
+ * must fit its type, as a listed value must: u8 250 by 3 would wrap to
+ * 0 and 3. The sequence is linear, so its last element decides.
+ */
+static int iota_fits(struct parser *p, const struct stmt *st)
+{
+	enum elem_type t = st->values.type;
+	union num start = st->values.v[0], step = st->values.v[1];
+	uint64_t n = st->size / elem_size(t);
+	unsigned int bits = 8 * elem_size(t);
+	__int128 first, by, last, min, max;
+	char range[96], end[64];
+	bool fits;
+
+	if (n < 2)
+		return 0;
+	if (is_float(t)) {
+		double f = start.f + step.f * (double)(n - 1);
+
+		fits = isnan(f) || (t == T_F32 ? fabs(f) <= FLT_MAX : !isinf(f)) ||
+		       isinf(start.f) || isinf(step.f);
+		snprintf(end, sizeof(end), "%.9g", f);
+	} else {
+		first = is_signed(t) ? (__int128)start.i : (__int128)start.u;
+		by = is_signed(t) ? (__int128)step.i : (__int128)step.u;
+		min = is_signed(t) ? -((__int128)1 << (bits - 1)) : 0;
+		max = ((__int128)1 << (bits - !!is_signed(t))) - 1;
+		fits = !__builtin_mul_overflow(by, (__int128)(n - 1), &last) &&
+		       !__builtin_add_overflow(last, first, &last) &&
+		       last >= min && last <= max;
+		snprintf(end, sizeof(end), "%.0Lf",
+			 (long double)first + (long double)by * (long double)(n - 1));
+	}
+	if (fits)
+		return 0;
+	return fail(p, "iota reaches %s at element %llu of the buffer's %llu, which does not fit in %s (%s)",
+		    end, (unsigned long long)(n - 1), (unsigned long long)n, elem_name(t),
+		    type_range(t, range, sizeof(range)));
+}
+
 static int st_buffer(struct parser *p, struct stmt *st, char **w, int n)
 {
 	struct opt o[] = { { "size", NULL, true }, { "fill", NULL, false },
@@ -625,6 +715,8 @@ static int st_buffer(struct parser *p, struct stmt *st, char **w, int n)
 		st->values.v[0] = start;
 		st->values.v[1] = step;
 		st->values.count = 2;
+		if (iota_fits(p, st))
+			return -1;
 	}
 	if (st->init != INIT_NONE && st->init != INIT_IOTA &&
 	    (uint64_t)st->values.count * elem_size(st->values.type) > st->size)

@@ -179,10 +179,10 @@ START_TEST(test_parse_type_limits)
 }
 END_TEST
 
-/* Runs @text; returns the status and leaves the report in @report. */
-static int run_text(const char *text, char *report, size_t len, char *err, size_t err_len)
+/* Runs @text with @o; returns the status and leaves the report in @report. */
+static int run_text_opts(const char *text, const struct run_opts *o, char *report,
+			 size_t len, char *err, size_t err_len)
 {
-	struct run_opts o = { .timeout_ms = 2000 };
 	struct script s;
 	FILE *f = fmemopen(report, len, "w");
 	int status;
@@ -191,10 +191,18 @@ static int run_text(const char *text, char *report, size_t len, char *err, size_
 	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_msg(script_parse(text, "t.acc", &s, err, err_len) == 0, "parse: %s", err);
-	status = script_run(&s, &o, f, err, err_len);
+	status = script_run(&s, o, f, err, err_len);
 	fclose(f);
 	script_free(&s);
 	return status;
+}
+
+/* Runs @text (2 s timeout, text report). */
+static int run_text(const char *text, char *report, size_t len, char *err, size_t err_len)
+{
+	struct run_opts o = { .timeout_ms = 2000 };
+
+	return run_text_opts(text, &o, report, len, err, err_len);
 }
 
 /* "executable k path=<the test kernels>\n" followed by @rest. */
@@ -272,15 +280,38 @@ START_TEST(test_run_library_errors)
 }
 END_TEST
 
-/* A submission that waits on a point nothing signals: named by its line. */
+/*
+ * A submission that waits on a point nothing signals: a failed submission
+ * (status 1, not a library error), named by its line, with the error in
+ * its own entry of the report; the run stops there.
+ */
 START_TEST(test_run_stuck_submission)
 {
+	static const char text[] = "semaphore s\nbegin\nend\nsubmit cb wait=s:1\nsubmit cb\n"
+				   "buffer a size=4\nexpect a u8:0\n";
+	struct run_opts o = { .timeout_ms = 200, .json = true };
 	char report[8192], err[SCRIPT_ERROR_MAX];
-	int status = run_text("semaphore s\nbegin\nend\nsubmit cb wait=s:1\nbuffer a size=4\nexpect a u8:0\n",
-			      report, sizeof(report), err, sizeof(err));
+	int status = run_text_opts(text, &o, report, sizeof(report), err, sizeof(err));
 
-	ck_assert_int_eq(status, RUN_ERROR);
-	ASSERT_CONTAINS("error", err, "t.acc:4: submit: a submission of 'cb' did not complete within 2000 ms");
+	ck_assert_int_eq(status, RUN_CHECK_FAILED);
+	ASSERT_CONTAINS("error", err, "t.acc:4: submit: a submission of 'cb' did not complete within 200 ms");
+	ASSERT_CONTAINS("report", report,
+			"{\"line\": 4, \"command_buffer\": \"cb\", \"submitted\": 1, \"completed\": 0, \"failed\": 1,");
+	ASSERT_CONTAINS("report", report,
+			"\"error\": \"a submission of 'cb' did not complete within 200 ms; does it wait on a point nothing signals?\"}");
+	ASSERT_CONTAINS("report", report,
+			"{\"line\": 5, \"command_buffer\": \"cb\", \"submitted\": 1, \"completed\": 0, \"failed\": 1,");
+	ASSERT_CONTAINS("report", report,
+			"\"error\": \"cancelled: a submission at line 4 did not complete within 200 ms\"}");
+	ASSERT_CONTAINS("report", report, "\"result\": \"fail\", \"error\": \"t.acc:4: submit: a submission");
+	ck_assert_msg(!strstr(report, "\"elapsed_ns\": 0,"), "an entry says elapsed_ns 0: %s", report);
+
+	o.json = false;
+	status = run_text_opts(text, &o, report, sizeof(report), err, sizeof(err));
+	ck_assert_int_eq(status, RUN_CHECK_FAILED);
+	ASSERT_CONTAINS("report", report, "t.acc:4: submit cb: 1 submitted, 0 completed, 1 failed");
+	ASSERT_CONTAINS("report", report, "t.acc:4: submit cb: failed: a submission of 'cb' did not complete within 200 ms");
+	ASSERT_CONTAINS("report", report, "accel-run: FAIL: 0 checks passed, 0 failed");
 }
 END_TEST
 

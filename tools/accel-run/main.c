@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 		return refuse(&o, argv[optind], err);
 	}
 	status = check_only ? RUN_OK : script_run(&s, &o, stdout, err, sizeof(err));
-	if (status == RUN_ERROR)
+	if (!check_only && err[0])
 		fprintf(stderr, "%s\n", err);
 	script_free(&s);
 	free(env_dirs);

@@ -243,6 +243,40 @@ static int map_ref(struct rt *r, const struct ref *ref, uint32_t flags,
 
 /* ---- submissions and the drain --------------------------------------------- */
 
+/*
+ * Submission @i of the drain did not complete in time: it failed, and so
+ * did every one still pending behind it (the cleanup cancels them). That
+ * is a failed submission (status 1), not a failed library call, and it
+ * stops the run: nothing after it could see finished work.
+ */
+static int timed_out(struct rt *r, uint32_t i)
+{
+	const struct stmt *st = r->pend[i].rec->st;
+	double t = now_ns();
+
+	for (uint32_t j = i; j < r->npend; j++) {
+		struct sub_rec *rec = r->pend[j].rec;
+
+		rec->t_done = t;
+		if (rec->failed++)
+			continue;
+		if (j == i)
+			snprintf(rec->error, sizeof(rec->error),
+				 "a submission of '%s' did not complete within %" PRId64 " ms; does it wait on a point nothing signals?",
+				 obj_name(r, st->obj), r->o->timeout_ms);
+		else
+			snprintf(rec->error, sizeof(rec->error),
+				 "cancelled: a submission at line %d did not complete within %" PRId64 " ms",
+				 st->line, r->o->timeout_ms);
+	}
+	/* The ones before @i are released; the cleanup ends the rest. */
+	memmove(r->pend, r->pend + i, (r->npend - i) * sizeof(*r->pend));
+	r->npend -= i;
+	r->cur = st;
+	rt_fail(r, "%s", r->pend[0].rec->error);
+	return RUN_CHECK_FAILED;
+}
+
 static int drain(struct rt *r)
 {
 	int64_t deadline = accel_deadline_after((uint64_t)r->o->timeout_ms * 1000000);
@@ -251,11 +285,8 @@ static int drain(struct rt *r)
 		struct pending *p = &r->pend[i];
 		int err = accel_semaphore_wait(p->done, 1, 0, deadline);
 
-		if (err == -ETIME) {
-			r->cur = p->rec->st;
-			return rt_fail(r, "a submission of '%s' did not complete within %" PRId64 " ms; does it wait on a point nothing signals?",
-				       obj_name(r, p->rec->st->obj), r->o->timeout_ms);
-		}
+		if (err == -ETIME)
+			return timed_out(r, i);
 		p->rec->t_done = now_ns();
 		if (err) {
 			if (!p->rec->failed++)
@@ -766,7 +797,7 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 	}
 	fprintf(f, "],\n \"checks_passed\": %u, \"checks_failed\": %u, \"elapsed_ns\": %.0f, \"result\": \"%s\", \"error\": ",
 		passed, failed, elapsed, status == RUN_OK ? "pass" : status == RUN_ERROR ? "error" : "fail");
-	if (status == RUN_ERROR)
+	if (r->err[0])
 		json_fstring(f, r->err);
 	else
 		fprintf(f, "null");

@@ -30,8 +30,10 @@ enum {
 
 /*
  * script_run() - run @s and write the report to @out. Returns one of the
- * RUN_* statuses; for RUN_ERROR the report (written too) ends with the
- * error, which is also in @err.
+ * RUN_* statuses. What stopped the run is in @err ("" if nothing did) and
+ * ends the report too: a failed library call (RUN_ERROR), or a submission
+ * that did not complete within the timeout (RUN_CHECK_FAILED; its entry
+ * in the report carries the error).
  */
 int script_run(const struct script *s, const struct run_opts *o, FILE *out,
 	       char *err, size_t err_len);

@@ -522,6 +522,35 @@ START_TEST(test_cli_script_size)
 }
 END_TEST
 
+/* A report that cannot be written (a full disk, a closed stdout) is status 1. */
+START_TEST(test_cli_write_error)
+{
+	char dir[256], path[512];
+	struct cli c = { 0 };
+
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	write_script(test_make_tmpdir(dir, sizeof(dir)), "ok.acc", ok_script, path, sizeof(path));
+	cli_run(&c, NULL, "/dev/full", (const char *[]){ path, NULL });
+	ASSERT_STATUS(c, 1);
+	ASSERT_CONTAINS("stderr", c.err, "accel-run: cannot write the output: No space left on device");
+	cli_run(&c, NULL, "/dev/full", (const char *[]){ "-j", path, NULL });
+	ASSERT_STATUS(c, 1);
+	ASSERT_CONTAINS("stderr", c.err, "accel-run: cannot write the output: No space left on device");
+	cli_run(&c, NULL, CLI_CLOSED, (const char *[]){ path, NULL });
+	ASSERT_STATUS(c, 1);
+	ASSERT_CONTAINS("stderr", c.err, "accel-run: cannot write the output: Bad file descriptor");
+	cli_run(&c, NULL, CLI_CLOSED, (const char *[]){ "-j", path, NULL });
+	ASSERT_STATUS(c, 1);
+	cli_run(&c, NULL, "/dev/full", (const char *[]){ "--version", NULL });
+	ASSERT_STATUS(c, 1);
+	/* --check of a good script writes nothing: nothing to fail */
+	cli_run(&c, NULL, CLI_CLOSED, (const char *[]){ "--check", path, NULL });
+	ASSERT_STATUS(c, 0);
+	cli_run(&c, NULL, "/dev/full", (const char *[]){ "--check", path, NULL });
+	ASSERT_STATUS(c, 0);
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("accel-run");
@@ -541,6 +570,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_cli_empty_run_path);
 	tcase_add_test(tc, test_cli_unreadable_script);
 	tcase_add_test(tc, test_cli_script_size);
+	tcase_add_test(tc, test_cli_write_error);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,15 +11,18 @@
  * the line and carries libaccel's explanation).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <accel/accel.h>
 
 #include "json.h"
+#include "output.h"
 #include "parse.h"
 #include "run.h"
 #include "script.h"
@@ -50,6 +53,28 @@ static void add_env_dirs(struct run_opts *o, char *env)
 	for (char *d = strtok_r(env, ":", &save); d && o->libdir_count < LIBDIRS_MAX;
 	     d = strtok_r(NULL, ":", &save))
 		o->libdirs[o->libdir_count++] = d;
+}
+
+/*
+ * A standard stream the caller closed (accel-run ... >&-) is the number
+ * the next open() gets: the script, a device node, a scheduler's eventfd,
+ * and the report would be written there. Each closed one is held by
+ * /dev/null opened the other way round, so that reading stdin or writing
+ * stdout still fails (EBADF), as the caller meant, and the exit says so.
+ */
+static void hold_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int o;
+
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		o = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+		if (o >= 0 && o != fd) {
+			dup2(o, fd);
+			close(o);
+		}
+	}
 }
 
 /* A script error before anything ran: the message, and with -j the report. */
@@ -87,6 +112,9 @@ int main(int argc, char **argv)
 	uint64_t ms;
 	int c, check_only = 0, status;
 
+	/* A report that could not be written is not a success (status 1). */
+	output_check_at_exit("accel-run");
+	hold_closed_std_fds();
 	while ((c = getopt_long(argc, argv, "d:jL:t:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':

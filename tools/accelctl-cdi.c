@@ -200,17 +200,29 @@ static void print_spec(FILE *f, const struct cdi_opts *o, const struct stat *st,
 	fputs("\n  ]\n}\n", f);
 }
 
-/* Whether @path holds a spec this command wrote (its kind, as written). */
+/*
+ * Whether @path holds a spec this command wrote (its kind, as written).
+ * Only a regular file can: anything else (a FIFO, whose open would wait
+ * for a writer and whose read for data; a device) is not read at all,
+ * and opened O_NONBLOCK so that telling cannot block either.
+ */
 static int ours(const char *path, const char *kind)
 {
 	char buf[8192], want[512];
-	size_t n;
-	FILE *f = fopen(path, "r");
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	if (!f)
+	if (fd < 0)
 		return errno == ENOENT ? 1 : -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
 	buf[n] = '\0';
 	snprintf(want, sizeof(want), "\"kind\": \"%s\"", kind);
 	return strstr(buf, "\"cdiVersion\"") && strstr(buf, want);

@@ -76,6 +76,12 @@
 /* A derived value that does not exist (no interval, no work). */
 #define NO_VALUE INT64_MIN
 #define NAME_LEN 64
+/*
+ * An fdinfo is a few hundred bytes, and some 150 per queue (64 queues a
+ * file by default, the module's max_queues): one larger than this is not
+ * the module's, and is left out rather than read on.
+ */
+#define FDINFO_MAX (256 * 1024)
 
 /* ---- one sample ---------------------------------------------------------- */
 
@@ -187,20 +193,51 @@ static uint64_t parse_u64(const char *s, const char *end)
 	return v;
 }
 
+/*
+ * @dir/@name whole into @buf (@len bytes, a '\0' added): its length, or
+ * -errno: -EINVAL for what is not a regular file, -EFBIG for a file that
+ * does not fit. Every sysfs and /proc file top reads is a small regular
+ * file; a FIFO or a device where one was expected (a broken or hostile
+ * tree) would block top, or feed it for ever (/dev/zero), so it is
+ * refused without a read, opened O_NONBLOCK so that even its open cannot
+ * wait for a writer.
+ */
+static ssize_t read_small(int dir, const char *name, char *buf, size_t len)
+{
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	size_t got = 0;
+	struct stat st;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	while (got < len && (n = read(fd, buf + got, len - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	if (got == len)
+		return -EFBIG;
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
 /* The number in @dir/@name (sysfs: "<n>\n"); NONE if absent or not one. */
 static uint64_t read_u64(int dir, const char *name)
 {
 	char buf[64];
-	ssize_t n;
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (read_small(dir, name, buf, sizeof(buf)) <= 0)
 		return NONE;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return NONE;
-	buf[n] = '\0';
 	return parse_u64(buf, "\n");
 }
 
@@ -531,16 +568,10 @@ static bool is_device(int fddir, const char *fd, const struct device *dev)
 
 static void read_comm(int pdir, char *comm, size_t len)
 {
-	int fd = openat(pdir, "comm", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, comm, len - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0) {
+	if (read_small(pdir, "comm", comm, len) <= 0) {
 		snprintf(comm, len, "?");
 		return;
 	}
-	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
 	printable(comm);
 }
@@ -556,30 +587,29 @@ static struct client *find_client(const struct sample *s, uint64_t id)
 /* One device fd of process @pid: its client, unless already seen. */
 static void add_fd(struct sample *s, int pdir, long pid, const char *fd)
 {
+	static char buf[FDINFO_MAX];
 	char path[300], comm[32];
 	struct client c = { 0 }, *seen;
+	bool ok;
 	FILE *f;
-	int ffd;
+	ssize_t n;
 
 	/* The name first: the fdinfo is the last thing read of a process. */
 	read_comm(pdir, comm, sizeof(comm));
 	snprintf(path, sizeof(path), "fdinfo/%s", fd);
-	ffd = openat(pdir, path, O_RDONLY | O_CLOEXEC);
-	if (ffd < 0) {
-		if (errno == EACCES || errno == EPERM)
-			s->unreadable_clients++;
-		return;	/* else gone since the readlink */
-	}
-	f = fdopen(ffd, "r");
-	if (!f) {
-		close(ffd);
+	n = read_small(pdir, path, buf, FDINFO_MAX);
+	if (n == -EACCES || n == -EPERM)
+		s->unreadable_clients++;
+	/* Else gone since the readlink, or not an fdinfo (too long, no file). */
+	if (n <= 0)
 		return;
-	}
-	if (!parse_fdinfo(f, &c)) {
-		fclose(f);
-		return;
-	}
+	f = fmemopen(buf, (size_t)n, "r");
+	if (!f)
+		out_of_memory();
+	ok = parse_fdinfo(f, &c);
 	fclose(f);
+	if (!ok)
+		return;
 	seen = find_client(s, c.id);
 	if (seen) {
 		if (pid < seen->pid) {

@@ -12,6 +12,7 @@ ACCELCTL_PROC) whose numbers are known, so its text and JSON are checked
 exactly, and against each other. Prints TAP; exits 1 if any check failed.
 """
 import copy
+import ctypes
 import json
 import os
 import pty
@@ -20,6 +21,7 @@ import select
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -292,8 +294,6 @@ class Tree:
         os.makedirs(d, exist_ok=True)
         for k, v in files.items():
             p = os.path.join(d, k)
-            if os.path.exists(p) and stat.S_ISFIFO(os.lstat(p).st_mode):
-                continue
             with open(p + ".tmp", "w") as f:
                 f.write(f"{v}\n")
             os.replace(p + ".tmp", p)
@@ -362,39 +362,42 @@ def queue(handle, engine, priority="normal", weight=1, runnable=0,
 
 
 class Between:
-    """Change the tree between two samples of top, with no hook in top: the
-    tree's one engine's credits file is a FIFO, the first file a sample
-    reads. Sample 0 reads it as fed; when sample 1 opens it (sample 0 is
-    done), change() runs before sample 1 reads on; later samples read a
-    plain file."""
+    """Change the tree between the first two samples of top, with no hook
+    in top: inotify says when top has read every fdinfo of the tree (the
+    last files a sample reads), so its first sample is done and it sleeps
+    for the interval; change() runs then. (top reads only regular files,
+    so a FIFO cannot hold it.) The interval must outlast change()."""
 
-    def __init__(self, tree, engine, change):
-        self.path = os.path.join(tree.sysfs, "engines", engine, "credits")
-        self.value = open(self.path).read().encode()
-        os.unlink(self.path)
-        os.mkfifo(self.path)
-        os.chmod(self.path, 0o644)
+    IN_CLOSE_NOWRITE = 0x10
+
+    def __init__(self, tree, change):
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = libc.inotify_init1(os.O_CLOEXEC)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        self.want = 0
+        for pid in os.listdir(tree.proc):
+            d = os.path.join(tree.proc, pid, "fdinfo")
+            if libc.inotify_add_watch(self.fd, d.encode(),
+                                      self.IN_CLOSE_NOWRITE) < 0:
+                raise OSError(ctypes.get_errno(), "inotify_add_watch " + d)
+            self.want += len(os.listdir(d))
         self.change = change
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def _feed(self, before=None):
-        fd = os.open(self.path, os.O_WRONLY)  # until a sample opens it
-        # A fresh FIFO for the next sample: this one's reader may linger.
-        os.mkfifo(self.path + ".new")
-        os.chmod(self.path + ".new", 0o644)
-        os.replace(self.path + ".new", self.path)
-        if before:
-            before()
-        os.write(fd, self.value)
-        os.close(fd)
-
     def _run(self):
-        self._feed()
-        self._feed(self.change)
-        with open(self.path + ".new", "wb") as f:
-            f.write(self.value)
-        os.replace(self.path + ".new", self.path)
+        seen = set()
+        while len(seen) < self.want:
+            buf = os.read(self.fd, 65536)
+            while buf:
+                wd, mask, _, n = struct.unpack_from("iIII", buf)
+                name = buf[16:16 + n].rstrip(b"\0")
+                if mask & self.IN_CLOSE_NOWRITE and name:
+                    seen.add((wd, name))
+                buf = buf[16 + n:]
+        os.close(self.fd)
+        self.change()
 
 
 def fmt(v, digits):
@@ -724,7 +727,7 @@ def near(got, released, interval_ns):
 
 
 tree, change = changing_tree()
-Between(tree, "cpu", change)
+Between(tree, change)
 js = top_json("top over a changing load: JSON lines",
               top(tree, "-n", "2", "-J", "-d", "0.3"))
 if js:
@@ -767,7 +770,7 @@ if js:
           str(js[1:])[:3000])
 tree.close()
 tree, change = changing_tree()
-Between(tree, "cpu", change)
+Between(tree, change)
 text = top(tree, "--once", "-d", "0.3")
 expect_exit("top over a changing load (text) exits 0", text, 0)
 if js:
@@ -974,6 +977,71 @@ except (ValueError, KeyError, IndexError) as e:
     check("top -J: a name that is not UTF-8 still makes a JSON line", False,
           f"{e}:\n{raw.stdout!r}")
 tree.close()
+
+# Files that are not what a tree holds (a FIFO, a device, a huge file):
+# top reads only small regular files, so none can hold it or feed it for
+# ever; what they stood for is left out, or null.
+tree = Tree()
+tree.engine("cpu", credits=1, in_flight=0, busy_ns=7, released=1)
+os.unlink(os.path.join(tree.sysfs, "engines", "cpu", "busy_ns"))
+os.mkfifo(os.path.join(tree.sysfs, "engines", "cpu", "busy_ns"))
+tree.fd(100, 3, fdinfo(7, 0), comm="fine")
+tree.fd(200, 3, fdinfo(8, 0), comm="zero")
+tree.fd(300, 3, fdinfo(9, 0), comm="fifo")
+tree.fd(400, 3, fdinfo(10, 0) + "x" * (300 * 1024) + "\n", comm="huge")
+tree.fd(500, 3, fdinfo(11, 0))
+zero = os.path.join(tree.proc, "200", "fdinfo", "3")
+os.unlink(zero)
+os.symlink("/dev/zero", zero)
+os.unlink(os.path.join(tree.proc, "300", "fdinfo", "3"))
+os.mkfifo(os.path.join(tree.proc, "300", "fdinfo", "3"))
+os.unlink(os.path.join(tree.proc, "500", "comm"))
+os.mkfifo(os.path.join(tree.proc, "500", "comm"))
+try:
+    js = top_json("top on FIFOs, /dev/zero and a huge fdinfo: JSON",
+                  run(ACCELCTL, "top", "--once", "-d", "0", "-J",
+                      env=tree.env()))
+except subprocess.TimeoutExpired:
+    check("top on FIFOs, /dev/zero and a huge fdinfo: JSON", False,
+          "still running after 30 s")
+    js = None
+if js:
+    j = js[0]
+    check("top: what is not a small regular file is left out",
+          [(c["client_id"], c["comm"]) for c in j["clients"]] ==
+          [(7, "fine"), (11, "?")] and
+          j["engines"][0]["total"]["busy_ns"] is None and
+          j["engines"][0]["total"]["released"] == 1, str(j))
+e = env_of(tree.env())
+p = subprocess.Popen([ACCELCTL, "top", "-d", "0.05"], env=e,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+time.sleep(0.5)
+p.send_signal(signal.SIGTERM)
+try:
+    p.wait(timeout=5)
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.wait()
+check("top on /dev/zero as an fdinfo: SIGTERM still stops it, exit 0",
+      p.returncode == 0, f"exit {p.returncode} (-9: killed after 5 s)")
+p.stderr.close()
+tree.close()
+
+# cdi -o onto a FIFO: not a spec, so not replaced, and not waited on.
+with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
+    os.makedirs(os.path.join(d, "sys", "engines", "cpu"))
+    fifo = os.path.join(d, "spec.json")
+    os.mkfifo(fifo)
+    try:
+        r = run(ACCELCTL, "cdi", "-o", fifo, "--device", "/dev/null",
+                "--sysfs", os.path.join(d, "sys"))
+        expect_exit("cdi -o onto a FIFO exits 1, leaving it", r, 1,
+                    "exists and is not a spec of this kind")
+        check("cdi -o onto a FIFO: still the FIFO",
+              stat.S_ISFIFO(os.lstat(fifo).st_mode), "replaced")
+    except subprocess.TimeoutExpired:
+        check("cdi -o onto a FIFO exits 1, leaving it", False,
+              "still running after 30 s")
 
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

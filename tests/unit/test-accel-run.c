@@ -551,6 +551,38 @@ START_TEST(test_cli_write_error)
 }
 END_TEST
 
+/*
+ * What the environment gets wrong is said without a script line (there is
+ * no line 0), and not blamed on the 'device' line.
+ */
+START_TEST(test_run_environment_errors)
+{
+	char dir[256], path[512], report[8192], err[SCRIPT_ERROR_MAX];
+	struct cli c = { 0 };
+	int status;
+
+	setenv("ACCEL_ENGINE_CREDITS", "0", 1);
+	status = run_text("buffer a size=4\n", report, sizeof(report), err, sizeof(err));
+	ck_assert_int_eq(status, RUN_ERROR);
+	ASSERT_CONTAINS("error", err,
+			"accel-run: cpu://0: cannot create a queue: accel_queue_create: ACCEL_ENGINE_CREDITS is \"0\"");
+	ck_assert_msg(!strstr(err, "t.acc"), "the error names a script line: \"%s\"", err);
+	unsetenv("ACCEL_ENGINE_CREDITS");
+
+	write_script(test_make_tmpdir(dir, sizeof(dir)), "dev.acc", "device cpu://\nbuffer a size=4\n",
+		     path, sizeof(path));
+	setenv(ACCEL_SCHEDULER_ENV, "bogus", 1);
+	cli_run(&c, NULL, NULL, (const char *[]){ path, NULL });
+	ASSERT_STATUS(c, 3);
+	ASSERT_CONTAINS("stderr", c.err, "accel-run: cannot open a scheduler: accel_scheduler_open: ACCEL_SCHEDULER=\"bogus\"");
+	ck_assert_msg(!strstr(c.err, "dev.acc:"), "stderr blames the script: \"%s\"", c.err);
+
+	cli_run(&c, NULL, NULL, (const char *[]){ "", NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stderr", c.err, "accel-run: '' is not a script path; name a script file, or - for the standard input");
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("accel-run");
@@ -571,6 +603,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_cli_unreadable_script);
 	tcase_add_test(tc, test_cli_script_size);
 	tcase_add_test(tc, test_cli_write_error);
+	tcase_add_test(tc, test_run_environment_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

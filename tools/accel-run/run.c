@@ -84,13 +84,16 @@ static double now_ns(void)
 static int rt_fail(struct rt *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* "FILE:LINE: STATEMENT: message" into r->err; returns RUN_ERROR. */
+/*
+ * "FILE:LINE: STATEMENT: message" into r->err, or "FILE: message" outside
+ * any statement (there is no line 0 to blame); returns RUN_ERROR.
+ */
 static int rt_fail(struct rt *r, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(r->err, r->err_len, "%s:%d: %s: ", r->s->file,
-			 r->cur ? r->cur->line : 0,
-			 r->cur ? stmt_name(r->cur->kind) : "device");
+	int n = r->cur ? snprintf(r->err, r->err_len, "%s:%d: %s: ", r->s->file,
+				  r->cur->line, stmt_name(r->cur->kind)) :
+			 snprintf(r->err, r->err_len, "%s: ", r->s->file);
 
 	va_start(ap, fmt);
 	if (n >= 0 && (size_t)n < r->err_len)
@@ -884,6 +887,35 @@ static int device_fail(struct rt *r)
 	return RUN_ERROR;
 }
 
+/*
+ * The scheduler is opened first, by itself: what makes it fail is the
+ * environment (ACCEL_SCHEDULER, ACCEL_DEVICE), never the script's
+ * 'device' line or --device, and the message must not blame them. So is
+ * what makes the queue fail (ACCEL_ENGINE_CREDITS): it has no line.
+ */
+static int open_device(struct rt *r)
+{
+	accel_scheduler_t *sched;
+	int err = accel_scheduler_open(NULL, &sched);
+
+	if (err) {
+		snprintf(r->err, r->err_len, "accel-run: cannot open a scheduler: %s",
+			 accel_error_message());
+		return RUN_ERROR;
+	}
+	err = accel_device_open(device_uri(r->s, r->o), sched, &r->dev);
+	accel_scheduler_release(sched); /* the device holds its own reference */
+	if (err)
+		return device_fail(r);
+	err = accel_queue_create(r->dev, 0, &r->queue);
+	if (err) {
+		snprintf(r->err, r->err_len, "accel-run: %s: cannot create a queue: %s",
+			 accel_device_uri(r->dev), accel_error_message());
+		return RUN_ERROR;
+	}
+	return 0;
+}
+
 static void cleanup(struct rt *r)
 {
 	/*
@@ -934,7 +966,7 @@ int script_run(const struct script *s, const struct run_opts *o, FILE *out,
 {
 	struct rt r = { .s = s, .o = o, .err = err, .err_len = err_len };
 	uint32_t passed = 0, failed = 0, sub_failed = 0;
-	int status = RUN_OK, e;
+	int status = RUN_OK;
 
 	r.t0 = now_ns();
 	err[0] = '\0';
@@ -944,10 +976,8 @@ int script_run(const struct script *s, const struct run_opts *o, FILE *out,
 	r.prints = calloc(s->count + 1, sizeof(*r.prints));
 	if (!r.h || !r.subs || !r.checks || !r.prints)
 		status = rt_fail(&r, "out of memory");
-	if (!status && (e = accel_device_open(device_uri(s, o), NULL, &r.dev)))
-		status = device_fail(&r);
-	if (!status && (e = accel_queue_create(r.dev, 0, &r.queue)))
-		status = lib_fail(&r, e);
+	if (!status)
+		status = open_device(&r);
 	for (uint32_t i = 0; i < s->count && !status; i++)
 		status = run_stmt(&r, &s->stmts[i]);
 	r.cur = NULL;

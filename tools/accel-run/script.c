@@ -1160,11 +1160,15 @@ int script_load(const char *path, struct script *out, char *err, size_t err_len)
 {
 	bool std_in = !strcmp(path, "-");
 	const char *name = std_in ? "<stdin>" : path;
-	FILE *f = std_in ? stdin : fopen(path, "r");
+	FILE *f = std_in ? stdin : *path ? fopen(path, "r") : NULL;
 	char *text, *slash;
 	struct stat st;
 	int ret;
 
+	if (!*path) {
+		snprintf(err, err_len, "accel-run: '' is not a script path; name a script file, or - for the standard input");
+		return -1;
+	}
 	if (!f) {
 		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
 		return -1;

@@ -15,6 +15,7 @@
  * Exit status: 0 every device calibrated (or shown); 1 one failed (the
  * others are still printed, the failure with its message); 2 usage error.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -67,9 +68,63 @@ static void to_uri(const char *arg, char *uri, size_t len)
 	snprintf(uri, len, strstr(arg, "://") ? "%s" : "%s://", arg);
 }
 
+/* libaccel's rule (ACCEL_CACHE_DISABLE): set, and neither empty nor "0". */
+static bool cache_disabled(void)
+{
+	const char *v = getenv("ACCEL_CACHE_DISABLE");
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/* The cache directory libaccel uses, as its documentation names it. */
+static void cache_dir(char *buf, size_t len)
+{
+	const char *v = getenv("ACCEL_CACHE_DIR");
+
+	if (v && *v)
+		snprintf(buf, len, "%s", v);
+	else if ((v = getenv("XDG_CACHE_HOME")) && v[0] == '/')
+		snprintf(buf, len, "%s/accelsched", v);
+	else if ((v = getenv("HOME")) && *v)
+		snprintf(buf, len, "%s/.cache/accelsched", v);
+	else
+		snprintf(buf, len, "(none: neither ACCEL_CACHE_DIR, XDG_CACHE_HOME nor HOME is set)");
+}
+
+/*
+ * Whether the calibration @c measured was stored. accel_device_calibrate()
+ * succeeds when the microbenchmark does, whether or not the cache could
+ * keep the result (a cache directory that is a file, a loop of links, a
+ * read-only place), and the public API says nothing of the store. A
+ * device opened anew reads its parameters from the cache, as every later
+ * process will: they must be the ones just measured, read from there.
+ */
+static bool stored(accel_scheduler_t *s, const struct cal_entry *c)
+{
+	const accel_cost_params_t *m = &c->params;
+	accel_device_t *dev = NULL;
+	accel_cost_params_t p;
+	bool ok;
+
+	if (cache_disabled())
+		return true;	/* measured, not kept: as documented */
+	if (accel_device_open(c->uri, s, &dev))
+		return false;
+	ok = !accel_device_cost_params(dev, &p) &&
+	     p.source == ACCEL_COST_SOURCE_CACHED &&
+	     p.bandwidth == m->bandwidth &&
+	     p.kernel_bandwidth == m->kernel_bandwidth &&
+	     p.operation_rate == m->operation_rate &&
+	     p.dispatch_ns == m->dispatch_ns &&
+	     p.submission_ns == m->submission_ns;
+	accel_device_release(dev);
+	return ok;
+}
+
 static void calibrate_one(accel_scheduler_t *s, bool show, struct cal_entry *c)
 {
 	accel_device_t *dev = NULL;
+	char dir[256];
 
 	c->err = accel_device_open(c->uri, s, &dev);
 	if (!c->err)
@@ -80,6 +135,13 @@ static void calibrate_one(accel_scheduler_t *s, bool show, struct cal_entry *c)
 	else
 		snprintf(c->uri, sizeof(c->uri), "%s", accel_device_uri(dev));
 	accel_device_release(dev);
+	if (c->err || show || stored(s, c))
+		return;
+	cache_dir(dir, sizeof(dir));
+	c->err = -EIO;
+	snprintf(c->error, sizeof(c->error),
+		 "measured, but the calibration could not be stored in the cache directory %s (is it a folder this user may write? see ACCEL_CACHE_DIR): later processes use the defaults",
+		 dir);
 }
 
 /* Device 0 of every available driver. */

@@ -1043,5 +1043,33 @@ with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
         check("cdi -o onto a FIFO exits 1, leaving it", False,
               "still running after 30 s")
 
+# calibrate where the cache cannot keep anything: measured, but not the
+# device's for later processes, so a failure naming the directory; with
+# the cache turned off on purpose, measured and not kept, as documented.
+with tempfile.TemporaryDirectory(prefix="accelctl-calibrate-") as d:
+    afile = os.path.join(d, "a-file")
+    open(afile, "w").close()
+    loop = os.path.join(d, "loop")
+    os.symlink(loop, loop)
+    for what, cache in (("a regular file", afile), ("a symlink loop", loop)):
+        r = run(ACCELCTL, "calibrate", "-j", "cpu",
+                env={"ACCEL_CACHE_DIR": cache})
+        try:
+            dev = json.loads(r.stdout)["devices"][0]
+        except (ValueError, KeyError, IndexError):
+            dev = {}
+        check(f"calibrate with ACCEL_CACHE_DIR {what}: exit 1, naming it",
+              r.returncode == 1 and dev.get("error") and
+              f"could not be stored in the cache directory {cache}"
+              in dev["error"], f"exit {r.returncode}:\n{r.stdout}{r.stderr}")
+    r = run(ACCELCTL, "calibrate", "cpu", env={"ACCEL_CACHE_DIR": afile})
+    expect_exit("calibrate (text) with a cache that cannot store: exit 1",
+                r, 1, "cpu://0: failed: measured, but the calibration "
+                "could not be stored", "stdout")
+    r = run(ACCELCTL, "calibrate", "cpu",
+            env={"ACCEL_CACHE_DIR": afile, "ACCEL_CACHE_DISABLE": "1"})
+    expect_exit("calibrate with ACCEL_CACHE_DISABLE: measured, exit 0", r,
+                0, "cpu://0 (calibrated)", "stdout")
+
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

@@ -583,6 +583,35 @@ START_TEST(test_run_environment_errors)
 }
 END_TEST
 
+/* -j output is UTF-8 whatever bytes a script's name and tokens hold. */
+START_TEST(test_cli_json_not_utf8)
+{
+	char dir[256], path[512];
+	struct cli c = { 0 };
+
+	setenv(ACCEL_SCHEDULER_ENV, "embedded", 1);
+	test_make_tmpdir(dir, sizeof(dir));
+	write_script(dir, "b\xff.acc", "bu\xfe\xc3 a\n", path, sizeof(path));
+	cli_run(&c, NULL, NULL, (const char *[]){ "-j", path, NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stdout", c.out, "b\xef\xbf\xbd.acc");
+	ASSERT_CONTAINS("stdout", c.out, "unknown command 'bu\xef\xbf\xbd\xef\xbf\xbd'");
+	ck_assert_msg(!strpbrk(c.out, "\xff\xfe\xc3"), "stdout is not UTF-8: \"%s\"", c.out);
+	unlink(path);
+
+	/* a report: valid sequences (é, €, 𝄞) stay as they are */
+	write_script(dir, "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\xed\xa0\x80\xc0\xaf.acc", ok_script,
+		     path, sizeof(path));
+	cli_run(&c, NULL, NULL, (const char *[]){ "-j", path, NULL });
+	ASSERT_STATUS(c, 0);
+	ASSERT_CONTAINS("stdout", c.out,
+			"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+			"\xef\xbf\xbd\xef\xbf\xbd.acc\"");
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *run_suite(void)
 {
 	Suite *s = suite_create("accel-run");
@@ -604,6 +633,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_cli_script_size);
 	tcase_add_test(tc, test_cli_write_error);
 	tcase_add_test(tc, test_run_environment_errors);
+	tcase_add_test(tc, test_cli_json_not_utf8);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -35,6 +35,8 @@ static const struct {
 	{ "buffer a size=16\n\ndispach k entry=x wg=1\n", 3,
 	  "unknown command 'dispach' (did you mean 'dispatch'?)" },
 	{ "frobnicate\n", 1, "unknown command 'frobnicate'" },
+	{ "device cpu://\n# which?\ndevice cuda://0\n", 3,
+	  "a second 'device'; the script's device is given at line 1" },
 	{ "buffer a\n", 1, "buffer needs size=..." },
 	{ "buffer a size=12Q\n", 1,
 	  "size '12Q' is not a byte count (a number >= 1, optionally with K, M or G)" },

@@ -33,6 +33,7 @@ struct parser {
 	size_t err_len;
 	int open_cb;        /* the command buffer being recorded, or -1 */
 	int open_line;
+	int device_line;    /* the 'device' statement, or 0 */
 };
 
 static const char *const type_names[] = {
@@ -616,6 +617,11 @@ static int st_device(struct parser *p, struct stmt *st, char **w, int n)
 {
 	if (n != 2)
 		return fail(p, "device takes one URI, such as cpu://");
+	/* One device runs the script: a second line would be ignored. */
+	if (p->device_line)
+		return fail(p, "a second 'device'; the script's device is given at line %d",
+			    p->device_line);
+	p->device_line = p->line;
 	snprintf(st->text, sizeof(st->text), "%s", w[1]);
 	return 0;
 }

@@ -902,6 +902,7 @@ static int st_barrier_end(struct parser *p, struct stmt *st, char **w, int n)
 
 static int parse_table(struct parser *p, char *t, struct stmt *st)
 {
+	const struct stmt *cb = &p->s->stmts[p->s->objs[st->obj].stmt];
 	char *parts[256];
 
 	if (split_list(p, t, parts, 256, &st->table_count, "table"))
@@ -919,6 +920,11 @@ static int parse_table(struct parser *p, char *t, struct stmt *st)
 		*colon = '\0';
 		if (parse_u64(parts[i] + 1, &slot) || slot > UINT32_MAX)
 			return fail(p, "'%s' is not a slot: write @N, such as @0", parts[i]);
+		/* As a recorded @N is: a slot past the capacity does not exist. */
+		if (slot >= cb->capacity)
+			return fail(p, "slot @%llu is not below the capacity %u given to '%s' at line %d",
+				    (unsigned long long)slot, cb->capacity,
+				    p->s->objs[st->obj].name, cb->line);
 		for (uint32_t j = 0; j < i; j++)
 			if (st->table[j].slot == slot)
 				return fail(p, "slot @%llu appears twice in the table",

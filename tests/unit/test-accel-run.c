@@ -322,6 +322,21 @@ START_TEST(test_run_stuck_submission)
 }
 END_TEST
 
+/* Every check of -j has first_mismatch: null when it passed. */
+START_TEST(test_run_json_checks)
+{
+	struct run_opts o = { .timeout_ms = 2000, .json = true };
+	char report[8192], err[SCRIPT_ERROR_MAX];
+	int status = run_text_opts("buffer a size=8 init=u32:1,2\nexpect a u32:1,2\nexpect a u32:1,3\n",
+				   &o, report, sizeof(report), err, sizeof(err));
+
+	ck_assert_int_eq(status, RUN_CHECK_FAILED);
+	ASSERT_CONTAINS("report", report, "\"result\": \"pass\", \"mismatches\": 0, \"first_mismatch\": null}");
+	ASSERT_CONTAINS("report", report,
+			"\"result\": \"fail\", \"mismatches\": 1, \"first_mismatch\": {\"index\": 1, \"expected\": \"3\", \"got\": \"2\"}}");
+}
+END_TEST
+
 /* ---- the program ------------------------------------------------------------ */
 
 /*
@@ -633,6 +648,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_run_check_fails);
 	tcase_add_test(tc, test_run_library_errors);
 	tcase_add_test(tc, test_run_stuck_submission);
+	tcase_add_test(tc, test_run_json_checks);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
 	tcase_add_test(tc, test_cli_empty_run_path);

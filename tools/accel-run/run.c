@@ -852,9 +852,12 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 		run_json_string(f, ref);
 		fprintf(f, ", \"type\": \"%s\", \"count\": %" PRIu64 ", \"result\": \"%s\", \"mismatches\": %" PRIu64,
 			elem_name(c->st->values.type), c->count, c->mismatches ? "fail" : "pass", c->mismatches);
+		/* Always there, as the man page lists it: null when nothing differs. */
 		if (c->mismatches)
 			fprintf(f, ", \"first_mismatch\": {\"index\": %" PRIu64 ", \"expected\": \"%s\", \"got\": \"%s\"}",
 				c->first, c->expected, c->got);
+		else
+			fputs(", \"first_mismatch\": null", f);
 		fputc('}', f);
 	}
 	fprintf(f, "],\n \"prints\": [");

@@ -497,6 +497,13 @@ static int parse_ref(struct parser *p, char *t, bool slots, struct ref *r)
 			return fail(p, "'%s' is not a byte offset", br + 1);
 		if (comma && parse_size(comma + 1, &r->length))
 			return fail(p, "'%s' is not a byte length", comma + 1);
+		/*
+		 * UINT64_MAX stands for "to the end" (no length given): as a
+		 * length it is past the end of any buffer, not the rest of it.
+		 */
+		if (comma && r->length == UINT64_MAX)
+			return fail(p, "length '%s' is past the end of any buffer; write %s[%s] for the rest of it",
+				    comma + 1, t, br + 1);
 	}
 	if (t[0] == '@') {
 		uint64_t slot;

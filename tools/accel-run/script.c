@@ -731,6 +731,16 @@ static int st_buffer(struct parser *p, struct stmt *st, char **w, int n)
 		if (iota_fits(p, st))
 			return -1;
 	}
+	/*
+	 * What repeats to the end (fill=, iota=, a last "v*") would leave
+	 * the bytes after the last whole element unset without a word.
+	 */
+	if ((st->init == INIT_FILL || st->init == INIT_IOTA || st->values.rest) &&
+	    st->size % elem_size(st->values.type))
+		return fail(p, "%s=%s repeats %u-byte elements, but the buffer's %llu bytes are not a multiple of %u",
+			    o[1].value ? "fill" : o[2].value ? "init" : "iota",
+			    elem_name(st->values.type), elem_size(st->values.type),
+			    (unsigned long long)st->size, elem_size(st->values.type));
 	if (st->init != INIT_NONE && st->init != INIT_IOTA &&
 	    (uint64_t)st->values.count * elem_size(st->values.type) > st->size)
 		return fail(p, "%u %s values are %llu bytes, more than the buffer's %llu",

@@ -87,6 +87,9 @@ static const char *const tev_names[TEV_COUNT] = {
 	[TEV_FENCE_SIGNALED] = "dma_fence_signaled",
 };
 
+/* A job's priority no event of the trace said (its job_fail only). */
+#define PRIO_UNKNOWN UINT32_MAX
+
 /* One tracepoint hit, whatever its event: the fields it does not have are 0. */
 struct tev {
 	uint64_t ts;      /* ns, the trace clock */
@@ -241,6 +244,66 @@ static bool field_fence(const char *line, uint64_t *ctx, uint64_t *seqno)
 }
 
 /*
+ * The fields each of the module's events has (its TP_printk), in any
+ * order; NULL-terminated. dma_fence_signaled is the kernel's: only the
+ * fields read are required, others are let be.
+ */
+static const char *const fields_job[] = {
+	"client", "engine", "queue", "job", "prio", NULL
+};
+static const char *const fields_point[] = {
+	"client", "queue", "job", "fence", NULL
+};
+static const char *const fields_complete[] = {
+	"client", "engine", "queue", "job", "status", "device_ns",
+	"predicted_ns", NULL
+};
+static const char *const fields_fail[] = {
+	"client", "engine", "queue", "job", "error", NULL
+};
+
+static const char *const *known_fields(enum tev_type type)
+{
+	switch (type) {
+	case TEV_WAIT:
+	case TEV_SIGNAL:
+		return fields_point;
+	case TEV_COMPLETE:
+		return fields_complete;
+	case TEV_FAIL:
+		return fields_fail;
+	case TEV_FENCE_SIGNALED:
+		return NULL;
+	default:
+		return fields_job;
+	}
+}
+
+/*
+ * Whether every word of @rest is "<key>=<value>" with a key of @known.
+ * A field this accelctl does not know is a module whose events changed:
+ * converting on would drop or misread what it says.
+ */
+static bool only_known(const char *rest, const char *const *known)
+{
+	const char *p = rest;
+
+	while (*(p += strspn(p, " \t\r\n"))) {
+		size_t len = strcspn(p, " \t\r\n");
+		const char *eq = memchr(p, '=', len);
+		bool ok = false;
+
+		for (size_t i = 0; eq && known[i]; i++)
+			ok |= strlen(known[i]) == (size_t)(eq - p) &&
+			      memcmp(known[i], p, (size_t)(eq - p)) == 0;
+		if (!ok)
+			return false;
+		p += len;
+	}
+	return true;
+}
+
+/*
  * One line: "<task>-<pid> [<cpu>] <flags> <secs>.<frac>: <event>: <fields>".
  * Returns 1 with an event, 0 for a line that holds none of ours, -1 for
  * one of ours that does not parse (its fields changed: a newer module).
@@ -273,8 +336,13 @@ static int parse_line(struct trace *t, const char *line, unsigned long lineno,
 		frac *= 10;
 	name = p + 2;
 	rest = strstr(name, ": ");
-	if (!rest)
-		return 0;
+	if (!rest) {
+		/* "<event>:" ending the line: an event without its fields. */
+		rest = name + strcspn(name, "\r\n");
+		if (rest == name || rest[-1] != ':')
+			return 0;
+		rest--;
+	}
 	/* `trace-cmd report` may write "<system>:<event>". */
 	for (const char *c = name; c < rest; c++)
 		if (*c == ':')
@@ -282,13 +350,18 @@ static int parse_line(struct trace *t, const char *line, unsigned long lineno,
 	type = tev_type_of(name, (size_t)(rest - name));
 	if (type == TEV_COUNT)
 		return 0;
-	rest += 2;
+	rest += *rest && rest[1] == ' ' ? 2 : 1;
 
 	e = trace_add(t);
 	if (!e)
 		return -ENOMEM;
 	e->ts = secs * 1000000000ull + frac;
 	e->type = type;
+	e->prio = PRIO_UNKNOWN;
+	if (known_fields(type) && !only_known(rest, known_fields(type))) {
+		ok = false;
+		goto out;
+	}
 	if (type == TEV_FENCE_SIGNALED) {
 		ok = field_u64(rest, "context", &e->context) &&
 		     field_u64(rest, "seqno", &e->seqno);
@@ -736,6 +809,7 @@ static struct job *job_of(struct model *m, const struct tev *e, bool fresh)
 	j->queue = e->queue;
 	j->id = e->job;
 	j->engine = -1;
+	j->prio = PRIO_UNKNOWN;
 	j->t_submit = e->ts;
 	j->serial = (uint32_t)m->njobs;
 	*slot = m->njobs;
@@ -1012,8 +1086,9 @@ static void job_args(struct out *o, const struct model *m, const struct trace *t
 	fprintf(o->f, ",\"args\":{\"client\":%" PRIu64 ",\"queue\":%" PRIu32
 		",\"job\":%" PRIu32 ",\"engine\":", j->client, j->queue, j->id);
 	json_fstring(o->f, j->engine >= 0 ? t->engines[j->engine] : NULL);
-	fprintf(o->f, ",\"priority\":\"%s\",\"end\":\"%s\"", prio_name(j->prio),
-		end_name(j));
+	fputs(",\"priority\":", o->f);
+	json_fstring(o->f, j->prio == PRIO_UNKNOWN ? NULL : prio_name(j->prio));
+	fprintf(o->f, ",\"end\":\"%s\"", end_name(j));
 	if (j->end == END_COMPLETE || j->end == END_FAIL)
 		fprintf(o->f, ",\"status\":%" PRId64 ",\"status_name\":\"%s\"",
 			j->status, j->status ? errname(j->status) : "0");

@@ -1071,5 +1071,44 @@ with tempfile.TemporaryDirectory(prefix="accelctl-calibrate-") as d:
     expect_exit("calibrate with ACCEL_CACHE_DISABLE: measured, exit 0", r,
                 0, "cpu://0 (calibrated)", "stdout")
 
+# trace --input: a line of one of the module's events is read whole, or
+# refused naming the line; a priority no event said is unknown.
+def trace_input(text):
+    return subprocess.run([ACCELCTL, "trace", "-i", "-", "-o", "-"],
+                          input=text, env=env_of(), capture_output=True,
+                          text=True, timeout=30)
+
+
+HEAD = "  app-1 [000] ..... 1.000000: "
+for what, line in (
+        ("an unknown field", "job_submit: client=1 engine=cpu queue=1 "
+         "job=2 prio=1 bogus=3"),
+        ("a word that is no field", "job_complete: client=1 engine=cpu "
+         "queue=1 job=2 status=0 device_ns=5 predicted_ns=0 extra"),
+        ("no fields at all", "job_submit:"),
+        ("no fields, a space after", "job_fail: ")):
+    r = trace_input(HEAD + line + "\n")
+    expect_exit(f"trace -i: a line with {what} exits 1, naming the line", r,
+                1, "-:1: a job_")
+r = trace_input(HEAD + "job_submit: client=1 engine=cpu queue=1 job=2 "
+                "prio=1\n" + HEAD + "job_wait: client=1 queue=1 job=2 "
+                "fence=3:4\n" + HEAD + "job_complete: client=1 engine=cpu "
+                "queue=1 job=2 status=0 device_ns=5\n")
+expect_exit("trace -i: known fields (predicted_ns optional) exit 0", r, 0)
+r = trace_input(HEAD + "job_fail: client=1 engine=cpu queue=1 job=2 "
+                "error=-67\n")
+try:
+    tj = json.loads(r.stdout)
+    args = [e["args"] for e in tj["traceEvents"]
+            if e.get("ph") == "X" and e["name"].startswith("job 2")]
+    names = [e["args"]["name"] for e in tj["traceEvents"]
+             if e.get("name") == "thread_name"]
+    check("trace -i: a job seen only failing has no made-up priority",
+          r.returncode == 0 and args and args[0]["priority"] is None and
+          "queue 1 (?)" in names, f"exit {r.returncode}: {args} {names}")
+except (ValueError, KeyError) as e:
+    check("trace -i: a job seen only failing has no made-up priority",
+          False, f"{e}: {r.stdout}{r.stderr}")
+
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

@@ -301,8 +301,8 @@ int cmd_cdi(int argc, char **argv)
 			      .sysfs = getenv("ACCELCTL_SYSFS") ?: CDI_SYSFS,
 			      .kind = CDI_KIND };
 	char *engines[ENGINES_MAX], opt[8];
-	struct stat st;
-	int c, n, ret, outs = 0;
+	struct stat st, ss;
+	int c, n, ret, err, outs = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -348,6 +348,8 @@ int cmd_cdi(int argc, char **argv)
 				   o.kind);
 	if (o.out && !*o.out)
 		return usage_error("cdi: -o needs a file name");
+	if (!*o.sysfs)
+		return usage_error("cdi: --sysfs needs a folder");
 	if (stat(o.device, &st)) {
 		fprintf(stderr, "%s: cdi: %s: %s; load the module (modprobe accelsched) or pass --device PATH\n",
 			progname, o.device, strerror(errno));
@@ -356,6 +358,17 @@ int cmd_cdi(int argc, char **argv)
 	if (!S_ISCHR(st.st_mode)) {
 		fprintf(stderr, "%s: cdi: %s is not a character device; pass the accelsched device node with --device PATH\n",
 			progname, o.device);
+		return EXIT_FAILURE;
+	}
+	/*
+	 * A folder that is not there is a module not loaded or a mistyped
+	 * --sysfs, not a module without engines: a spec of "all" only
+	 * would hide that the engines were never seen.
+	 */
+	err = stat(o.sysfs, &ss) ? errno : S_ISDIR(ss.st_mode) ? 0 : ENOTDIR;
+	if (err) {
+		fprintf(stderr, "%s: cdi: %s: %s; load the module (modprobe accelsched) or pass --sysfs DIR\n",
+			progname, o.sysfs, strerror(err));
 		return EXIT_FAILURE;
 	}
 	n = read_engines(o.sysfs, engines, ENGINES_MAX);

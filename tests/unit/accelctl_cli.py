@@ -1110,5 +1110,24 @@ except (ValueError, KeyError) as e:
     check("trace -i: a job seen only failing has no made-up priority",
           False, f"{e}: {r.stdout}{r.stderr}")
 
+# cdi: a --sysfs folder that is not there is no module, not one without
+# engines.
+with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
+    afile = os.path.join(d, "a-file")
+    open(afile, "w").close()
+    for what, sysfs in (("a missing folder", os.path.join(d, "none")),
+                        ("a file", afile)):
+        r = run(ACCELCTL, "cdi", "--print", "--device", "/dev/null",
+                "--sysfs", sysfs)
+        expect_exit(f"cdi --sysfs of {what} exits 1, naming it", r, 1,
+                    f"accelctl: cdi: {sysfs}: ")
+        check(f"cdi --sysfs of {what}: no spec printed", r.stdout == "",
+              r.stdout)
+    expect_exit("cdi --sysfs '' is a usage error",
+                run(ACCELCTL, "cdi", "--print", "--device", "/dev/null",
+                    "--sysfs", ""), 2, "cdi: --sysfs needs a folder")
+    r = run(ACCELCTL, "cdi", "--print", "--device", "/dev/null", "--sysfs", d)
+    expect_exit("cdi --sysfs of a folder without engines/ exits 0", r, 0)
+
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

@@ -82,9 +82,9 @@ static int refuse(const struct run_opts *o, const char *script, const char *err)
 {
 	if (o->json) {
 		fputs("{\"script\": ", stdout);
-		run_json_string(stdout, script);
+		json_fstring(stdout, script);
 		fputs(", \"result\": \"error\", \"error\": ", stdout);
-		run_json_string(stdout, err);
+		json_fstring(stdout, err);
 		fputs("}\n", stdout);
 	}
 	fprintf(stderr, "%s\n", err);

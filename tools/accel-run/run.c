@@ -713,76 +713,6 @@ static int run_stmt(struct rt *r, const struct stmt *st)
 
 /* ---- the report ------------------------------------------------------------- */
 
-/* The length of the valid UTF-8 sequence at @p (RFC 3629), or 0. */
-static size_t utf8_seq(const unsigned char *p)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		/* no overlong forms, no UTF-16 surrogates */
-		if (p[0] == 0xe0)
-			lo = 0xa0;
-		if (p[0] == 0xed)
-			hi = 0x9f;
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		/* no overlong forms, nothing past U+10FFFF */
-		if (p[0] == 0xf0)
-			lo = 0x90;
-		if (p[0] == 0xf4)
-			hi = 0x8f;
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 &&
-		       (p[3] & 0xc0) == 0x80 ? 4 : 0;
-	}
-	return 0;
-}
-
-void run_json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n, at = 0;
-	char *copy;
-
-	if (!s) {
-		json_fstring(f, NULL);
-		return;
-	}
-	for (n = 0; p[n]; n += utf8_seq(p + n))
-		if (!utf8_seq(p + n))
-			break;
-	if (!p[n]) {
-		json_fstring(f, s);
-		return;
-	}
-	copy = malloc(3 * strlen(s) + 1);
-	if (!copy) {
-		json_fstring(f, "(out of memory)");
-		return;
-	}
-	while (*p) {
-		size_t k = utf8_seq(p);
-
-		if (k) {
-			memcpy(copy + at, p, k);
-			at += k;
-			p += k;
-		} else {
-			memcpy(copy + at, "\xef\xbf\xbd", 3); /* U+FFFD */
-			at += 3;
-			p++;
-		}
-	}
-	copy[at] = '\0';
-	json_fstring(f, copy);
-	free(copy);
-}
-
-
 static double median_of(double *v, uint64_t n)
 {
 	for (uint64_t i = 1; i < n; i++) /* insertion sort: n is small */
@@ -819,11 +749,11 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 	char ref[160];
 
 	fprintf(f, "{\"script\": ");
-	run_json_string(f, r->s->file);
+	json_fstring(f, r->s->file);
 	fprintf(f, ", \"device\": ");
-	run_json_string(f, r->dev ? accel_device_uri(r->dev) : "");
+	json_fstring(f, r->dev ? accel_device_uri(r->dev) : "");
 	fprintf(f, ", \"scheduler\": ");
-	run_json_string(f, r->dev ? accel_scheduler_kind_name(accel_scheduler_kind(accel_device_scheduler(r->dev))) : "");
+	json_fstring(f, r->dev ? accel_scheduler_kind_name(accel_scheduler_kind(accel_device_scheduler(r->dev))) : "");
 	fprintf(f, ",\n \"submissions\": [");
 	for (uint32_t i = 0; i < r->nsubs; i++) {
 		struct sub_rec *s = &r->subs[i];
@@ -832,13 +762,13 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 		for (uint64_t k = 0; k < s->submitted; k++)
 			total += s->host_ns[k];
 		fprintf(f, "%s\n  {\"line\": %d, \"command_buffer\": ", i ? "," : "", s->st->line);
-		run_json_string(f, obj_name(r, s->st->obj));
+		json_fstring(f, obj_name(r, s->st->obj));
 		fprintf(f, ", \"submitted\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
 			   ", \"host_submit_ns_median\": %.0f, \"host_submit_ns_total\": %.0f, \"elapsed_ns\": %.0f, \"error\": ",
 			s->submitted, s->ok, s->failed, median_of(s->host_ns, s->submitted), total,
 			s->t_done > s->t_first ? s->t_done - s->t_first : 0.0);
 		if (s->failed)
-			run_json_string(f, s->error);
+			json_fstring(f, s->error);
 		else
 			fprintf(f, "null");
 		fputc('}', f);
@@ -849,7 +779,7 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 
 		ref_text(r, &c->st->refs[0], ref, sizeof(ref));
 		fprintf(f, "%s\n  {\"line\": %d, \"ref\": ", i ? "," : "", c->st->line);
-		run_json_string(f, ref);
+		json_fstring(f, ref);
 		fprintf(f, ", \"type\": \"%s\", \"count\": %" PRIu64 ", \"result\": \"%s\", \"mismatches\": %" PRIu64,
 			elem_name(c->st->values.type), c->count, c->mismatches ? "fail" : "pass", c->mismatches);
 		/* Always there, as the man page lists it: null when nothing differs. */
@@ -866,7 +796,7 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 
 		ref_text(r, &p->st->refs[0], ref, sizeof(ref));
 		fprintf(f, "%s\n  {\"line\": %d, \"ref\": ", i ? "," : "", p->st->line);
-		run_json_string(f, ref);
+		json_fstring(f, ref);
 		fprintf(f, ", \"type\": \"%s\", \"values\": ", elem_name(p->st->type));
 		json_values(f, p->values);
 		fputc('}', f);
@@ -874,7 +804,7 @@ static void report_json(struct rt *r, FILE *f, int status, uint32_t passed,
 	fprintf(f, "],\n \"checks_passed\": %u, \"checks_failed\": %u, \"elapsed_ns\": %.0f, \"result\": \"%s\", \"error\": ",
 		passed, failed, elapsed, status == RUN_OK ? "pass" : status == RUN_ERROR ? "error" : "fail");
 	if (r->err[0])
-		run_json_string(f, r->err);
+		json_fstring(f, r->err);
 	else
 		fprintf(f, "null");
 	fprintf(f, "}\n");

@@ -38,11 +38,4 @@ enum {
 int script_run(const struct script *s, const struct run_opts *o, FILE *out,
 	       char *err, size_t err_len);
 
-/*
- * run_json_string() - @s as a JSON string (json_fstring()), each byte
- * that is not part of valid UTF-8 replaced by U+FFFD: a script's name and
- * its tokens may be any bytes, and the report must still be JSON.
- */
-void run_json_string(FILE *f, const char *s);
-
 #endif

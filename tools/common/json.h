@@ -2,7 +2,8 @@
 /*
  * The tools' one JSON writer (accelctl, accelctl top, accel-run,
  * accel-bench): strings escaped per RFC 8259 (quotes, backslashes and
- * every control character; other bytes, UTF-8 included, as they are),
+ * every control character; valid UTF-8 as it is, and any byte that starts
+ * no valid UTF-8 sequence as U+FFFD, since JSON text is UTF-8),
  * and numbers that are always valid JSON (NaN and infinities, which JSON
  * cannot carry, become null).
  */

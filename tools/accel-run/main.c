@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <accel/accel.h>
@@ -46,13 +47,17 @@ static void usage(FILE *f)
 		"exit: 0 ok, 1 a check or submission failed, 2 usage or script error, 3 runtime error\n");
 }
 
-static void add_env_dirs(struct run_opts *o, char *env)
+/* ACCEL_RUN_PATH's folders after the -L ones; false past LIBDIRS_MAX. */
+static bool add_env_dirs(struct run_opts *o, char *env)
 {
 	char *save = NULL;
 
-	for (char *d = strtok_r(env, ":", &save); d && o->libdir_count < LIBDIRS_MAX;
-	     d = strtok_r(NULL, ":", &save))
+	for (char *d = strtok_r(env, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		if (o->libdir_count == LIBDIRS_MAX)
+			return false;
 		o->libdirs[o->libdir_count++] = d;
+	}
+	return true;
 }
 
 /*
@@ -125,7 +130,7 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			if (o.libdir_count == LIBDIRS_MAX) {
-				fprintf(stderr, "accel-run: more than %d -L folders; join them into fewer, or use ACCEL_RUN_PATH\n",
+				fprintf(stderr, "accel-run: more than %d -L folders; put the executables in fewer\n",
 					LIBDIRS_MAX);
 				return RUN_BAD_SCRIPT;
 			}
@@ -178,7 +183,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "accel-run: out of memory\n");
 			return RUN_ERROR;
 		}
-		add_env_dirs(&o, env_dirs);
+		if (!add_env_dirs(&o, env_dirs)) {
+			/* Not dropped silently: a path looked up in vain is worse. */
+			fprintf(stderr, "accel-run: -L and ACCEL_RUN_PATH name more than %d folders in all; put the executables in fewer\n",
+				LIBDIRS_MAX);
+			free(env_dirs);
+			return RUN_BAD_SCRIPT;
+		}
 	}
 	if (script_load(argv[optind], &s, err, sizeof(err))) {
 		free(env_dirs);

@@ -530,6 +530,33 @@ START_TEST(test_cli_unreadable_script)
 END_TEST
 
 /* A script is at most SCRIPT_SIZE_MAX bytes: /dev/zero cannot fill memory. */
+/*
+ * A NUL byte in a script is refused with its line: the text is parsed as a
+ * C string, so everything after it was silently dropped (a script cut at
+ * its first NUL ran as if it ended there).
+ */
+START_TEST(test_cli_script_with_nul)
+{
+	char dir[256], path[512];
+	struct cli c = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/nul.acc", test_make_tmpdir(dir, sizeof(dir)));
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(ok_script, f);
+	fputs("# a comment, then a NUL\n", f);
+	fputc('\0', f);
+	fputs("expect nothing\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	cli_run(&c, NULL, NULL, (const char *[]){ "--check", path, NULL });
+	ASSERT_STATUS(c, 2);
+	ASSERT_CONTAINS("stderr", c.err, ": a NUL byte; a script is text");
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_cli_script_size)
 {
 	char dir[256], path[512], big[512];
@@ -679,6 +706,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_cli_empty_run_path);
 	tcase_add_test(tc, test_cli_unreadable_script);
 	tcase_add_test(tc, test_cli_script_size);
+	tcase_add_test(tc, test_cli_script_with_nul);
 	tcase_add_test(tc, test_cli_write_error);
 	tcase_add_test(tc, test_run_environment_errors);
 	tcase_add_test(tc, test_cli_json_not_utf8);

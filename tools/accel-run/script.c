@@ -1182,6 +1182,17 @@ static char *read_text(FILE *f, const char *name, char *err, size_t err_len)
 		return NULL;
 	}
 	text[len] = '\0';
+	/* Parsed as a C string: a NUL would end the script where it stands. */
+	if (strlen(text) != len) {
+		const char *at = text, *nul = text + strlen(text);
+		unsigned int line = 1;
+
+		for (; at < nul; at++)
+			line += *at == '\n';
+		snprintf(err, err_len, "%s:%u: a NUL byte; a script is text", name, line);
+		free(text);
+		return NULL;
+	}
 	return text;
 }
 

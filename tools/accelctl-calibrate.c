@@ -205,10 +205,11 @@ static void print_json(const struct cal_entry *c, uint32_t n)
 
 int cmd_calibrate(int argc, char **argv)
 {
+	enum { OPT_JSON = OPT_LONG, OPT_SHOW, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "show", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "show", no_argument, NULL, OPT_SHOW },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cal_entry c[MAX_DEVICES] = { 0 };
@@ -216,23 +217,23 @@ int cmd_calibrate(int argc, char **argv)
 	bool json = false, show = false;
 	int ch, status = EXIT_SUCCESS;
 	uint32_t n = 0;
-	char opt[8];
 
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
+		case OPT_JSON:
 			json = true;
 			break;
-		case 's':
+		case OPT_SHOW:
 			show = true;
 			break;
 		case 'h':
+		case OPT_HELP:
 			calibrate_usage(stdout);
 			return EXIT_SUCCESS;
 		default:
-			return usage_error("calibrate: unknown option '%s'",
-					   bad_option(argv, opt, sizeof(opt)));
+			return option_error("calibrate", ch, argv, NULL);
 		}
 	}
 	if (argc - optind > MAX_DEVICES)

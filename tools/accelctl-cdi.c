@@ -286,21 +286,22 @@ static int write_spec(const struct cdi_opts *o, const struct stat *st,
 
 int cmd_cdi(int argc, char **argv)
 {
-	enum { OPT_DYNAMIC = 256, OPT_KIND, OPT_DEVICE, OPT_SYSFS };
+	enum { OPT_OUTPUT = OPT_LONG, OPT_DYNAMIC, OPT_PRINT, OPT_KIND,
+	       OPT_DEVICE, OPT_SYSFS, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "dynamic", no_argument, NULL, OPT_DYNAMIC },
-		{ "print", no_argument, NULL, 'p' },
+		{ "print", no_argument, NULL, OPT_PRINT },
 		{ "kind", required_argument, NULL, OPT_KIND },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "sysfs", required_argument, NULL, OPT_SYSFS },
-		{ "help", no_argument, NULL, 'h' },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cdi_opts o = { .out = CDI_STATIC, .device = CDI_DEVICE,
 			      .sysfs = getenv("ACCELCTL_SYSFS") ?: CDI_SYSFS,
 			      .kind = CDI_KIND };
-	char *engines[ENGINES_MAX], opt[8];
+	char *engines[ENGINES_MAX];
 	struct stat st, ss;
 	int c, n, ret, err, outs = 0;
 
@@ -309,6 +310,7 @@ int cmd_cdi(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:ph", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+		case OPT_OUTPUT:
 			o.out = optarg;
 			outs++;
 			break;
@@ -317,6 +319,7 @@ int cmd_cdi(int argc, char **argv)
 			outs++;
 			break;
 		case 'p':
+		case OPT_PRINT:
 			o.out = NULL;
 			outs++;
 			break;
@@ -330,13 +333,11 @@ int cmd_cdi(int argc, char **argv)
 			o.sysfs = optarg;
 			break;
 		case 'h':
+		case OPT_HELP:
 			cdi_usage(stdout);
 			return EXIT_SUCCESS;
-		case ':':
-			return usage_error("cdi: option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("cdi: unknown option '%s'",
-					   bad_option(argv, opt, sizeof(opt)));
+			return option_error("cdi", c, argv, NULL);
 		}
 	}
 	if (optind < argc)

@@ -241,9 +241,10 @@ static void print_json(const struct drv_entry *e, uint32_t n)
 
 int cmd_devices(int argc, char **argv)
 {
+	enum { OPT_JSON = OPT_LONG, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t n = accel_driver_count(), used = 0;
@@ -252,20 +253,20 @@ int cmd_devices(int argc, char **argv)
 	struct drv_entry *e;
 	bool json = false;
 	int c, status = EXIT_SUCCESS;
-	char opt[8];
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
+		case OPT_JSON:
 			json = true;
 			break;
 		case 'h':
+		case OPT_HELP:
 			devices_usage(stdout);
 			return EXIT_SUCCESS;
 		default:
-			return usage_error("devices: unknown option '%s'",
-					   bad_option(argv, opt, sizeof(opt)));
+			return option_error("devices", c, argv, NULL);
 		}
 	}
 	if (optind < argc)

@@ -1433,15 +1433,17 @@ struct top_options {
 
 static int top_parse(int argc, char **argv, struct top_options *o)
 {
+	enum { OPT_JSON = OPT_LONG, OPT_ONCE, OPT_DELAY, OPT_ITERATIONS,
+	       OPT_HELP };
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "once", no_argument, NULL, 'o' },
-		{ "delay", required_argument, NULL, 'd' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "delay", required_argument, NULL, OPT_DELAY },
+		{ "iterations", required_argument, NULL, OPT_ITERATIONS },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	char opt[8], *end;
+	char opt[OPT_NAME_MAX], *end;
 	int c;
 
 	*o = (struct top_options){ .delay = 1.0 };
@@ -1450,12 +1452,14 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 		switch (c) {
 		case 'J':
 		case 'j':
+		case OPT_JSON:
 			o->json = true;
 			break;
-		case 'o':
+		case OPT_ONCE:
 			o->once = true;
 			break;
 		case 'd':
+		case OPT_DELAY:
 			errno = 0;
 			o->delay = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->delay >= 0) ||
@@ -1464,6 +1468,7 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 						   optarg, DELAY_MAX_S);
 			break;
 		case 'n':
+		case OPT_ITERATIONS:
 			errno = 0;
 			o->frames = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' || !o->frames)
@@ -1471,15 +1476,17 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 						   optarg);
 			break;
 		case 'h':
+		case OPT_HELP:
 			top_usage(stdout);
 			exit(EXIT_SUCCESS);
 		case ':':
 			return usage_error("top: option '%s' needs a value (%s)",
-					   argv[optind - 1],
-					   optopt == 'd' ? "seconds" : "a number of frames");
+					   bad_option(argv, opt, sizeof(opt)),
+					   optopt == 'd' || optopt == OPT_DELAY ?
+					   "seconds" : "a number of frames");
 		default:
-			return usage_error("top: unknown option '%s' (valid: -d SECONDS, -n N, --once, -J, -h)",
-					   bad_option(argv, opt, sizeof(opt)));
+			return option_error("top", c, argv,
+					    "(valid: -d SECONDS, -n N, --once, -J, -h)");
 		}
 	}
 	if (optind < argc)

@@ -1422,14 +1422,16 @@ static void trace_usage(FILE *f)
 
 int cmd_trace(int argc, char **argv)
 {
+	enum { OPT_OUTPUT = OPT_LONG, OPT_DURATION, OPT_FENCES, OPT_BUFFER_KB,
+	       OPT_TRACING, OPT_INPUT, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "fences", no_argument, NULL, 'F' },
-		{ "buffer-kb", required_argument, NULL, 'B' },
-		{ "tracing", required_argument, NULL, 'T' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "fences", no_argument, NULL, OPT_FENCES },
+		{ "buffer-kb", required_argument, NULL, OPT_BUFFER_KB },
+		{ "tracing", required_argument, NULL, OPT_TRACING },
+		{ "input", required_argument, NULL, OPT_INPUT },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = "accelsched-trace.json", *input = NULL, *tracing = NULL;
@@ -1439,43 +1441,42 @@ int cmd_trace(int argc, char **argv)
 	struct model m = { 0 };
 	char instance[64] = "";
 	int c, ret, status = 0;
-	char opt[8];
 	FILE *f;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+:o:d:i:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+		case OPT_OUTPUT:
 			output = optarg;
 			break;
 		case 'd':
+		case OPT_DURATION:
 			if (parse_u64(progname, "trace: -d", optarg, 1, 86400, &seconds))
 				return EXIT_USAGE;
 			duration_given = true;
 			break;
-		case 'F':
+		case OPT_FENCES:
 			fences = true;
 			break;
-		case 'B':
+		case OPT_BUFFER_KB:
 			if (parse_u64(progname, "trace: --buffer-kb", optarg, 64,
 				      1048576, &buffer_kb))
 				return EXIT_USAGE;
 			break;
-		case 'T':
+		case OPT_TRACING:
 			tracing = optarg;
 			break;
 		case 'i':
+		case OPT_INPUT:
 			input = optarg;
 			break;
 		case 'h':
+		case OPT_HELP:
 			trace_usage(stdout);
 			return EXIT_SUCCESS;
-		case ':':
-			return usage_error("trace: option '%s' needs a value",
-					   bad_option(argv, opt, sizeof(opt)));
 		default:
-			return usage_error("trace: unknown option '%s'",
-					   bad_option(argv, opt, sizeof(opt)));
+			return option_error("trace", c, argv, NULL);
 		}
 	}
 	if (input && (optind < argc || duration_given || fences || tracing))

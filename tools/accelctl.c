@@ -67,11 +67,40 @@ int usage_error(const char *fmt, ...)
 
 const char *bad_option(char **argv, char *buf, size_t len)
 {
-	if (optopt) {
+	const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+
+	/*
+	 * A refused short option leaves its letter in optopt, and optind
+	 * on its element while letters of a bundle are left (--json -xj):
+	 * only the letter names it. A refused long option leaves optind
+	 * past its element, and optopt its val (OPT_LONG and above) or 0
+	 * when no option has that name.
+	 */
+	if (optopt && optopt < OPT_LONG) {
 		snprintf(buf, len, "-%c", optopt);
 		return buf;
 	}
-	return argv[optind - 1];
+	/* a known option's name (or prefix of it) fits; an unknown one is whole */
+	if (!optopt || !eq)
+		return arg;
+	snprintf(buf, len, "%.*s", (int)(eq - arg), arg);
+	return buf;
+}
+
+int option_error(const char *cmd, int c, char **argv, const char *valid)
+{
+	const char *sep = cmd ? ": " : "";
+	char opt[OPT_NAME_MAX];
+	const char *name = bad_option(argv, opt, sizeof(opt));
+
+	cmd = cmd ?: "";
+	if (c == ':')
+		return usage_error("%s%soption '%s' needs a value", cmd, sep, name);
+	/* refused with a val: a known long option given a value (--json=1) */
+	if (optopt >= OPT_LONG)
+		return usage_error("%s%soption '%s' takes no value", cmd, sep, name);
+	return usage_error("%s%sunknown option '%s'%s%s", cmd, sep, name,
+			   valid ? " " : "", valid ?: "");
 }
 
 /* ---- JSON output -------------------------------------------------------- */
@@ -190,29 +219,30 @@ static void info_usage(FILE *f)
 
 static int cmd_info(int argc, char **argv)
 {
+	enum { OPT_JSON = OPT_LONG, OPT_HELP };
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	accel_scheduler_t *s;
 	accel_scheduler_info_t info;
 	bool json = false;
-	char opt[8];
 	int c, err;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
+		case OPT_JSON:
 			json = true;
 			break;
 		case 'h':
+		case OPT_HELP:
 			info_usage(stdout);
 			return EXIT_SUCCESS;
 		default:
-			return usage_error("info: unknown option '%s'",
-					   bad_option(argv, opt, sizeof(opt)));
+			return option_error("info", c, argv, NULL);
 		}
 	}
 	if (optind < argc)
@@ -236,12 +266,12 @@ static int cmd_info(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	enum { OPT_HELP = OPT_LONG, OPT_VERSION };
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	char opt[8];
 	int c;
 
 	/*
@@ -253,14 +283,15 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
+		case OPT_HELP:
 			usage(stdout);
 			return EXIT_SUCCESS;
 		case 'V':
+		case OPT_VERSION:
 			printf("accelctl (libaccel) %s\n", accel_version());
 			return EXIT_SUCCESS;
 		default:
-			return usage_error("unknown option '%s'",
-					   bad_option(argv, opt, sizeof(opt)));
+			return option_error(NULL, c, argv, NULL);
 		}
 	}
 	if (optind >= argc)

@@ -17,8 +17,32 @@ extern const char *progname;
 /* Print "accelctl: <message>" and the --help hint; return EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The option getopt_long() just refused, as the user wrote it. */
+/*
+ * Every long option's val is OPT_LONG or above, even one that a short
+ * letter also spells (-j, --json): getopt_long() then leaves in optopt a
+ * letter only for a refused short option, and the val of a refused long
+ * one, so that its error can name what the user typed (--json=1 is not
+ * "-j"). A command numbers its long options from here.
+ */
+#define OPT_LONG 256
+
+/* The name of an option in an error; room for any long option's. */
+#define OPT_NAME_MAX 64
+
+/*
+ * The option getopt_long() just refused, as the user wrote it: "-x" of a
+ * short one (even inside a bundle such as -jx), the element of a long
+ * one up to any '=' (--json of --json=1, --frob of --frob=2).
+ */
 const char *bad_option(char **argv, char *buf, size_t len);
+
+/*
+ * The usage error of the option getopt_long() just refused with @c ('?'
+ * or ':'), for command @cmd (NULL: accelctl's own options): "needs a
+ * value", "takes no value" (--json=1), or "unknown option" and @valid
+ * when not NULL. Returns EXIT_USAGE.
+ */
+int option_error(const char *cmd, int c, char **argv, const char *valid);
 
 /* @s as a JSON string, quotes and escapes included, on stdout. */
 void json_string(const char *s);

@@ -112,6 +112,35 @@ expect_exit("info unknown option exits 2", run(ACCELCTL, "info", "-x"), 2,
             "unknown option '-x'")
 expect_exit("info extra argument exits 2", run(ACCELCTL, "info", "extra"),
             2, "unexpected argument 'extra'")
+# A refused option is named as the user wrote it: a long one (or its
+# abbreviation) by its name, a short one by its letter, even inside a
+# bundle that follows a long option (where getopt has not moved on yet),
+# never by the letter a long option is handled as inside accelctl.
+for args, needle in (
+        (["info", "--json=1"], "info: option '--json' takes no value"),
+        (["info", "--js=1"], "info: option '--js' takes no value"),
+        (["info", "--json", "-xj"], "info: unknown option '-x'"),
+        (["info", "--nope=3"], "info: unknown option '--nope=3'"),
+        (["--help=1"], "accelctl: option '--help' takes no value"),
+        (["devices", "--json=2"], "devices: option '--json' takes no value"),
+        (["calibrate", "--show=1"],
+         "calibrate: option '--show' takes no value"),
+        (["calibrate", "-s"], "calibrate: unknown option '-s'"),
+        (["top", "--once=1"], "top: option '--once' takes no value"),
+        (["top", "--json", "-Jx"], "top: unknown option '-x'"),
+        (["top", "--delay"], "top: option '--delay' needs a value"),
+        (["top", "-Jd"], "top: option '-d' needs a value"),
+        (["cdi", "--output"], "cdi: option '--output' needs a value"),
+        (["cdi", "--print", "-px"], "cdi: unknown option '-x'"),
+        (["cdi", "--dynamic=1"], "cdi: option '--dynamic' takes no value"),
+        (["trace", "--buffer-kb"],
+         "trace: option '--buffer-kb' needs a value"),
+        (["trace", "--fences", "-xo"], "trace: unknown option '-x'"),
+        (["trace", "--fences=1"], "trace: option '--fences' takes no value"),
+        (["trace", "-o"], "trace: option '-o' needs a value")):
+    expect_exit(f"{' '.join(args)}: exit 2, naming the option as written",
+                run(ACCELCTL, *args), 2, f"accelctl: {needle}" if
+                not needle.startswith("accelctl") else needle)
 expect_exit("bad ACCEL_SCHEDULER exits 1",
             run(ACCELCTL, "info", env={"ACCEL_SCHEDULER": "bogus"}), 1,
             '"bogus"')

@@ -48,12 +48,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #ifdef ACCELCTL_TRACEFS
+#include <linux/magic.h>
 #include <tracefs.h>
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC 0x74726163
+#endif
 #endif
 
 #include "accelctl.h"
@@ -587,6 +592,31 @@ static int record_run(struct record_opts *o)
 	return 0;
 }
 
+/*
+ * Whether @dir is a mounted tracefs, saying why not. libtracefs takes
+ * any folder --tracing names, and may answer one where tracefs would be
+ * (a bare mount point, debugfs's tracing/): without this, a tracefs not
+ * mounted reads as a module not loaded, and modprobe mounts nothing.
+ */
+static bool tracefs_mounted(const char *dir)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf) < 0) {
+		fprintf(stderr, "%s: trace: %s: %s%s\n", progname, dir,
+			strerror(errno),
+			errno == EACCES ? " (tracing needs root)" :
+			errno == ENOENT ? ": pass the tracefs mount with --tracing DIR" : "");
+		return false;
+	}
+	if (sf.f_type != TRACEFS_MAGIC) {
+		fprintf(stderr, "%s: trace: tracefs is not mounted on %s: mount it with 'mount -t tracefs nodev %s' (as root), or pass its mount with --tracing DIR\n",
+			progname, dir, dir);
+		return false;
+	}
+	return true;
+}
+
 static int record(struct trace *t, struct record_opts *o, char *name,
 		  size_t namelen)
 {
@@ -609,11 +639,19 @@ static int record(struct trace *t, struct record_opts *o, char *name,
 			progname);
 		return -ENOENT;
 	}
+	if (!tracefs_mounted(dir))
+		return -ENOENT;
 	snprintf(path, sizeof(path), "%s/events/accelsched", dir);
 	if (stat(path, &st) < 0) {
-		fprintf(stderr, "%s: trace: %s does not exist: the accelsched module is not loaded (modprobe accelsched)\n",
-			progname, path);
-		return -ENOENT;
+		int err = errno;
+
+		if (err == ENOENT)
+			fprintf(stderr, "%s: trace: %s does not exist: the accelsched module is not loaded (modprobe accelsched)\n",
+				progname, path);
+		else
+			fprintf(stderr, "%s: trace: %s: %s%s\n", progname, path,
+				strerror(err), err == EACCES ? " (tracing needs root)" : "");
+		return -err;
 	}
 	snprintf(name, namelen, "accelctl-trace-%ld", (long)getpid());
 	inst = tracefs_instance_create(name);

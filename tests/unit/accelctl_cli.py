@@ -1139,6 +1139,44 @@ except (ValueError, KeyError) as e:
     check("trace -i: a job seen only failing has no made-up priority",
           False, f"{e}: {r.stdout}{r.stderr}")
 
+# trace: a tracefs not mounted is not a module not loaded (modprobe would
+# not fix it). A plain folder as --tracing is a tracefs not mounted; the
+# host's mounted tracefs, without the module's events, is the module not
+# loaded.
+with tempfile.TemporaryDirectory(prefix="accelctl-trace-") as d:
+    os.makedirs(os.path.join(d, "tracing", "events"))
+    r = run(ACCELCTL, "trace", "-d", "1", "-o", os.path.join(d, "t.json"),
+            "--tracing", os.path.join(d, "tracing"))
+    if "built without libtracefs" in r.stderr:
+        skip("trace on a folder that is not tracefs: says to mount it",
+             "accelctl built without libtracefs")
+    else:
+        expect_exit("trace on a folder that is not tracefs: says to mount it",
+                    r, 1, f"tracefs is not mounted on {d}/tracing: mount it "
+                    f"with 'mount -t tracefs nodev {d}/tracing'")
+        check("trace on a folder that is not tracefs: no modprobe advice",
+              "modprobe" not in r.stderr, r.stderr)
+    with open("/proc/self/mounts") as f:
+        mounted = any(line.split()[1:3] == ["/sys/kernel/tracing", "tracefs"]
+                      for line in f)
+    ev = "/sys/kernel/tracing/events"
+    if "built without libtracefs" in r.stderr:
+        skip("trace without the module's events: modprobe",
+             "accelctl built without libtracefs")
+    elif not mounted or not os.access(ev, os.R_OK | os.X_OK):
+        skip("trace without the module's events: modprobe",
+             "no tracefs mounted on /sys/kernel/tracing that we may read")
+    elif os.path.exists(os.path.join(ev, "accelsched")):
+        skip("trace without the module's events: modprobe",
+             "the accelsched module is loaded")
+    else:
+        expect_exit("trace without the module's events: modprobe",
+                    run(ACCELCTL, "trace", "-d", "1", "-o",
+                        os.path.join(d, "t.json"), "--tracing",
+                        "/sys/kernel/tracing"), 1,
+                    "events/accelsched does not exist: the accelsched module "
+                    "is not loaded (modprobe accelsched)")
+
 # cdi: a --sysfs folder that is not there is no module, not one without
 # engines.
 with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:

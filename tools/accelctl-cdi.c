@@ -228,6 +228,36 @@ static int ours(const char *path, const char *kind)
 	return strstr(buf, "\"cdiVersion\"") && strstr(buf, want);
 }
 
+/*
+ * Say why @dir, the folder of @out, cannot hold the spec (@err). mkdir -p
+ * fixes only a folder that is missing: where a part of the path is a
+ * file (some/file of some/file/x.json) it would fail too, so that part
+ * is named as no folder instead.
+ */
+static void no_folder(const char *dir, const char *out, int err)
+{
+	char part[4096];
+	struct stat st;
+	char *slash;
+
+	if (err == ENOENT) {
+		fprintf(stderr, "%s: cdi: no folder %s for %s; create it (mkdir -p %s) or pass -o FILE\n",
+			progname, dir, out, dir);
+		return;
+	}
+	if (err != ENOTDIR) {
+		fprintf(stderr, "%s: cdi: %s: %s; pass -o FILE\n", progname,
+			dir, strerror(err));
+		return;
+	}
+	/* the deepest part of @dir that exists is the one that is no folder */
+	snprintf(part, sizeof(part), "%s", dir);
+	while (stat(part, &st) && (slash = strrchr(part, '/')) && slash != part)
+		*slash = '\0';
+	fprintf(stderr, "%s: cdi: %s is not a folder, so %s cannot be written; pass -o FILE in a folder\n",
+		progname, part, out);
+}
+
 static int write_spec(const struct cdi_opts *o, const struct stat *st,
 		      char **engines, int n)
 {
@@ -235,13 +265,13 @@ static int write_spec(const struct cdi_opts *o, const struct stat *st,
 	const char *slash = strrchr(o->out, '/');
 	struct stat ds;
 	FILE *f;
-	int fd, r;
+	int fd, r, err;
 
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - o->out) : 1,
 		 slash ? (slash == o->out ? "/" : o->out) : ".");
-	if (stat(dir, &ds) || !S_ISDIR(ds.st_mode)) {
-		fprintf(stderr, "%s: cdi: no folder %s for %s; create it (mkdir -p %s) or pass -o FILE\n",
-			progname, dir, o->out, dir);
+	err = stat(dir, &ds) ? errno : S_ISDIR(ds.st_mode) ? 0 : ENOTDIR;
+	if (err) {
+		no_folder(dir, o->out, err);
 		return EXIT_FAILURE;
 	}
 	r = ours(o->out, o->kind);

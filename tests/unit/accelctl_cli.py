@@ -1196,5 +1196,24 @@ with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
     r = run(ACCELCTL, "cdi", "--print", "--device", "/dev/null", "--sysfs", d)
     expect_exit("cdi --sysfs of a folder without engines/ exits 0", r, 0)
 
+# cdi -o into a path where a file stands for a folder: mkdir -p would
+# fail on it too, so it is named as no folder; a missing folder is still
+# one to create.
+with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
+    afile = os.path.join(d, "a-file")
+    open(afile, "w").close()
+    for what, out in (("a file as its folder", "x.json"),
+                      ("a file above its folder", "sub/x.json")):
+        r = run(ACCELCTL, "cdi", "-o", os.path.join(afile, out), "--device",
+                "/dev/null", "--sysfs", d)
+        expect_exit(f"cdi -o with {what}: exit 1, naming the file", r, 1,
+                    f"accelctl: cdi: {afile} is not a folder")
+        check(f"cdi -o with {what}: no mkdir -p advice",
+              "mkdir" not in r.stderr, r.stderr)
+    expect_exit("cdi -o in a missing folder: mkdir -p",
+                run(ACCELCTL, "cdi", "-o", os.path.join(d, "no", "x.json"),
+                    "--device", "/dev/null", "--sysfs", d), 1,
+                f"create it (mkdir -p {d}/no)")
+
 print(f"1..{len(results)}")
 sys.exit(0 if all(results) else 1)

@@ -191,7 +191,14 @@ static void info_print_text(const accel_scheduler_t *s,
 	printf("reason:          %s\n", accel_scheduler_reason(s));
 	printf("io_uring:        %s\n", info->uring ? "yes" : "no");
 	if (info->kind != ACCEL_SCHEDULER_KERNEL) {
+		/*
+		 * The release and the client id are the module's answer:
+		 * say they are missing rather than leave the reader to
+		 * wonder whether info forgot them.
+		 */
 		printf("module:          none\n");
+		printf("kernel release:  unavailable (no module)\n");
+		printf("client id:       unavailable (no module)\n");
 		return;
 	}
 	printf("module:          %s\n", info->module_version);

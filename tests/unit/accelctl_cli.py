@@ -80,7 +80,11 @@ def compare_text_json(name, text_out, json_out):
         ("io_uring", "yes" if sched["io_uring"] else "no"),
     ]
     if module is None:
-        pairs.append(("module", "none"))
+        # JSON's null module is the text's "unavailable" of each of its
+        # fields.
+        pairs += [("module", "none"),
+                  ("kernel release", "unavailable (no module)"),
+                  ("client id", "unavailable (no module)")]
     else:
         f = module["features"]
         pairs += [
@@ -154,6 +158,10 @@ env = {"ACCEL_DEVICE": "/dev/null"}
 text = run(ACCELCTL, "info", env=env)
 j = compare_text_json("info on /dev/null: JSON holds the text's data",
                       text.stdout, run(ACCELCTL, "info", "-j", env=env).stdout)
+check("info without the module: kernel release and client id unavailable",
+      "kernel release:  unavailable (no module)\n" in text.stdout and
+      "client id:       unavailable (no module)\n" in text.stdout,
+      text.stdout)
 check("info on /dev/null falls back to embedded",
       j["scheduler"]["kind"] == "embedded" and
       "ACCEL_IOCTL_INFO" in j["scheduler"]["reason"], str(j))

@@ -1406,7 +1406,7 @@ static bool sleep_until(uint64_t t_ns)
 static void top_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s top [-J|--json] [--once] [-d|--delay SECONDS] [-n|--iterations N]\n"
+		"Usage: %s top [-J|-j|--json] [--once] [-d|--delay SECONDS] [-n|--iterations N]\n"
 		"\n"
 		"A live view of the %s module: per engine its credits, jobs in flight,\n"
 		"busy %% (of interval x credits), jobs released per second and their mean\n"

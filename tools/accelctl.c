@@ -36,11 +36,13 @@ static void usage(FILE *f)
 		"  info [-j|--json]   which scheduler libaccel picks, why, and what it found\n"
 		"  devices [-j|--json] [DRIVER]\n"
 		"                     the drivers, their devices and each device's limits\n"
-		"  top [-J|--json] [--once] [-d SECONDS] [-n N]\n"
+		"  top [-J|-j|--json] [--once] [-d SECONDS] [-n N]\n"
 		"                     engines, tenants and queues of the module, live\n"
-		"  cdi [-o FILE|--dynamic|--print]\n"
+		"  cdi [-o FILE|--dynamic|--print] [--kind VENDOR/CLASS] [--device PATH]\n"
+		"      [--sysfs DIR]\n"
 		"                     a Container Device Interface spec for /dev/accelsched\n"
-		"  trace [-o FILE] [-d SECONDS | -- COMMAND...]\n"
+		"  trace [-o FILE] [-d SECONDS | -i TEXT | -- COMMAND...] [--fences]\n"
+		"        [--buffer-kb KB] [--tracing DIR]\n"
 		"                     record the module's tracepoints into a Perfetto trace\n"
 		"  calibrate [-j|--json] [--show] [DRIVER[://N]]...\n"
 		"                     measure devices' parameters for the cost model\n"
@@ -49,6 +51,7 @@ static void usage(FILE *f)
 		"  " ACCEL_SCHEDULER_ENV "=auto|kernel|embedded   the scheduler to use (default: auto)\n"
 		"  " ACCEL_DEVICE_ENV "=PATH                       the device node (default: " ACCEL_SCHEDULER_DEFAULT_DEVICE ")\n"
 		"\n"
+		"Each command's -h, --help prints its own options.\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n",
 		progname);
 }

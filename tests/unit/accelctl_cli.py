@@ -193,6 +193,69 @@ expect_exit("hello-scheduler fails on a bad ACCEL_SCHEDULER", hello, 1,
             "ACCEL_SCHEDULER")
 
 
+# ---- --help and the man page --------------------------------------------------
+# The options that each command's --help lists, the man page's entry of
+# the command documents, and the reverse; the main --help's line of each
+# command names the options of the man page's synopsis of it. Options are
+# "-x" and "--word" not inside a word ("trace-cmd", "Ctrl-C"); the man
+# page's are those of ``literals`` without spaces ("``trace-cmd record
+# -e accelsched``" is an example, not an option).
+MAN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                   "Documentation", "man", "accelctl.1.rst")
+COMMANDS = ("info", "devices", "top", "cdi", "trace", "calibrate")
+OPT_RE = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+
+
+def man_entries(text):
+    """{command: (synopsis line, the whole entry)} of the COMMANDS list."""
+    entries, name = {}, None
+    for line in text.splitlines():
+        m = re.match(r"``([a-z]+)``", line)
+        if m:
+            name = m.group(1)
+            entries[name] = [line, line]
+        elif name and (not line or line.startswith(" ")):
+            entries[name][1] += "\n" + line
+        else:
+            name = None
+    return entries
+
+
+def man_options(text):
+    return {o for lit in re.findall(r"``(.*?)``", text, re.S)
+            if not re.search(r"\s", lit) for o in OPT_RE.findall(lit)}
+
+
+if not os.path.exists(MAN):
+    skip("--help and the man page agree", f"no {MAN}")
+else:
+    with open(MAN) as f:
+        man = man_entries(f.read())
+    main_help = run(ACCELCTL, "--help").stdout
+    blocks = {}
+    for line in main_help.split("Commands:\n")[1].split("\n\n")[0].splitlines():
+        m = re.match(r"  (\w+) ", line)
+        if m:
+            cur = m.group(1)
+        blocks[cur] = blocks.get(cur, "") + line + "\n"
+    help_opts = man_options(man["help"][1])
+    check("man page: help says -h, --help of each command",
+          {"-h", "--help"} <= help_opts, man["help"][1])
+    for cmd in COMMANDS:
+        own = set(OPT_RE.findall(run(ACCELCTL, cmd, "--help").stdout))
+        own -= {"-h", "--help"}
+        syn, entry = man.get(cmd, ("", ""))
+        documented = man_options(entry)
+        check(f"{cmd} --help: every option is in the man page",
+              own <= documented, f"not in the man page: {own - documented}")
+        check(f"{cmd}: every option of the man page is in {cmd} --help",
+              documented <= own, f"not in --help: {documented - own}")
+        mine = set(OPT_RE.findall(blocks.get(cmd, "")))
+        check(f"accelctl --help: {cmd}'s line is the man page's synopsis",
+              mine == man_options(syn),
+              f"--help: {sorted(mine)}; man page: "
+              f"{sorted(man_options(syn))}")
+
 # ---- devices ------------------------------------------------------------------
 expect_exit("devices --help exits 0", run(ACCELCTL, "devices", "--help"), 0,
             "Usage: accelctl devices [-j|--json] [DRIVER]", "stdout")

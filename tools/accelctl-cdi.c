@@ -332,6 +332,7 @@ int cmd_cdi(int argc, char **argv)
 			      .sysfs = getenv("ACCELCTL_SYSFS") ?: CDI_SYSFS,
 			      .kind = CDI_KIND };
 	char *engines[ENGINES_MAX];
+	bool kind_given = false, device_given = false, sysfs_given = false;
 	struct stat st, ss;
 	int c, n, ret, err, outs = 0;
 
@@ -354,12 +355,18 @@ int cmd_cdi(int argc, char **argv)
 			outs++;
 			break;
 		case OPT_KIND:
+			if (option_once("cdi", "--kind", &kind_given))
+				return EXIT_USAGE;
 			o.kind = optarg;
 			break;
 		case OPT_DEVICE:
+			if (option_once("cdi", "--device", &device_given))
+				return EXIT_USAGE;
 			o.device = optarg;
 			break;
 		case OPT_SYSFS:
+			if (option_once("cdi", "--sysfs", &sysfs_given))
+				return EXIT_USAGE;
 			o.sysfs = optarg;
 			break;
 		case 'h':

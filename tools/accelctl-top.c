@@ -1443,6 +1443,7 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool delay_given = false, frames_given = false;
 	char opt[OPT_NAME_MAX], *end;
 	int c;
 
@@ -1460,6 +1461,8 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 			break;
 		case 'd':
 		case OPT_DELAY:
+			if (option_once("top", "-d/--delay", &delay_given))
+				return EXIT_USAGE;
 			errno = 0;
 			o->delay = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->delay >= 0) ||
@@ -1469,6 +1472,8 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 			break;
 		case 'n':
 		case OPT_ITERATIONS:
+			if (option_once("top", "-n/--iterations", &frames_given))
+				return EXIT_USAGE;
 			errno = 0;
 			o->frames = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' || !o->frames)

@@ -1475,6 +1475,8 @@ int cmd_trace(int argc, char **argv)
 	const char *output = "accelsched-trace.json", *input = NULL, *tracing = NULL;
 	uint64_t seconds = 5, buffer_kb = 8192;
 	bool duration_given = false, fences = false;
+	bool output_given = false, buffer_given = false, tracing_given = false;
+	bool input_given = false;
 	struct trace t = { 0 };
 	struct model m = { 0 };
 	char instance[64] = "";
@@ -1486,27 +1488,36 @@ int cmd_trace(int argc, char **argv)
 		switch (c) {
 		case 'o':
 		case OPT_OUTPUT:
+			if (option_once("trace", "-o/--output", &output_given))
+				return EXIT_USAGE;
 			output = optarg;
 			break;
 		case 'd':
 		case OPT_DURATION:
+			if (option_once("trace", "-d/--duration", &duration_given))
+				return EXIT_USAGE;
 			if (parse_u64(progname, "trace: -d", optarg, 1, 86400, &seconds))
 				return EXIT_USAGE;
-			duration_given = true;
 			break;
 		case OPT_FENCES:
 			fences = true;
 			break;
 		case OPT_BUFFER_KB:
+			if (option_once("trace", "--buffer-kb", &buffer_given))
+				return EXIT_USAGE;
 			if (parse_u64(progname, "trace: --buffer-kb", optarg, 64,
 				      1048576, &buffer_kb))
 				return EXIT_USAGE;
 			break;
 		case OPT_TRACING:
+			if (option_once("trace", "--tracing", &tracing_given))
+				return EXIT_USAGE;
 			tracing = optarg;
 			break;
 		case 'i':
 		case OPT_INPUT:
+			if (option_once("trace", "-i/--input", &input_given))
+				return EXIT_USAGE;
 			input = optarg;
 			break;
 		case 'h':

@@ -106,6 +106,14 @@ int option_error(const char *cmd, int c, char **argv, const char *valid)
 			   valid ? " " : "", valid ?: "");
 }
 
+int option_once(const char *cmd, const char *name, bool *seen)
+{
+	if (*seen)
+		return usage_error("%s: %s given twice: give it once", cmd, name);
+	*seen = true;
+	return 0;
+}
+
 /* ---- JSON output -------------------------------------------------------- */
 
 void json_string(const char *s)

@@ -8,6 +8,7 @@
 #ifndef ACCELCTL_H
 #define ACCELCTL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define EXIT_USAGE 2
@@ -43,6 +44,14 @@ const char *bad_option(char **argv, char *buf, size_t len);
  * when not NULL. Returns EXIT_USAGE.
  */
 int option_error(const char *cmd, int c, char **argv, const char *valid);
+
+/*
+ * Record in *@seen that the option @name, which takes a value, was given;
+ * when it was given before (-o a -o b), a usage error (EXIT_USAGE): which
+ * one was meant would be a guess, and the last winning hides a typo.
+ * Returns 0 otherwise.
+ */
+int option_once(const char *cmd, const char *name, bool *seen);
 
 /* @s as a JSON string, quotes and escapes included, on stdout. */
 void json_string(const char *s);

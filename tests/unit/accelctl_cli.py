@@ -145,6 +145,43 @@ for args, needle in (
     expect_exit(f"{' '.join(args)}: exit 2, naming the option as written",
                 run(ACCELCTL, *args), 2, f"accelctl: {needle}" if
                 not needle.startswith("accelctl") else needle)
+# An option that takes a value, given twice, is a usage error: which one
+# was meant would be a guess (cdi -o a -o b always was; trace took the
+# last). Nothing is written.
+with tempfile.TemporaryDirectory(prefix="accelctl-twice-") as d:
+    a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")
+    for args, needle in (
+            (["trace", "-i", "/dev/null", "-o", a, "-o", b],
+             "trace: -o/--output given twice"),
+            (["trace", "-i", "/dev/null", "--output", a, "-o", b],
+             "trace: -o/--output given twice"),
+            (["trace", "-i", "/dev/null", "-i", "/dev/null", "-o", a],
+             "trace: -i/--input given twice"),
+            (["trace", "-d", "1", "--duration=2", "-o", a],
+             "trace: -d/--duration given twice"),
+            (["trace", "--buffer-kb", "64", "--buffer-kb", "64", "-o", a],
+             "trace: --buffer-kb given twice"),
+            (["trace", "--tracing", d, "--tracing", d, "-o", a],
+             "trace: --tracing given twice"),
+            (["cdi", "-o", a, "-o", b], "cdi: give one of -o"),
+            (["cdi", "--print", "--kind", "a.io/b", "--kind", "c.io/d"],
+             "cdi: --kind given twice"),
+            (["cdi", "--print", "--device", "/dev/null", "--device",
+              "/dev/null"], "cdi: --device given twice"),
+            (["cdi", "--print", "--sysfs", d, "--sysfs", d],
+             "cdi: --sysfs given twice"),
+            (["top", "-d", "0", "-d", "1"], "top: -d/--delay given twice"),
+            (["top", "-n", "1", "--iterations=2"],
+             "top: -n/--iterations given twice")):
+        r = run(ACCELCTL, *args)
+        expect_exit(f"{' '.join(args).replace(d, 'D')}: exit 2", r, 2,
+                    f"accelctl: {needle}")
+        check(f"{' '.join(args).replace(d, 'D')}: nothing written",
+              not os.path.exists(a) and not os.path.exists(b) and
+              r.stdout == "", f"{os.listdir(d)} {r.stdout!r}")
+        for f in (a, b):
+            if os.path.exists(f):
+                os.unlink(f)
 expect_exit("bad ACCEL_SCHEDULER exits 1",
             run(ACCELCTL, "info", env={"ACCEL_SCHEDULER": "bogus"}), 1,
             '"bogus"')

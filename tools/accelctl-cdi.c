@@ -58,7 +58,8 @@ static void cdi_usage(FILE *f)
 		"Write a Container Device Interface spec exposing " CDI_DEVICE " to\n"
 		"container runtimes (podman --device " CDI_KIND "=all).\n"
 		"\n"
-		"  -o, --output FILE  where to write (default " CDI_STATIC ")\n"
+		"  -o, --output FILE  where to write (default " CDI_STATIC ";\n"
+		"                     - for stdout)\n"
 		"      --dynamic      write " CDI_DYNAMIC " (runtime state, gone at reboot)\n"
 		"  -p, --print        print the spec on stdout instead\n"
 		"      --kind K       the devices' kind (default " CDI_KIND ")\n"
@@ -386,6 +387,9 @@ int cmd_cdi(int argc, char **argv)
 				   o.kind);
 	if (o.out && !*o.out)
 		return usage_error("cdi: -o needs a file name");
+	/* '-' is standard output, as for trace -o; ./- names such a file */
+	if (o.out && strcmp(o.out, "-") == 0)
+		o.out = NULL;
 	if (!*o.sysfs)
 		return usage_error("cdi: --sysfs needs a folder");
 	if (stat(o.device, &st)) {

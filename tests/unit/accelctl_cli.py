@@ -1304,6 +1304,29 @@ with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
     r = run(ACCELCTL, "cdi", "--print", "--device", "/dev/null", "--sysfs", d)
     expect_exit("cdi --sysfs of a folder without engines/ exits 0", r, 0)
 
+# cdi -o - is standard output, as trace -o - is: the spec --print
+# prints, and no file named '-'; ./- is such a file.
+with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
+    args = [os.path.abspath(ACCELCTL), "cdi", "--device", "/dev/null",
+            "--sysfs", d]
+    r = subprocess.run(args + ["-o", "-"], cwd=d, env=env_of(),
+                       capture_output=True, text=True, timeout=30)
+    p = subprocess.run(args + ["--print"], cwd=d, env=env_of(),
+                       capture_output=True, text=True, timeout=30)
+    check("cdi -o -: the spec on standard output, as --print",
+          r.returncode == 0 and p.returncode == 0 and r.stdout == p.stdout
+          and '"cdiVersion"' in r.stdout, f"exit {r.returncode}:\n"
+          f"{r.stdout}{r.stderr}")
+    check("cdi -o -: no file named '-'",
+          not os.path.exists(os.path.join(d, "-")), str(os.listdir(d)))
+    r = subprocess.run(args + ["-o", "./-"], cwd=d, env=env_of(),
+                       capture_output=True, text=True, timeout=30)
+    check("cdi -o ./-: a file named '-'",
+          r.returncode == 0 and os.path.isfile(os.path.join(d, "-")),
+          f"exit {r.returncode}: {r.stderr}")
+    expect_exit("cdi -o - --print: one output only",
+                run(*args, "-o", "-", "--print"), 2, "cdi: give one of -o, --dynamic and --print")
+
 # cdi -o into a path where a file stands for a folder: mkdir -p would
 # fail on it too, so it is named as no folder; a missing folder is still
 # one to create.

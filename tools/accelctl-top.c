@@ -1463,9 +1463,16 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 		case OPT_DELAY:
 			if (option_once("top", "-d/--delay", &delay_given))
 				return EXIT_USAGE;
+			/*
+			 * Whole strings of digits and a point only, as
+			 * parse_u64() takes integers: strtod() would take
+			 * leading blanks (but not trailing ones), a sign,
+			 * hex, exponents and "inf".
+			 */
 			errno = 0;
 			o->delay = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->delay >= 0) ||
+			if (optarg[strspn(optarg, "0123456789.")] || errno ||
+			    end == optarg || *end || !(o->delay >= 0) ||
 			    o->delay > DELAY_MAX_S)
 				return usage_error("top: bad delay '%s': give seconds, a number from 0 to %.0f (e.g. 0.5)",
 						   optarg, DELAY_MAX_S);
@@ -1476,7 +1483,9 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 				return EXIT_USAGE;
 			errno = 0;
 			o->frames = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || !o->frames)
+			/* strtoul() takes leading blanks and signs: not here */
+			if (optarg[0] < '0' || optarg[0] > '9' || errno ||
+			    *end || !o->frames)
 				return usage_error("top: bad frame count '%s' for -n: give a whole number from 1",
 						   optarg);
 			break;

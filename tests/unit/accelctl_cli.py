@@ -1004,6 +1004,22 @@ if js:
                 text.stdout, j)
 tree.close()
 
+# top's -d and -n take whole strings only, as parse_u64() does for the
+# tools' integers: a blank before was taken and one after refused.
+tree = Tree()
+tree.engine("cpu", credits=1, in_flight=0, busy_ns=0)
+for opt, bad in (("-d", (" 1", "1 ", "\t1", "+1", "0x1", "1e0", "inf", "nan",
+                         ".", "1.2.3", "-0")),
+                 ("-n", (" 1", "1 ", "+1", "-1", "0"))):
+    for v in bad:
+        expect_exit(f"top {opt} {v!r}: exit 2",
+                    top(tree, "-d" if opt == "-n" else "-n", "0" if
+                        opt == "-n" else "1", opt, v), 2, "top: bad ")
+for args in (("-d", "0.05", "--once"), ("-d", ".05", "--once"),
+             ("-d", "0.", "--once"), ("-d", "0", "-n", "2")):
+    expect_exit(f"top {' '.join(args)}: exit 0", top(tree, *args), 0)
+tree.close()
+
 # ---- output that cannot be written ----------------------------------------
 
 

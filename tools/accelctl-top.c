@@ -478,14 +478,14 @@ static void parse_queue(struct client *c, const char *handle, char *fields)
  * a capacity does not: so "drm-engine-capacity-x: 5 ns" is the busy time
  * of an engine named "capacity-x".
  */
-static void parse_line(struct client *c, char *key, char *value, bool *other)
+static void parse_line(struct client *c, char *key, char *value, bool *ours)
 {
 	size_t len = strlen(value);
 	bool ns = len > 3 && strcmp(value + len - 3, " ns") == 0;
 	struct usage *u;
 
 	if (strcmp(key, "drm-driver") == 0)
-		*other = strcmp(value, MODULE_NAME) != 0;
+		*ours = strcmp(value, MODULE_NAME) == 0;
 	else if (strcmp(key, "drm-client-id") == 0)
 		c->id = parse_u64(value, "");
 	else if (strcmp(key, "accel-tenant") == 0)
@@ -510,13 +510,15 @@ static void client_free(struct client *c)
 
 /*
  * Read a client from fdinfo @f into @c. Return true if it is one of the
- * module's (a drm-client-id, and no other driver's drm-driver).
+ * module's: a drm-client-id, and a drm-driver that says accelsched (an
+ * fdinfo that names no driver is not known to be the module's, and its
+ * numbers would be counted as the module's).
  */
 static bool parse_fdinfo(FILE *f, struct client *c)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	bool other = false;
+	bool ours = false;
 	ssize_t n;
 
 	c->id = NONE;
@@ -531,10 +533,10 @@ static bool parse_fdinfo(FILE *f, struct client *c)
 		*colon = '\0';
 		colon++;
 		colon += strspn(colon, " \t");
-		parse_line(c, line, colon, &other);
+		parse_line(c, line, colon, &ours);
 	}
 	free(line);
-	if (other || c->id == NONE) {
+	if (!ours || c->id == NONE) {
 		client_free(c);
 		return false;
 	}

@@ -737,6 +737,9 @@ tree.fd(200, 6, None)  # closed since the readlink: no fdinfo
 tree.fd(300, 3, fdinfo(9, 0, [("capacity-x", 5, 1, 0, 0)]), comm="idle")
 # The device, but another driver's fdinfo: not a client.
 tree.fd(400, 3, "drm-driver:\ti915\ndrm-client-id:\t1\n", comm="other")
+# The device, but no drm-driver line: not known to be the module's, so
+# not a client either (clients are files whose drm-driver is accelsched).
+tree.fd(600, 3, "drm-client-id:\t2\n", comm="nodriver")
 env_args = ("--once", "-d", "0")
 js = top_json("top on a known load: JSON", top(tree, *env_args, "-J"))
 if js:
@@ -755,6 +758,9 @@ if js:
           cpu["busy_pct"] == 0.0 and cpu["latency_mean_ms"] is None and
           all(q["share_pct"] is None for c in j["clients"]
               for q in c["queues"]), str(j))
+    check("top: only fdinfos whose drm-driver is accelsched are clients",
+          sorted(c["client_id"] for c in j["clients"]) == [7, 8, 9],
+          str([(c["client_id"], c["comm"]) for c in j["clients"]]))
     q7 = [q for c in j["clients"] if c["client_id"] == 7 for q in c["queues"]]
     q8 = [q for c in j["clients"] if c["client_id"] == 8 for q in c["queues"]]
     check("top: a queue's predictions against what its jobs took",

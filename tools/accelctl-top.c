@@ -560,12 +560,17 @@ static bool is_device(int fddir, const char *fd, const struct device *dev)
 	if (n <= 0)
 		return false;
 	target[n] = '\0';
-	if (strcmp(target, dev->path) == 0)
-		return true;
-	/* The same node under another name in /dev (a link, a container's). */
-	return dev->have_rdev && strncmp(target, "/dev/", 5) == 0 &&
-	       fstatat(fddir, fd, &st, 0) == 0 && S_ISCHR(st.st_mode) &&
-	       st.st_rdev == dev->rdev;
+	/*
+	 * The node itself, by its number, whatever either name says: a
+	 * symlink, "/dev/./accelsched", a relative ACCEL_DEVICE, a
+	 * container's /dev. Only a path is looked at (a socket or a pipe
+	 * reads "socket:[...]"). The name is the fallback, for a node that
+	 * does not exist here (the test trees).
+	 */
+	if (dev->have_rdev && target[0] == '/' &&
+	    fstatat(fddir, fd, &st, 0) == 0 && S_ISCHR(st.st_mode))
+		return st.st_rdev == dev->rdev;
+	return strcmp(target, dev->path) == 0;
 }
 
 static void read_comm(int pdir, char *comm, size_t len)

@@ -1349,6 +1349,35 @@ with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
     expect_exit("cdi -o - --print: one output only",
                 run(*args, "-o", "-", "--print"), 2, "cdi: give one of -o, --dynamic and --print")
 
+# A client is found by the device's number, whatever the names: the device
+# given as a symlink, a path with "/./" and "//", or a relative one, and an
+# fd opened through another name of the same node. It was found by the
+# name alone, and any of these found no client, silently. /dev/null plays
+# the device (the fake fd links point at real nodes here).
+tree = Tree()
+tree.engine("cpu", credits=1, in_flight=0, busy_ns=0, released=0,
+            completed=0, failed=0, timedout=0, latency_ns=0)
+alias = os.path.join(tree.dir, "dev-alias")
+os.symlink("/dev/null", alias)
+tree.fd(700, 3, fdinfo(17, 0), comm="by-alias", target=alias)
+tree.fd(701, 3, fdinfo(18, 0), comm="by-dotdot", target="/dev/./null")
+tree.fd(702, 3, "drm-driver:\taccelsched\ndrm-client-id:\t19\n",
+        comm="other-node", target="/dev/zero")
+for name, device, cwd in (("a symlink", alias, None),
+                          ("/dev/./null", "/dev/./null", None),
+                          ("//dev//null", "//dev//null", None),
+                          ("a relative path", "../dev/null", "/tmp")):
+    r = subprocess.run([os.path.abspath(ACCELCTL), "top", "--once", "-d", "0", "-J"], cwd=cwd,
+                       env=env_of(tree.env() | {"ACCEL_DEVICE": device}),
+                       capture_output=True, text=True, timeout=30)
+    try:
+        ids = sorted(c["client_id"] for c in json.loads(r.stdout)["clients"])
+    except (ValueError, KeyError) as e:
+        ids = f"{e}: {r.stdout} {r.stderr}"
+    check(f"top: clients found by the device's number, device as {name}",
+          ids == [17, 18], str(ids))
+tree.close()
+
 # cdi -o into a path where a file stands for a folder: mkdir -p would
 # fail on it too, so it is named as no folder; a missing folder is still
 # one to create.

@@ -1512,6 +1512,10 @@ static int top_parse(int argc, char **argv, struct top_options *o)
 	}
 	if (optind < argc)
 		return usage_error("top: unexpected argument '%s'", argv[optind]);
+	/* Two frame counts that disagree: neither silently wins. */
+	if (o->once && frames_given && o->frames != 1)
+		return usage_error("top: --once is one frame, -n asks for %lu; give one of them",
+				   (unsigned long)o->frames);
 	if (o->once)
 		o->frames = 1;
 	return 0;

@@ -1349,6 +1349,15 @@ with tempfile.TemporaryDirectory(prefix="accelctl-cdi-") as d:
     expect_exit("cdi -o - --print: one output only",
                 run(*args, "-o", "-", "--print"), 2, "cdi: give one of -o, --dynamic and --print")
 
+# --once is one frame: with another -n, neither silently wins.
+tree = Tree()
+expect_exit("top --once -n 5: a usage error", top(tree, "--once", "-n", "5"), 2,
+            "top: --once is one frame, -n asks for 5; give one of them")
+r = top(tree, "--once", "-n", "1", "-d", "0", "-J")
+check("top --once -n 1: one frame", r.returncode == 0 and
+      len(r.stdout.splitlines()) == 1, f"exit {r.returncode}: {r.stdout}{r.stderr}")
+tree.close()
+
 # A client is found by the device's number, whatever the names: the device
 # given as a symlink, a path with "/./" and "//", or a relative one, and an
 # fd opened through another name of the same node. It was found by the

@@ -31,8 +31,11 @@
  * **Errors** (besides -EINVAL for NULL or invalid arguments): -EBADFD for
  * a call in the wrong state (recording outside begin/end, begin twice,
  * submitting before end, a ONE_SHOT submitted twice); -ERANGE for a range
- * outside a buffer, an offset or length that overflows, or a slot not below
- * the capacity; -EINVAL for misalignment (a dispatch binding's offset
+ * outside a buffer, an offset or length that overflows, a slot not below
+ * the capacity, or a count past its limit (an update above
+ * ACCEL_UPDATE_MAX_SIZE, a workgroup count above ACCEL_WORKGROUP_COUNT_MAX,
+ * an entry point ordinal not below the executable's count, an indirect
+ * count's ref shorter than its 12 bytes); -EINVAL for misalignment (a dispatch binding's offset
  * included: it must be a multiple of the device's
  * ACCEL_DEVICE_QUERY_MIN_BINDING_ALIGNMENT, checked when recorded for a
  * direct ref and when submitted for a binding table slot), a missing usage

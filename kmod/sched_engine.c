@@ -349,46 +349,83 @@ static void accel_engine_queue_kick(struct accel_engine *e)
  *
  * Context: process context, no lock held; takes the engine lock.
  */
-void accel_engine_ready_now(struct accel_engine *e)
+/**
+ * accel_engine_take_ready_locked() - make the jobs on @e's ready list
+ * runnable, in the order their waits were reached.
+ * @e:    the engine, its lock held.
+ * @took: what was taken; pass it to accel_engine_took_ready() once the
+ *        lock is dropped.
+ *
+ * Taken under the lock, as the kick takes it: a job on the list is
+ * runnable before anything the caller releases next, never in a kick's
+ * hands meanwhile. Jobs that fail or finish (a failed wait, a pipelined
+ * job completed before its waits) are kept aside for the kick, which
+ * finishes them: their files wait for the kick, not for the caller.
+ */
+void accel_engine_take_ready_locked(struct accel_engine *e,
+				    struct accel_ready_take *took)
 {
-	struct llist_node *list, *keep = NULL, *back = NULL, *back_last = NULL;
+	struct llist_node *list;
 	struct accel_sched_job *job, *tmp;
 
-	spin_lock_irq(&e->lock);
-	/*
-	 * Taken under the lock, as the kick takes it: a job on the list is
-	 * runnable before either releases, never in a kick's hands while
-	 * this gives the credit away.
-	 */
+	lockdep_assert_held(&e->lock);
+	*took = (struct accel_ready_take){ 0 };
 	list = llist_reverse_order(llist_del_all(&e->ready));
 	llist_for_each_entry_safe(job, tmp, list, ready) {
 		if (job->state == ACCEL_JOB_FINISHING ||
 		    (job->state == ACCEL_JOB_PENDING && atomic_read(&job->error))) {
-			job->ready.next = back;
-			back = &job->ready;
-			if (!back_last)
-				back_last = back;
+			job->ready.next = took->back;
+			took->back = &job->ready;
+			if (!took->back_last)
+				took->back_last = took->back;
 			continue;
 		}
 		accel_job_ready_locked(job); /* runnable, or nothing to do */
-		job->ready.next = keep;
-		keep = &job->ready;
+		job->ready.next = took->keep;
+		took->keep = &job->ready;
 	}
+}
+
+/*
+ * After accel_engine_take_ready_locked(), the lock dropped: the jobs kept
+ * aside go back to the ready list for the kick, and the references the
+ * fence callbacks took on the others go. With @kick, the kick is queued
+ * for whatever is on the list now (what went back, what a callback added
+ * meanwhile): a kick that ran between the take and the return found the
+ * list empty.
+ */
+void accel_engine_took_ready(struct accel_engine *e,
+			     struct accel_ready_take *took, bool kick)
+{
+	struct accel_sched_job *job, *tmp;
+
+	if (took->back)
+		llist_add_batch(took->back, took->back_last, &e->ready);
+	if (kick && !llist_empty(&e->ready))
+		accel_engine_queue_kick(e);
+	llist_for_each_entry_safe(job, tmp, took->keep, ready) {
+		accel_job_drop_promisers(job); /* not pending any more */
+		accel_job_put(job);
+	}
+}
+
+void accel_engine_ready_now(struct accel_engine *e)
+{
+	struct accel_ready_take took;
+
+	spin_lock_irq(&e->lock);
+	accel_engine_take_ready_locked(e, &took);
 	e->in_flight--; /* the COMPLETE's credit, held until now */
 	accel_engine_schedule_locked(e);
 	spin_unlock_irq(&e->lock);
-	if (back)
-		llist_add_batch(back, back_last, &e->ready);
+	if (took.back)
+		llist_add_batch(took.back, took.back_last, &e->ready);
+	took.back = NULL;
 	/* Pairs with the fully ordered add of accel_job_dep_cb(). */
 	smp_mb__before_atomic();
 	atomic_dec(&e->completing);
 	smp_mb__after_atomic();
-	if (!llist_empty(&e->ready))
-		accel_engine_queue_kick(e);
-	llist_for_each_entry_safe(job, tmp, keep, ready) {
-		accel_job_drop_promisers(job); /* not pending any more */
-		accel_job_put(job);
-	}
+	accel_engine_took_ready(e, &took, true);
 }
 
 static void accel_engine_kick(struct work_struct *work)

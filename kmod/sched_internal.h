@@ -254,6 +254,17 @@ void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns);
 void accel_engine_follow(struct accel_engine *e);
 void accel_engine_schedule_locked(struct accel_engine *e);
 void accel_engine_ready_now(struct accel_engine *e);
+
+/* What accel_engine_take_ready_locked() took off an engine's ready list. */
+struct accel_ready_take {
+	struct llist_node *keep;		/* made runnable: their references */
+	struct llist_node *back, *back_last;	/* for the kick */
+};
+
+void accel_engine_take_ready_locked(struct accel_engine *e,
+				    struct accel_ready_take *took);
+void accel_engine_took_ready(struct accel_engine *e,
+			     struct accel_ready_take *took, bool kick);
 void accel_engine_debugfs_init(struct dentry *dir);
 
 /* sched_job.c */

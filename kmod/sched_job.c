@@ -891,7 +891,8 @@ static __always_inline int accel_job_issue_locked(struct accel_sched_job *job,
 static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 {
 	struct accel_engine *e = job->engine;
-	bool guard = job->nwaits, failed = false;
+	bool guard = job->nwaits, failed = false, taken = false;
+	struct accel_ready_take took;
 	int ret = 0;
 	u32 i;
 
@@ -967,6 +968,18 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 
 ready:
 	spin_lock_irq(&e->lock);
+	/*
+	 * Jobs whose waits were reached before this submission (a host
+	 * signal's fence callbacks put them on the ready list, for a kick
+	 * that may run much later) become runnable first: a queue's ready
+	 * jobs are released in submission order, and this one must not go
+	 * ahead of an earlier job of its queue that was ready before it.
+	 * One load on the hot path while the list is empty.
+	 */
+	if (unlikely(!llist_empty(&e->ready))) {
+		accel_engine_take_ready_locked(e, &took);
+		taken = true;
+	}
 	failed = __accel_job_ready_locked(job);
 	/* Usually released as it came, leaving nothing to release. */
 	if (!accel_engine_idle_locked(e))
@@ -974,6 +987,8 @@ ready:
 	if (cmd)
 		ret = accel_job_issue_locked(job, cmd);
 	spin_unlock_irq(&e->lock);
+	if (taken)
+		accel_engine_took_ready(e, &took, true);
 	/* Only a wait can fail a job here: it has a reference then. */
 	if (failed)
 		accel_job_failed(job, atomic_read(&job->error));

@@ -211,6 +211,44 @@ TEST_F(sched, queue_create_rejects_bad_input)
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d), ENOENT);
 }
 
+/*
+ * A job whose wait a host signal has reached goes before a job of its
+ * queue submitted after that signal: a queue's ready jobs are released in
+ * submission order. The signal's fence callback readies the first job
+ * from a kick (a workqueue), which may run after the second job's SUBMIT;
+ * that SUBMIT found the second job ready, the engine idle, and released it
+ * first (an outside test of libaccel on the module found it: 297 of 300
+ * rounds out of order, each failing a timeline that then moved back).
+ */
+TEST_F(sched, job_readied_by_a_host_signal_goes_before_a_later_one)
+{
+	int fd = accel_test_open(), wrong = 0;
+	uint32_t q, g, s;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("rdy"), ACCEL_PRIORITY_NORMAL, 1, 4);
+	g = so_new(_metadata, fd, 0);
+	s = so_new(_metadata, fd, 0);
+	for (uint64_t i = 1; i <= 200; i++) {
+		struct accel_job_event e1, e2;
+		int a, b;
+
+		a = submit(fd, q, PTS(P(g, i)), PTS(P(s, 2 * i - 1)), 1, 0);
+		ASSERT_GT(a, 0);
+		ASSERT_EQ(0, so_signal(fd, g, i));
+		b = submit(fd, q, PTS(P(g, i)), PTS(P(s, 2 * i)), 2, 0);
+		ASSERT_GT(b, 0);
+		e1 = next_release(_metadata, fd, 5000);
+		ASSERT_EQ(0, complete(fd, e1.id, 0, 0));
+		e2 = next_release(_metadata, fd, 5000);
+		ASSERT_EQ(0, complete(fd, e2.id, 0, 0));
+		wrong += e1.id != (uint32_t)a;
+	}
+	ASSERT_EQ(0, wrong);
+	ASSERT_EQ(400, so_value(_metadata, fd, s));
+	close(fd);
+}
+
 TEST_F(sched, release_complete_reaches_points)
 {
 	int fd = accel_test_open(), id;

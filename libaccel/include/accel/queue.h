@@ -180,6 +180,11 @@ void accel_queue_release(accel_queue_t *queue);
  * - -EBADFD: @cb is not ended, or is ONE_SHOT and was submitted already;
  * - -EXDEV: @cb, a buffer or a semaphore belongs to another device or
  *   scheduler;
+ * - -E2BIG: on the kernel scheduler, more than ACCEL_JOB_MAX_POINTS
+ *   waits, or signals (a deadline counted), than one job takes;
+ * - -ENOSPC: on the kernel scheduler's ioctl path, the module's job limit
+ *   (max_jobs); on its io_uring path the same refusal comes after the call
+ *   returns 0, as the failure of the submission's signals;
  * - -EOPNOTSUPP: a kernel-scheduler limitation (see the message);
  * - -ENOMEM.
  */

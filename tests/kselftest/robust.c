@@ -1372,16 +1372,11 @@ static int live_handles(int fd)
 /* The "accel-queue-" lines of @fd's fdinfo: its queues. */
 static int fdinfo_queues(int fd)
 {
-	char path[64], buf[8192];
-	int f, n, c = 0;
+	char buf[8192];
+	int c = 0;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY);
-	if (f < 0)
+	if (fdinfo_read(fd, buf, sizeof(buf)))
 		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	buf[n > 0 ? n : 0] = '\0';
 	for (char *s = buf; (s = strstr(s, "accel-queue-")); s++)
 		c++;
 	return c;

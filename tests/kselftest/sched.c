@@ -717,11 +717,10 @@ TEST_F(sched, job_timeout_ms_takes_only_a_job_timeout)
 
 TEST_F(sched, fdinfo_reports_engine_time)
 {
-	int fd = accel_test_open(), ffd, id;
+	int fd = accel_test_open(), id;
 	const char *e = engine_name("fdi");
-	char path[64], buf[4096], want[96];
+	char buf[4096], want[96];
 	uint32_t q;
-	ssize_t n;
 
 	ASSERT_GE(fd, 0);
 	q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
@@ -731,12 +730,7 @@ TEST_F(sched, fdinfo_reports_engine_time)
 	id = submit(fd, q, NOPTS, NOPTS, 0, 0);
 	next_release(_metadata, fd, 1000);
 	ASSERT_EQ(0, complete(fd, id, 0, 2500));
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	ffd = open(path, O_RDONLY);
-	ASSERT_GE(ffd, 0);
-	n = read(ffd, buf, sizeof(buf) - 1);
-	ASSERT_GT(n, 0);
-	buf[n] = 0;
+	ASSERT_EQ(0, fdinfo_read(fd, buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "drm-engine-%s:\t7500 ns\n", e);
 	if (!strstr(buf, want))
 		TH_LOG("fdinfo:\n%s", buf);
@@ -2673,20 +2667,11 @@ static long long engine_counter(const char *engine, const char *name)
 static long long queue_field(int fd, uint32_t q, const char *key)
 {
 	static char buf[16384];
-	char path[64], head[40], k[48];
-	ssize_t n;
+	char head[40], k[48];
 	char *l, *v;
-	int f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY);
-	if (f < 0)
+	if (fdinfo_read(fd, buf, sizeof(buf)))
 		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	snprintf(head, sizeof(head), "accel-queue-%u:\t", q);
 	snprintf(k, sizeof(k), " %s=", key);
 	l = strstr(buf, head);

@@ -267,6 +267,30 @@ static inline long set_param(const char *name, long value)
 	return old;
 }
 
+/*
+ * @fd's fdinfo (/proc/self/fdinfo), NUL-terminated in @buf of @len bytes
+ * (the first @len - 1 of it): 0, or -errno (-ENODATA when it is empty).
+ */
+static inline int fdinfo_read(int fd, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	n = read(f, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(f);
+	if (n <= 0)
+		return n ? (int)n : -ENODATA;
+	buf[n] = '\0';
+	return 0;
+}
+
 /* Pass an fd to another process over a unix socket (SCM_RIGHTS). */
 static inline int send_fd(int sock, int fd)
 {

@@ -664,14 +664,6 @@ static int drm_usage_parse(struct __test_metadata *_metadata, char *buf,
 	return keys;
 }
 
-static int fdinfo_read(int fd, char *buf, size_t len)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	return read_file(path, buf, len);
-}
-
 TEST_F(tenants, fdinfo_is_drm_usage_stats)
 {
 	int fd = accel_test_open(), id, fds[1], which;

@@ -63,6 +63,7 @@
 #include <accel/accel.h>
 
 #include "accelctl.h"
+#include "json.h"
 #include "output.h"
 
 #define SYSFS_DEFAULT "/sys/kernel/accelsched"
@@ -293,39 +294,6 @@ static void each_dir(const char *sub, void (*fn)(struct sample *, const char *, 
 	closedir(d);
 }
 
-/* The length of the UTF-8 character at @s, or 0 if @s does not start one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /*
  * Make @s, in place, a name fit for a terminal and for JSON: a process
  * names itself (comm), so "\033]0;...\007" would retitle or rewrite the
@@ -338,7 +306,7 @@ static void printable(char *s)
 	unsigned char *in = (unsigned char *)s, *out = in;
 
 	while (*in) {
-		size_t n = utf8_len(in);
+		size_t n = text_utf8_len(in);
 
 		if (n == 0 || in[0] < 0x20 || in[0] == 0x7f ||
 		    (in[0] == 0xc2 && in[1] < 0xa0)) {

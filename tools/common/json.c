@@ -3,32 +3,35 @@
 
 #include "json.h"
 
-/*
- * The length of the valid UTF-8 sequence at @p (a lead byte >= 0x80), or 0
- * when it is not one: a stray continuation byte, a sequence cut short, an
- * overlong form, a surrogate, or a code point past U+10FFFF.
- */
-static int utf8_len(const unsigned char *p)
+size_t text_utf8_len(const unsigned char *s)
 {
-	unsigned int cp;
-	int n;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
 
-	if (*p >= 0xc2 && *p <= 0xdf)
-		n = 2, cp = *p & 0x1f;
-	else if (*p >= 0xe0 && *p <= 0xef)
-		n = 3, cp = *p & 0x0f;
-	else if (*p >= 0xf0 && *p <= 0xf4)
-		n = 4, cp = *p & 0x07;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
 	else
 		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0; /* also the NUL that ends the string */
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
 		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0; /* also the NUL that ends the string */
 	return n;
 }
 
@@ -45,7 +48,7 @@ void json_fstring(FILE *f, const char *s)
 	}
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		int n;
+		size_t n;
 
 		switch (*p) {
 		case '"':  fputs("\\\"", f); break;
@@ -58,8 +61,8 @@ void json_fstring(FILE *f, const char *s)
 				fprintf(f, "\\u%04x", *p);
 			} else if (*p < 0x80) {
 				fputc(*p, f);
-			} else if ((n = utf8_len(p))) {
-				fwrite(p, 1, (size_t)n, f);
+			} else if ((n = text_utf8_len(p))) {
+				fwrite(p, 1, n, f);
 				p += n - 1;
 			} else {
 				fputs("\xef\xbf\xbd", f); /* U+FFFD */

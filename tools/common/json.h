@@ -13,6 +13,13 @@
 #include <stdio.h>
 
 /* @s as a JSON string, quotes included; NULL prints null. */
+/*
+ * The length of the UTF-8 character that starts at @s (1 for ASCII), or 0
+ * when none does: a stray continuation byte, a sequence cut short, an
+ * overlong form, a surrogate, or a code point past U+10FFFF.
+ */
+size_t text_utf8_len(const unsigned char *s);
+
 void json_fstring(FILE *f, const char *s);
 
 /* @v with @decimals digits after the point, or null where not finite. */

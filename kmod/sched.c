@@ -288,6 +288,7 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	q->priority = args->priority;
 	q->weight = args->weight;
 	INIT_LIST_HEAD(&q->runnable);
+	INIT_LIST_HEAD(&q->waiting);
 	RB_CLEAR_NODE(&q->rb);
 	INIT_LIST_HEAD(&q->blink);
 	INIT_LIST_HEAD(&q->dl_jobs);
@@ -369,6 +370,7 @@ static void accel_queue_free(struct accel_queue *q)
 	struct accel_entity *ent = q->ent;
 
 	spin_lock_irq(&e->lock);
+	WARN_ON_ONCE(!list_empty(&q->waiting)); /* each was cancelled */
 	if (q->on_rq)
 		accel_rq_del_locked(e, q);
 	if (--ent->nr_queues)

@@ -216,6 +216,9 @@ struct accel_file_engine {
  * @on_rq:    it has runnable jobs and sits in its entity's run queue.
  * @runnable: its runnable jobs, in submission order (engine lock).
  * @nr_runnable: jobs in @runnable (engine lock).
+ * @waiting:  its jobs armed with a wait not yet reached, still pending, in
+ *            the order they were armed (engine lock; see
+ *            accel_job_settle_earlier()).
  * @nr_in_flight: its jobs released and not completed (engine lock).
  * @nr_released: its jobs released since it was made (engine lock).
  * @latency_ns: the sum of their latencies, runnable to released (engine
@@ -258,6 +261,7 @@ struct accel_queue {
 	bool on_rq;
 	struct list_head runnable;
 	u32 nr_runnable;
+	struct list_head waiting;
 	u32 nr_in_flight;
 	u64 nr_released;
 	u64 latency_ns;

@@ -85,6 +85,8 @@ struct accel_event_node {
  * @deps_left:  waits not yet reached, plus one while arming.
  * @ready:      on the engine's ready list, its last wait reached.
  * @qlink:      in its queue's runnable list.
+ * @wlink:      in its queue's &accel_queue.waiting while pending with a
+ *              wait not reached when it was armed.
  * @cmd:        its io_uring SUBMIT while pending (engine lock).
  * @task:       the task that issued @cmd.
  * @issuing:    submitted through io_uring, and the submission still runs
@@ -154,6 +156,7 @@ struct accel_sched_job {
 	atomic_t deps_left;
 	struct llist_node ready;
 	struct list_head qlink;
+	struct list_head wlink;
 	struct io_uring_cmd *cmd;
 	struct task_struct *task;
 	bool issuing;

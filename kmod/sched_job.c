@@ -281,6 +281,7 @@ static __always_inline bool __accel_job_ready_locked(struct accel_sched_job *job
 		return false;
 	accel_job_unfollow_locked(job);
 	if (error) {
+		list_del_init(&job->wlink);
 		accel_job_unboost_locked(job);
 		job->state = ACCEL_JOB_DONE;
 		e->nr_failed++;
@@ -313,6 +314,8 @@ static __always_inline void accel_job_runnable_locked(struct accel_sched_job *jo
 	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&e->lock);
+	if (unlikely(!list_empty(&job->wlink)))
+		list_del_init(&job->wlink);
 	job->state = ACCEL_JOB_RUNNABLE;
 	job->runnable_ns = now;
 	ACCEL_JOB_TRACE(runnable, job);
@@ -487,6 +490,7 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
 	case ACCEL_JOB_TIMEDOUT:
 		break;
 	case ACCEL_JOB_PENDING:
+		list_del_init(&job->wlink);
 		accel_job_unfollow_locked(job);
 		break;
 	case ACCEL_JOB_FINISHING:
@@ -626,6 +630,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 				timeout_ns);
 	job->state = ACCEL_JOB_PENDING;
 	INIT_LIST_HEAD(&job->qlink);
+	INIT_LIST_HEAD(&job->wlink);
 	INIT_LIST_HEAD(&job->tlink);
 	INIT_LIST_HEAD(&job->flink);
 	INIT_LIST_HEAD(&job->dlink);
@@ -881,6 +886,101 @@ static __always_inline int accel_job_issue_locked(struct accel_sched_job *job,
 }
 
 /*
+ * At most this many jobs waited for at a time, and this many waiting jobs
+ * looked at per engine-lock section: a queue may have thousands waiting,
+ * and the lock is every tenant's of the engine.
+ */
+#define ACCEL_SETTLE_MAX 8
+#define ACCEL_SETTLE_SCAN 32
+
+/*
+ * Before @job, ready at submission, goes to its queue's runnable list:
+ * the earlier jobs of its queue whose waits are all reached must be
+ * there first, since the runnable jobs of a queue keep submission order.
+ *
+ * A signal writes the new value, then calls the callbacks of the fences
+ * it reached (accel_syncobj_advance()). A SUBMIT on another thread can
+ * read the value in between, through QUERY, a WAIT that returned or its
+ * own wait found reached, and come here before those callbacks have put
+ * the earlier jobs on the engine's ready list: it would be released ahead
+ * of them. So while a signal calls back (one load, on a queue with jobs
+ * waiting), this waits out the fences of the earlier jobs whose every
+ * wait is reached or about to be (accel_point_fence_settling()): each is
+ * signalled next by its signaller, with nothing to wait for, and once its
+ * lock is free its callbacks have run. A job still waiting on a point not
+ * reached holds nothing back. The caller takes the ready list next.
+ *
+ * The walk goes ACCEL_SETTLE_SCAN jobs per lock section, resuming at a
+ * job it holds; if that one left the list meanwhile, it starts again
+ * from the head, once what it waited for is off the list.
+ *
+ * Context: process context, no lock held; may sleep.
+ */
+static void accel_job_settle_earlier(struct accel_sched_job *job)
+{
+	struct accel_sched_job *settling[ACCEL_SETTLE_MAX], *w, *at = NULL, *held;
+	struct list_head *waiting = &job->queue->waiting;
+	struct accel_engine *e = job->engine;
+	struct accel_ready_take took;
+	u32 i, k, n, looked;
+	bool taken;
+
+	if (!accel_syncobj_signalling())
+		return;
+	do {
+		n = 0;
+		looked = 0;
+		taken = false;
+		held = at; /* its reference goes once the lock is dropped */
+		spin_lock_irq(&e->lock);
+		if (at && list_empty(&at->wlink)) {
+			/* It left: from the head, what was waited for gone. */
+			accel_engine_take_ready_locked(e, &took);
+			taken = true;
+			at = NULL;
+		}
+		w = at ?: list_first_entry(waiting, struct accel_sched_job, wlink);
+		at = NULL;
+		list_for_each_entry_from(w, waiting, wlink) {
+			if (looked++ == ACCEL_SETTLE_SCAN || n == ACCEL_SETTLE_MAX) {
+				kref_get(&w->ref);
+				at = w; /* resume here */
+				break;
+			}
+			if (w->seq > job->seq || atomic_read(&w->error))
+				continue; /* later, or failing: never runnable */
+			for (i = 0; i < w->nwaits; i++)
+				if (!accel_point_fence_settling(w->deps[i].fence))
+					break;
+			if (i < w->nwaits)
+				continue; /* waits on a point not reached: not it */
+			kref_get(&w->ref);
+			settling[n++] = w;
+		}
+		spin_unlock_irq(&e->lock);
+		if (taken)
+			accel_engine_took_ready(e, &took, true);
+		if (held)
+			accel_job_put(held);
+		for (k = 0; k < n; k++) {
+			w = settling[k];
+			for (i = 0; i < w->nwaits; i++) {
+				struct dma_fence *f = w->deps[i].fence;
+				unsigned long flags;
+
+				dma_fence_wait(f, false);
+				/* Signalled under its lock, callbacks and all. */
+				spin_lock_irqsave(f->lock, flags);
+				spin_unlock_irqrestore(f->lock, flags);
+			}
+			accel_job_put(w);
+		}
+		if (at)
+			cond_resched();
+	} while (at);
+}
+
+/*
  * The point of no return: promise the signals, arm the waits. Cannot fail.
  * Leaves the job released, runnable, pending or (a wait failed already)
  * failed. With @cmd, the io_uring SUBMIT issuing it (job->issuing set):
@@ -956,17 +1056,21 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 		accel_job_try_pipeline(job);
 		accel_job_inherit(job); /* and its deadline */
 		/* A fence callback takes it from here, perhaps already. */
-		if (cmd) {
-			spin_lock_irq(&e->lock);
+		spin_lock_irq(&e->lock);
+		if (job->state == ACCEL_JOB_PENDING)
+			list_add_tail(&job->wlink, &job->queue->waiting);
+		if (cmd)
 			ret = accel_job_issue_locked(job, cmd);
-			spin_unlock_irq(&e->lock);
-		}
+		spin_unlock_irq(&e->lock);
 		accel_job_put(job);
 		return ret;
 	}
 	accel_job_drop_dep_syncobjs(job);
 
 ready:
+	/* Not while a signal calls back: see accel_job_settle_earlier(). */
+	if (unlikely(!list_empty(&job->queue->waiting)))
+		accel_job_settle_earlier(job);
 	spin_lock_irq(&e->lock);
 	/*
 	 * Jobs whose waits were reached before this submission (a host

@@ -409,11 +409,32 @@ static void accel_detach_locked(struct accel_syncobj *s,
 	}
 }
 
+/*
+ * Signals calling back: raised under the syncobj's lock before the value
+ * that detached the fences is written, lowered once their callbacks have
+ * run. A SUBMIT that read a value can then tell that the waiters of that
+ * value may not be ready yet (accel_syncobj_signalling()).
+ */
+static atomic_t accel_signals_in_flight = ATOMIC_INIT(0);
+
+/* Count @list's signal in flight, before what detached it is visible. */
+static void accel_signal_begin_locked(struct accel_syncobj *s,
+				      struct list_head *list)
+{
+	lockdep_assert_held(&s->lock);
+	if (list_empty(list))
+		return;
+	atomic_inc(&accel_signals_in_flight);
+	smp_mb__after_atomic(); /* pairs with accel_syncobj_signalling() */
+}
+
 /* Signal and release what accel_detach_locked() collected; no lock held. */
 static void accel_signal_list(struct list_head *list, int error)
 {
 	struct accel_point_fence *pf, *tmp;
 
+	if (list_empty(list))
+		return;
 	list_for_each_entry_safe(pf, tmp, list, link) {
 		list_del_init(&pf->link);
 		if (error)
@@ -421,6 +442,42 @@ static void accel_signal_list(struct list_head *list, int error)
 		dma_fence_signal(&pf->base);
 		dma_fence_put(&pf->base);
 	}
+	smp_mb__before_atomic(); /* the callbacks before the count */
+	atomic_dec(&accel_signals_in_flight);
+}
+
+/**
+ * accel_syncobj_signalling() - some signal may still be calling back.
+ *
+ * True from before a signal (a host signal, a job's COMPLETE, a failure)
+ * makes its new value visible until every fence it detached has called
+ * back: a caller that read a value, and then this as false, knows that
+ * the waiters that value satisfied have been called.
+ *
+ * Context: any context.
+ */
+bool accel_syncobj_signalling(void)
+{
+	smp_mb(); /* what the caller read before the count */
+	return atomic_read(&accel_signals_in_flight);
+}
+
+/**
+ * accel_point_fence_settling() - @f is signalled, or about to be.
+ * @f: a fence a job waits on.
+ *
+ * A point fence taken off its syncobj by a signal, a failure or the
+ * syncobj's end is signalled next by that caller, with no lock held and
+ * nothing to wait for; until then its callbacks have not run.
+ *
+ * Context: any context.
+ */
+bool accel_point_fence_settling(struct dma_fence *f)
+{
+	if (test_bit(DMA_FENCE_FLAG_SIGNALED_BIT, &f->flags))
+		return true;
+	return f->ops == &accel_point_fence_ops &&
+	       !READ_ONCE(to_point_fence(f)->s);
 }
 
 static void accel_syncobj_drop_weak_imports(struct accel_syncobj *s);
@@ -443,6 +500,7 @@ void accel_syncobj_free(struct kref *ref)
 	spin_lock(&s->lock);
 	accel_detach_locked(s, ACCEL_POINT_REACHED, U64_MAX, &list);
 	accel_detach_locked(s, ACCEL_POINT_SUBMITTED, U64_MAX, &list);
+	accel_signal_begin_locked(s, &list);
 	fail = accel_take_fail_fence_locked(s);
 	spin_unlock(&s->lock);
 	accel_signal_list(&list, -ENOENT);
@@ -471,17 +529,19 @@ static int accel_syncobj_advance(struct accel_syncobj *s, u64 value,
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	if (value > s->value) {
-		WRITE_ONCE(s->value, value); /* accel_syncobj_value() */
-		accel_detach_locked(s, ACCEL_POINT_REACHED, value, &list);
-	} else if (passed) {
-		*passed = true;
-	}
 	submitted = max(submitted, value);
-	if (submitted > s->submitted) {
-		s->submitted = submitted;
+	if (value > s->value)
+		accel_detach_locked(s, ACCEL_POINT_REACHED, value, &list);
+	else if (passed)
+		*passed = true;
+	if (submitted > s->submitted)
 		accel_detach_locked(s, ACCEL_POINT_SUBMITTED, submitted, &list);
-	}
+	/* Counted before the value that detached them can be read. */
+	accel_signal_begin_locked(s, &list);
+	if (value > s->value)
+		WRITE_ONCE(s->value, value); /* accel_syncobj_value() */
+	if (submitted > s->submitted)
+		WRITE_ONCE(s->submitted, submitted);
 	if (by && (by->point >= s->promiser.point || !s->promiser.owner))
 		s->promiser = *by;
 out_unlock:
@@ -635,9 +695,10 @@ int accel_syncobj_fail(struct accel_syncobj *s, int error)
 		error = -EIO;
 	spin_lock(&s->lock);
 	if (!s->error) {
-		WRITE_ONCE(s->error, error);
 		accel_detach_locked(s, ACCEL_POINT_REACHED, U64_MAX, &list);
 		accel_detach_locked(s, ACCEL_POINT_SUBMITTED, U64_MAX, &list);
+		accel_signal_begin_locked(s, &list);
+		WRITE_ONCE(s->error, error);
 		fail = accel_take_fail_fence_locked(s);
 	}
 	spin_unlock(&s->lock);
@@ -1064,8 +1125,9 @@ int accel_syncobj_import_fence(struct accel_syncobj *s, u64 point,
 		return ret;
 	}
 	if (point > s->submitted) {
-		s->submitted = point;
 		accel_detach_locked(s, ACCEL_POINT_SUBMITTED, point, &list);
+		accel_signal_begin_locked(s, &list);
+		WRITE_ONCE(s->submitted, point);
 	}
 	spin_unlock(&s->lock);
 	accel_signal_list(&list, 0);

@@ -123,6 +123,8 @@ void accel_syncobj_forget_promiser(struct accel_syncobj *s, struct kref *ref);
 int accel_syncobj_fail(struct accel_syncobj *s, int error);
 void accel_syncobj_query(struct accel_syncobj *s, u64 *value, u64 *submitted,
 			 int *error);
+bool accel_syncobj_signalling(void);
+bool accel_point_fence_settling(struct dma_fence *f);
 struct dma_fence *accel_syncobj_point_fence(struct accel_syncobj *s, u64 point,
 					    enum accel_point_kind kind);
 int accel_syncobj_point_status(struct accel_syncobj *s, u64 point,

@@ -9,6 +9,8 @@
  * result does not depend on how fast the machine is.
  */
 #include <linux/sync_file.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 #include "syncobj_util.h"
 
@@ -247,6 +249,130 @@ TEST_F(sched, job_readied_by_a_host_signal_goes_before_a_later_one)
 	ASSERT_EQ(0, wrong);
 	ASSERT_EQ(400, so_value(_metadata, fd, s));
 	close(fd);
+}
+
+/*
+ * The same across threads: a host signal on one thread, and on another a
+ * SUBMIT that learnt of the signalled value (by QUERY, by a WAIT that
+ * returned, or finding its own wait on it reached) while the signal was
+ * still running its fence callbacks. The jobs waiting on the point were runnable
+ * from the moment the value was reached, so they go before the later job.
+ * Before the fix the later one could be released first: the signal writes
+ * the value, then calls the waiters' callbacks, and the SUBMIT found none
+ * of them on the engine's ready list yet (an outside test found it: 2
+ * runs in 4 failed, 3 threads with 2000 submissions each).
+ */
+struct observed_gate {
+	int fd;
+	uint32_t q, g;
+	_Atomic uint64_t go, done;
+	_Atomic int later;
+	_Atomic bool stop;
+};
+
+static void *observed_gate_signaller(void *arg)
+{
+	struct observed_gate *r = arg;
+
+	for (uint64_t i = 1; !atomic_load(&r->stop); i++) {
+		while (atomic_load(&r->go) < i) {
+			if (atomic_load(&r->stop))
+				return NULL;
+			sched_yield();
+		}
+		if (so_signal(r->fd, r->g, i))
+			break;
+	}
+	return NULL;
+}
+
+static void *observed_gate_observer(void *arg)
+{
+	struct observed_gate *r = arg;
+	uint64_t v;
+
+	for (uint64_t i = 1; !atomic_load(&r->stop); i++) {
+		while (atomic_load(&r->go) < i) {
+			if (atomic_load(&r->stop))
+				return NULL;
+			sched_yield();
+		}
+		switch (i % 3) {
+		case 0: /* read the value */
+			do {
+				if (so_query(r->fd, r->g, &v, NULL, NULL))
+					return NULL;
+			} while (v < i);
+			atomic_store(&r->later, submit(r->fd, r->q, NOPTS, NOPTS, 2, 0));
+			break;
+		case 1: /* a WAIT returned */
+			if (so_wait1(r->fd, r->g, i, 0, in_ms(5000)))
+				return NULL;
+			atomic_store(&r->later, submit(r->fd, r->q, NOPTS, NOPTS, 2, 0));
+			break;
+		default: /* its own wait, found reached */
+			do {
+				if (so_query(r->fd, r->g, &v, NULL, NULL))
+					return NULL;
+			} while (v < i);
+			atomic_store(&r->later,
+				     submit(r->fd, r->q, PTS(P(r->g, i)), NOPTS, 2, 0));
+			break;
+		}
+		atomic_store(&r->done, i);
+	}
+	return NULL;
+}
+
+TEST_F(sched, job_readied_by_a_signal_on_another_thread_goes_first)
+{
+	enum { ROUNDS = 300, WAITERS = 16, BLOCKED = 40 };
+	struct observed_gate r = { .fd = accel_test_open() };
+	pthread_t ts, to;
+	uint32_t never;
+	int wrong = 0;
+
+	ASSERT_GE(r.fd, 0);
+	r.q = queue_new(_metadata, r.fd, engine_name("rdx"), ACCEL_PRIORITY_NORMAL,
+			1, 64);
+	r.g = so_new(_metadata, r.fd, 0);
+	/*
+	 * Ahead of them on the queue, jobs waiting on a point never reached:
+	 * they hold nothing back, and the SUBMIT looks past them (a few per
+	 * engine-lock section) to find the waiters of the gate.
+	 */
+	never = so_new(_metadata, r.fd, 0);
+	for (int k = 0; k < BLOCKED; k++)
+		ASSERT_GT(submit(r.fd, r.q, PTS(P(never, 1)), NOPTS, 3, 0), 0);
+	ASSERT_EQ(0, pthread_create(&ts, NULL, observed_gate_signaller, &r));
+	ASSERT_EQ(0, pthread_create(&to, NULL, observed_gate_observer, &r));
+	for (uint64_t i = 1; i <= ROUNDS; i++) {
+		struct accel_job_event ev[WAITERS + 1];
+
+		for (int k = 0; k < WAITERS; k++)
+			if (submit(r.fd, r.q, PTS(P(r.g, i)), NOPTS, 1, 0) <= 0)
+				break;
+		atomic_store(&r.go, i);
+		while (atomic_load(&r.done) < i)
+			sched_yield();
+		if (atomic_load(&r.later) <= 0)
+			break;
+		for (int k = 0; k <= WAITERS; k++) {
+			ev[k] = next_release(_metadata, r.fd, 5000);
+			if (ev[k].user_data == 2 && k != WAITERS)
+				wrong++;
+		}
+		for (int k = 0; k <= WAITERS; k++)
+			if (complete(r.fd, ev[k].id, 0, 0))
+				break;
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(ts, NULL);
+	pthread_join(to, NULL);
+	ASSERT_GT(atomic_load(&r.later), 0);
+	ASSERT_EQ(ROUNDS, so_value(_metadata, r.fd, r.g));
+	EXPECT_EQ(0, wrong);
+	close(r.fd);
 }
 
 TEST_F(sched, release_complete_reaches_points)

@@ -499,6 +499,113 @@ START_TEST(test_order_on_one_timeline)
 }
 END_TEST
 
+/*
+ * A signal on one thread, and on another a submission that read the
+ * signalled value while the signal may still be waking its waiters: the
+ * submissions of the queue waiting on the point were runnable from the
+ * moment it was reached, so they run first. Each earlier one fills the
+ * word with 1, the later one with 2: the word ends at 2, or the later
+ * one went ahead. On the module, a SUBMIT could before 2026-11-27 (see
+ * sched.job_readied_by_a_signal_on_another_thread_goes_first).
+ */
+struct observed_gate {
+	accel_queue_t *q;
+	accel_semaphore_t *gate, *done;
+	accel_command_buffer_t *two;
+	_Atomic uint64_t go;
+	_Atomic int failed;
+	_Atomic bool stop;
+};
+
+static bool observed_gate_next(struct observed_gate *r, uint64_t i)
+{
+	while (atomic_load(&r->go) < i) {
+		if (atomic_load(&r->stop))
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+static void *observed_gate_signaller(void *arg)
+{
+	struct observed_gate *r = arg;
+
+	for (uint64_t i = 1; observed_gate_next(r, i); i++)
+		if (accel_semaphore_signal(r->gate, i))
+			atomic_store(&r->failed, 1);
+	return NULL;
+}
+
+static void *observed_gate_observer(void *arg)
+{
+	struct observed_gate *r = arg;
+
+	for (uint64_t i = 1; observed_gate_next(r, i); i++) {
+		uint64_t v = 0;
+		int e = 0;
+		POINT(sig, r->done, i);
+
+		do {
+			if (accel_semaphore_query(r->gate, &v, &e) || e)
+				atomic_store(&r->failed, 1);
+		} while (v < i && !atomic_load(&r->failed));
+		if (accel_queue_execute(r->q, NULL, &sig, r->two, NULL, 0))
+			atomic_store(&r->failed, 1);
+	}
+	return NULL;
+}
+
+START_TEST(test_signal_on_another_thread_orders_its_waiters_first)
+{
+	enum { ROUNDS = 150, WAITERS = 16 };
+	accel_buffer_t *b = buffer_new(4);
+	accel_command_buffer_t *one = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1);
+	accel_semaphore_t *ones = sem_new(0);
+	struct observed_gate r = {
+		.q = queue, .gate = sem_new(0), .done = sem_new(0),
+		.two = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 1),
+	};
+	volatile uint32_t *word = map(b);
+	uint32_t v1 = 1, v2 = 2;
+	pthread_t ts, to;
+	int wrong = 0;
+
+	ASSERT_OK(accel_command_buffer_fill(one, accel_buffer_ref_direct(b, 0, 4), &v1, 4));
+	ASSERT_OK(accel_command_buffer_end(one));
+	ASSERT_OK(accel_command_buffer_fill(r.two, accel_buffer_ref_direct(b, 0, 4), &v2, 4));
+	ASSERT_OK(accel_command_buffer_end(r.two));
+	ck_assert_int_eq(pthread_create(&ts, NULL, observed_gate_signaller, &r), 0);
+	ck_assert_int_eq(pthread_create(&to, NULL, observed_gate_observer, &r), 0);
+	for (uint64_t i = 1; i <= ROUNDS && !atomic_load(&r.failed); i++) {
+		POINT(w, r.gate, i);
+
+		for (uint64_t k = 1; k <= WAITERS; k++) {
+			POINT(sig, ones, (i - 1) * WAITERS + k);
+
+			ASSERT_OK(accel_queue_execute(queue, &w, &sig, one, NULL, 0));
+		}
+		atomic_store(&r.go, i);
+		ASSERT_OK(accel_semaphore_wait(ones, i * WAITERS, 0, WAIT_LONG));
+		ASSERT_OK(accel_semaphore_wait(r.done, i, 0, WAIT_LONG));
+		wrong += *word != 2;
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(ts, NULL);
+	pthread_join(to, NULL);
+	ck_assert_int_eq(atomic_load(&r.failed), 0);
+	ck_assert_uint_eq(sem_value(r.done, NULL), ROUNDS);
+	ck_assert_msg(wrong == 0, "%d of %d rounds ran the later submission before the earlier ones",
+		      wrong, ROUNDS);
+	accel_command_buffer_release(one);
+	accel_command_buffer_release(r.two);
+	accel_buffer_release(b);
+	accel_semaphore_release(ones);
+	accel_semaphore_release(r.gate);
+	accel_semaphore_release(r.done);
+}
+END_TEST
+
 /* The threads of this process. */
 static int task_count(void)
 {
@@ -2702,6 +2809,7 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, test_order_on_one_timeline);
 	tcase_add_test(tc, test_release_all_in_flight);
 	tcase_add_test(tc, test_release_all_in_flight_nothing_held);
+	tcase_add_test(tc, test_signal_on_another_thread_orders_its_waiters_first);
 	tcase_add_test(tc, test_table_retained_until_signal);
 	tcase_add_test(tc, test_no_head_of_line_blocking);
 	tcase_add_test(tc, test_wait_for_submitted);

@@ -309,6 +309,124 @@ TEST_F_TIMEOUT(robust, queue_destroy_races_submit, 120)
 }
 
 /*
+ * A SUBMIT ready at once, on a queue with jobs waiting, while a signal
+ * calls back, looks through the queue's waiting jobs and waits for the
+ * fences of those whose waits are all reached (sched.c's
+ * job_readied_by_a_signal_on_another_thread_goes_first). Here that look
+ * races everything that takes jobs off the list: one thread signals, one
+ * submits jobs waiting on points just ahead, one submits jobs ready at
+ * once, and the main thread completes what is released and destroys the
+ * queue for a new one every few milliseconds, cancelling what waits.
+ * Every call answers one of its documented errors, nothing hangs, and the
+ * debug kernel's KASAN, lockdep and kmemleak see nothing.
+ */
+struct settle_race {
+	int fd;
+	uint32_t g;
+	atomic_uint q;
+	atomic_ullong gate;
+	atomic_int stop, bad, waiting, ready, signals;
+};
+
+static void settle_bad(struct settle_race *r, int what)
+{
+	int none = 0;
+
+	atomic_compare_exchange_strong(&r->bad, &none, what);
+}
+
+static void *settle_signaller(void *arg)
+{
+	struct settle_race *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		uint64_t v = atomic_fetch_add(&r->gate, 1) + 1;
+		int ret = so_signal(r->fd, r->g, v);
+
+		if (ret)
+			settle_bad(r, 1000 + ret);
+		atomic_fetch_add(&r->signals, 1);
+	}
+	return NULL;
+}
+
+static void *settle_waiting(void *arg)
+{
+	struct settle_race *r = arg;
+
+	for (uint64_t i = 0; !atomic_load(&r->stop); i++) {
+		uint64_t at = atomic_load(&r->gate) + 1 + i % 8;
+		int id = submit(r->fd, atomic_load(&r->q), r->g, at, 0, 0, 1);
+
+		if (id > 0)
+			atomic_fetch_add(&r->waiting, 1);
+		else if (id != -ENOENT && id != -ENOSPC)
+			settle_bad(r, 2000 + id);
+	}
+	return NULL;
+}
+
+static void *settle_ready(void *arg)
+{
+	struct settle_race *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		int id = submit(r->fd, atomic_load(&r->q), 0, 0, 0, 0, 2);
+
+		if (id > 0)
+			atomic_fetch_add(&r->ready, 1);
+		else if (id != -ENOENT && id != -ENOSPC)
+			settle_bad(r, 3000 + id);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(robust, settle_races_signals_submits_and_destroy, 120)
+{
+	struct settle_race r = { .fd = accel_test_open() };
+	struct accel_job_event ev[64];
+	pthread_t t[3];
+	uint64_t t0;
+	int destroys = 0;
+
+	ASSERT_GE(r.fd, 0);
+	r.g = so_new(_metadata, r.fd, 0);
+	atomic_store(&r.q, queue_new(_metadata, r.fd, engine_name("settle"),
+				     ACCEL_PRIORITY_NORMAL, 4));
+	ASSERT_EQ(0, pthread_create(&t[0], NULL, settle_signaller, &r));
+	ASSERT_EQ(0, pthread_create(&t[1], NULL, settle_waiting, &r));
+	ASSERT_EQ(0, pthread_create(&t[2], NULL, settle_ready, &r));
+	t0 = now_ns();
+	while (now_ns() - t0 < 4ull * 1000000000ull && !atomic_load(&r.bad)) {
+		for (int k = 0; k < 20; k++) {
+			int n = fetch(r.fd, ev, 64);
+
+			for (int i = 0; i < n; i++)
+				if (ev[i].type == ACCEL_JOB_EVENT_RELEASED)
+					complete(r.fd, ev[i].id, 0); /* or gone with its queue */
+			usleep(200);
+		}
+		struct accel_queue_destroy d = { .handle = atomic_load(&r.q) };
+
+		ASSERT_EQ(0, xioctl(r.fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+		atomic_store(&r.q, queue_new(_metadata, r.fd, engine_name("settle"),
+					     ACCEL_PRIORITY_NORMAL, 4));
+		destroys++;
+	}
+	atomic_store(&r.stop, 1);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	TH_LOG("%d signals, %d jobs waiting and %d ready at submission, %d queues destroyed",
+	       atomic_load(&r.signals), atomic_load(&r.waiting),
+	       atomic_load(&r.ready), destroys);
+	ASSERT_EQ(0, atomic_load(&r.bad));
+	ASSERT_GT(atomic_load(&r.waiting), 0);
+	ASSERT_GT(atomic_load(&r.ready), 0);
+	ASSERT_GT(destroys, 5);
+	ASSERT_EQ(0, close(r.fd));
+}
+
+/*
  * A job's points are looked up by handle under RCU, without the file's
  * table lock. Three threads race one handle: one destroys it and creates
  * the next (which may get the same number back), two submit jobs that

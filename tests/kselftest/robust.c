@@ -427,6 +427,109 @@ TEST_F_TIMEOUT(robust, settle_races_signals_submits_and_destroy, 120)
 }
 
 /*
+ * The memory of a call, unmapped by another thread during it: SUBMIT's
+ * struct, its jobs and their waits in one page, which a second thread
+ * unmaps and maps again (the same memfd page) in a loop. Each call fails
+ * with -EFAULT at whatever it was reading or writing, or goes through, or
+ * finds the file's job limit; nothing is half done. Afterwards the file
+ * counts no job it does not have: with its queue destroyed (cancelling
+ * every job that went in) and the limit lowered to 64, exactly 64 new
+ * jobs go in and the 65th is refused.
+ */
+struct unmap_race {
+	char *page;
+	int memfd;
+	atomic_int stop, remaps;
+};
+
+static void *unmap_racer(void *arg)
+{
+	struct unmap_race *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		munmap(r->page, 4096);
+		if (mmap(r->page, 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, r->memfd, 0) != r->page)
+			break;
+		atomic_fetch_add(&r->remaps, 1);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(robust, submit_memory_unmapped_during_the_call, 120)
+{
+	enum { JOBS = 4 };
+	int fd = accel_test_open(), ok = 0, efault = 0, full = 0, other = 0;
+	struct unmap_race r = { .memfd = memfd_create("accel-unmap", MFD_CLOEXEC) };
+	struct accel_job_submit *a;
+	struct accel_point *w;
+	struct accel_job *j;
+	uint32_t q, never;
+	uint64_t t0;
+	pthread_t t;
+	long old;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(r.memfd, 0);
+	ASSERT_EQ(0, ftruncate(r.memfd, 4096));
+	r.page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r.memfd, 0);
+	ASSERT_NE(MAP_FAILED, r.page);
+	q = queue_new(_metadata, fd, engine_name("unmap"), ACCEL_PRIORITY_NORMAL, 4);
+	never = so_new(_metadata, fd, 0);
+	a = (struct accel_job_submit *)r.page;
+	j = (struct accel_job *)(r.page + 64);
+	w = (struct accel_point *)(r.page + 2048);
+	*w = (struct accel_point){ .handle = never, .point = 1 };
+	for (int i = 0; i < JOBS; i++)
+		j[i] = (struct accel_job){ .queue = q, .user_data = i,
+					   .waits = (uintptr_t)w, .nwaits = 1 };
+	ASSERT_EQ(0, pthread_create(&t, NULL, unmap_racer, &r));
+	t0 = now_ns();
+	while (now_ns() - t0 < 2ull * 1000000000ull) {
+		/* The struct as the caller writes it, if the page is there. */
+		struct accel_job_submit fresh = { .jobs = (uintptr_t)j, .count = JOBS };
+		int ret;
+
+		if (pwrite(r.memfd, &fresh, sizeof(fresh), 0) != sizeof(fresh))
+			break;
+		ret = ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, a) ? -errno : 0;
+		if (ret == 0)
+			ok++;
+		else if (ret == -EFAULT)
+			efault++;
+		else if (ret == -ENOSPC)
+			full++;
+		else
+			other = other ?: ret;
+	}
+	atomic_store(&r.stop, 1);
+	pthread_join(t, NULL);
+	TH_LOG("%d calls went through, %d faulted, %d found the limit; %d remaps",
+	       ok, efault, full, atomic_load(&r.remaps));
+	ASSERT_EQ(0, other);
+	ASSERT_GT(ok + efault, 0);
+
+	/* Every job that went in goes with its queue; none is still counted. */
+	struct accel_queue_destroy d = { .handle = q };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	old = set_param("max_jobs", 64);
+	ASSERT_GT(old, 0);
+	q = queue_new(_metadata, fd, engine_name("unmap2"), ACCEL_PRIORITY_NORMAL, 4);
+	for (int i = 0; i < 64; i++)
+		if (submit(fd, q, never, 1, 0, 0, i) <= 0) {
+			set_param("max_jobs", old);
+			TH_LOG("job %d of 64 refused after the race", i);
+			ASSERT_TRUE(0);
+		}
+	EXPECT_EQ(-ENOSPC, submit(fd, q, never, 1, 0, 0, 64));
+	set_param("max_jobs", old);
+	munmap(r.page, 4096);
+	close(r.memfd);
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
  * A job's points are looked up by handle under RCU, without the file's
  * table lock. Three threads race one handle: one destroys it and creates
  * the next (which may get the same number back), two submit jobs that

@@ -1251,9 +1251,16 @@ int accel_job_do_complete(struct accel_file *afile,
 		return -ETIMEDOUT;
 	}
 	if (job->state != ACCEL_JOB_RELEASED) {
+		/*
+		 * Done on another thread (completed, or cancelled with its
+		 * queue or its file) and about to leave the id table: gone,
+		 * as a moment later. Else not released: nothing to complete.
+		 */
+		int ret = job->state == ACCEL_JOB_DONE ? -ENOENT : -EINVAL;
+
 		spin_unlock_irq(&e->lock);
 		accel_job_put(job);
-		return -EINVAL; /* not released: nothing to complete */
+		return ret;
 	}
 	job->state = ACCEL_JOB_DONE;
 	if (job->pipelined && atomic_read(&job->deps_left)) {

@@ -716,7 +716,9 @@ struct accel_uring_job {
  *             job's timeout is charged as the timeout.
  *
  * Return: 0; -ENOENT for an id that names no job of this file (never
- * submitted, or completed and gone); -EINVAL for a bad @status, or a job
+ * submitted, or completed or cancelled and gone: also while the cancel of
+ * its queue or a COMPLETE on another thread is still taking it out);
+ * -EINVAL for a bad @status, or a job
  * that is not released (not yet, or a pipelined job already completed and
  * waiting for its waits: a second COMPLETE of it); -ETIMEDOUT for a job
  * that timed out (its points failed with -ETIMEDOUT already).

@@ -166,6 +166,8 @@ static int check_end(accel_device_t *d, const struct accel_transfer *t,
 		return accel_fail(EXDEV,
 			"%s: %s belongs to device %s, not to %s",
 			t->fn, name, b->device->uri, d->uri);
+	if (accel_buffer_returned(b))
+		return accel_buffer_fail_returned(t->fn, name);
 	if (!(b->usage & usage))
 		return accel_fail(EINVAL,
 			"%s: %s lacks %s; allocate it with that usage bit",

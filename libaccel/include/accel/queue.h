@@ -405,8 +405,9 @@ int accel_queue_alloca(accel_queue_t *queue,
  * marked with @waits, and the next alloca that takes it waits for them
  * (accel_queue_alloca()). From this call on, the buffer is dead: recording
  * it (or a subspan of it), submitting a binding table or a command buffer
- * that names it, mapping it, taking a subspan and a second dealloca are
- * refused with -EBADFD and a message saying it "was returned by
+ * that names it, mapping it, taking a subspan, a transfer from or into
+ * it and a second dealloca are refused with -EBADFD and a message saying
+ * it "was returned by
  * accel_queue_dealloca()". The object lives until its last reference is
  * released; work submitted before the call still runs (it holds its own
  * references, and @waits order the reuse after it).

@@ -179,6 +179,17 @@ static int check_end(accel_device_t *d, const struct accel_transfer *t,
 	return 0;
 }
 
+/* A host end of @t: its address + length must not wrap. */
+static int check_host_end(const struct accel_transfer *t, const char *name,
+			  const void *host)
+{
+	if (t->length > UINTPTR_MAX - (uintptr_t)host)
+		return accel_fail(ERANGE,
+			"%s: %s: host address %p + length %" PRIu64 " overflows",
+			t->fn, name, host, t->length);
+	return 0;
+}
+
 /* Whether the two buffer ranges of a checked d2d @t share memory. */
 static bool share_memory(const struct accel_transfer *t)
 {
@@ -212,6 +223,11 @@ static int transfer_checked(accel_device_t *d, struct accel_transfer *t,
 	if (!err && !t->dst_host)
 		err = check_end(d, t, "target", t->dst, t->dst_offset,
 				ACCEL_BUFFER_USAGE_TRANSFER_TARGET);
+	/* Then the host ends, which only the length bounds. */
+	if (!err && t->src_host)
+		err = check_host_end(t, "source", t->src_host);
+	if (!err && t->dst_host)
+		err = check_host_end(t, "target", t->dst_host);
 	if (err)
 		return err;
 	if (t->src && t->dst && t->length && share_memory(t))

@@ -28,8 +28,9 @@
  *   its end needs (the message names the bit to allocate it with), or
  *   overlapping source and target ranges of one buffer's memory (d2d);
  * - -EXDEV: a buffer of another device than @device;
- * - -ERANGE: a range outside its buffer, or an offset + length that
- *   overflows;
+ * - -ERANGE: a range outside its buffer, an offset + length that
+ *   overflows, or a host end whose address + length wraps around the
+ *   address space (no buffer bounds a host end's length);
  * - -ETIME: @deadline_ns had passed when the transfer would have started.
  *
  * A zero length succeeds at once, whatever the deadline (nothing to wait
@@ -165,7 +166,8 @@ accel_transfer_device(accel_buffer_t *buffer)
  *
  * Return: 0, or a negative errno with the message set (see the DOC
  * above); also -EINVAL when an end sets both @host and @buffer, or
- * neither, and -ERANGE when a host end's address + offset overflows.
+ * neither, and -ERANGE when a host end's address + offset (+ length)
+ * overflows.
  *
  * Thread-safety: thread-safe.
  */

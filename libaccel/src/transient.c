@@ -156,7 +156,11 @@ static int pool_capacity(const char *fn, uint64_t *out)
 		return accel_fail(EINVAL,
 			"%s: ACCEL_TRANSIENT_POOL_BYTES is \"%.32s\"; it must be a number of bytes from 1 to 2^48, with an optional K, M or G suffix (unset: 256M)",
 			fn, env);
-	*out = (uint64_t)v << shift;
+	/*
+	 * Every block is a multiple of POOL_ALIGN: a capacity that is not
+	 * would refuse a size at or below it with -EAGAIN for ever.
+	 */
+	*out = (((uint64_t)v << shift) + POOL_ALIGN - 1) & ~(POOL_ALIGN - 1);
 	return 0;
 }
 

@@ -560,6 +560,44 @@ START_TEST(test_pool_bytes_env)
 }
 END_TEST
 
+/*
+ * A capacity that is not a multiple of the pool's 256-byte alignment is
+ * rounded up to one: every size up to the capacity asked for fits an
+ * empty pool. Before, alloca(300) of a 300-byte pool asked for 512 and
+ * answered -EAGAIN for ever, so a caller retrying as told spun (an
+ * outside test found it).
+ */
+START_TEST(test_pool_bytes_rounded_up)
+{
+	static const struct { const char *env; uint64_t size, capacity; } cases[] = {
+		{ "1", 1, 256 }, { "300", 300, 512 }, { "1000", 1000, 1024 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		accel_device_t *d = NULL;
+		accel_queue_t *q = NULL;
+		accel_buffer_params_t p = { HOST_TYPE, ALL_USAGE };
+		accel_buffer_t *b = NULL, *big = TEST_NOT_NULL;
+		accel_transient_pool_stats_t st;
+
+		setenv("ACCEL_TRANSIENT_POOL_BYTES", cases[i].env, 1);
+		ASSERT_OK(accel_device_open(test_device_uri(), NULL, &d));
+		ASSERT_OK(accel_queue_create(d, 0, &q));
+		ASSERT_OK(accel_queue_alloca(q, NULL, NULL, &p, cases[i].size, 0, &b));
+		ASSERT_OK(accel_device_transient_pool_stats(d, &st));
+		ck_assert_uint_eq(st.capacity, cases[i].capacity);
+		ck_assert_uint_le(st.committed, st.capacity);
+		ASSERT_ERRNO(accel_queue_alloca(q, NULL, NULL, &p, cases[i].capacity + 1, 0, &big), ENOSPC);
+		ck_assert_ptr_null(big);
+		ASSERT_OK(accel_queue_dealloca(q, NULL, NULL, b, 0));
+		accel_buffer_release(b);
+		accel_queue_release(q);
+		accel_device_release(d);
+	}
+	setenv("ACCEL_TRANSIENT_POOL_BYTES", "1M", 1);
+}
+END_TEST
+
 /* ---- uploader ------------------------------------------------------------- */
 
 /*
@@ -816,6 +854,7 @@ static Suite *alloca_suite(void)
 	tcase_add_test(tc, test_use_after_dealloca);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_pool_bytes_env);
+	tcase_add_test(tc, test_pool_bytes_rounded_up);
 	tcase_add_test(tc, test_uploader_ring);
 	tcase_add_test(tc, test_uploader_wraps_contiguous);
 	tcase_add_test(tc, test_uploader_errors);

@@ -362,7 +362,9 @@ int accel_queue_wait_idle(accel_queue_t *queue, int64_t deadline_ns);
  * the host waiting; if those waits fail, this alloca's signals fail with
  * them). The pool never holds more than its capacity: the environment
  * variable ACCEL_TRANSIENT_POOL_BYTES, read at the device's first alloca
- * (bytes, with an optional K, M or G suffix; default 256M).
+ * (bytes, with an optional K, M or G suffix; default 256M), rounded up to
+ * a multiple of 256 bytes, the pool's alignment (so every size up to the
+ * value given fits an empty pool).
  *
  * Releasing the buffer's last reference without a dealloca returns its
  * memory too (nothing can be using it then: submissions hold references).

@@ -61,10 +61,12 @@ ACCEL_EXPORT int accel_uploader_create(accel_queue_t *queue, uint64_t ring_size,
 	if (flags)
 		return accel_fail(EINVAL, "%s: flags 0x%x: no flags are defined; pass 0",
 				  fn, flags);
-	if (!ring_size || ring_size > ACCEL_BUFFER_MAX_SIZE)
-		return accel_fail(EINVAL,
-			"%s: ring_size %" PRIu64 " must be from 1 to ACCEL_BUFFER_MAX_SIZE", fn,
-			ring_size);
+	if (!ring_size)
+		return accel_fail(EINVAL, "%s: ring_size 0: a ring holds at least 1 byte", fn);
+	if (ring_size > ACCEL_BUFFER_MAX_SIZE)
+		return accel_fail(ENOSPC,
+			"%s: ring_size %" PRIu64 " is above ACCEL_BUFFER_MAX_SIZE, the largest transient pool, so it could never fit; ask for less",
+			fn, ring_size);
 	asked = ring_size;
 	ring_size = (ring_size + ACCEL_UPLOADER_ALIGN - 1) & ~(uint64_t)(ACCEL_UPLOADER_ALIGN - 1);
 	up = calloc(1, sizeof(*up));

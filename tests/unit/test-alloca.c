@@ -697,7 +697,11 @@ START_TEST(test_uploader_errors)
 	ASSERT_MESSAGE_CONTAINS("flags 0x1");
 	ASSERT_ERRNO(accel_uploader_create(queue, 0, 0, &up), EINVAL);
 	ASSERT_MESSAGE_CONTAINS("ring_size 0");
-	ASSERT_ERRNO(accel_uploader_create(queue, UINT64_MAX, 0, &up), EINVAL);
+	/* Above any pool: it could never fit, as one above this pool. */
+	ASSERT_ERRNO(accel_uploader_create(queue, UINT64_MAX, 0, &up), ENOSPC);
+	ASSERT_MESSAGE_CONTAINS("could never fit");
+	ck_assert_ptr_null(up);
+	ASSERT_ERRNO(accel_uploader_create(queue, (UINT64_C(1) << 48) + 1, 0, &up), ENOSPC);
 	ASSERT_ERRNO(accel_uploader_create(queue, POOL + 1, 0, &up), ENOSPC);
 	ASSERT_MESSAGE_CONTAINS("could never fit");
 	/* Said as the uploader's, with the size the caller gave. */

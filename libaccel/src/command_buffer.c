@@ -50,8 +50,9 @@ static int check_direct(const accel_command_buffer_t *cb, const char *fn,
 
 	if (b->device != cb->device)
 		return accel_fail(EXDEV,
-			"%s: command %u: %s: the buffer belongs to device %s, but the command buffer to %s",
-			fn, index, rule->what, b->device->uri, cb->device->uri);
+			"%s: command %u: %s: the buffer belongs to device %s, but the command buffer to %s%s",
+			fn, index, rule->what, b->device->uri, cb->device->uri,
+			accel_device_twin(b->device, cb->device));
 	if (accel_buffer_returned(b)) {
 		char where[64];
 
@@ -523,8 +524,9 @@ static int check_dispatch(accel_command_buffer_t *cb, const char *fn,
 		return accel_fail(EINVAL, "%s: command %u: executable is NULL", fn, index);
 	if (exe->device != cb->device)
 		return accel_fail(EXDEV,
-			"%s: command %u: the executable was loaded for device %s, but the command buffer is for %s",
-			fn, index, exe->device->uri, cb->device->uri);
+			"%s: command %u: the executable was loaded for device %s, but the command buffer is for %s%s",
+			fn, index, exe->device->uri, cb->device->uri,
+			accel_device_twin(exe->device, cb->device));
 	if (ordinal >= exe->export_count)
 		return accel_fail(ERANGE,
 			"%s: command %u: ordinal %u is not below the executable's %u entry points",

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "accel/buffer.h"
 #include "accel/command_buffer.h"
@@ -290,6 +291,18 @@ struct accel_buffer {
 	atomic_bool returned;
 	bool weak_device;
 };
+
+/*
+ * accel_device_twin() - for an -EXDEV message naming @a's and @b's URIs:
+ * the words that tell two devices opened from one URI apart ("" when the
+ * URIs differ, and they say it).
+ */
+static inline const char *accel_device_twin(const accel_device_t *a,
+					    const accel_device_t *b)
+{
+	return strcmp(a->uri, b->uri) ? "" :
+	       " (two devices opened from the same URI: an object belongs to the accel_device_t it was made on; use that one)";
+}
 
 /*
  * accel_buffer_returned() - whether @b (or the alloca buffer it views) was

@@ -554,8 +554,9 @@ ACCEL_EXPORT int accel_command_buffer_predict(accel_device_t *device,
 		return accel_fail(EINVAL, "%s: %s is NULL", fn,
 				  !device ? "device" : !cb ? "cb" : "out");
 	if (cb->device != device)
-		return accel_fail(EXDEV, "%s: the command buffer is for device %s, not %s",
-				  fn, cb->device->uri, device->uri);
+		return accel_fail(EXDEV, "%s: the command buffer is for device %s, not %s%s",
+				  fn, cb->device->uri, device->uri,
+				  accel_device_twin(cb->device, device));
 	if (cb->state != ACCEL_CB_EXECUTABLE)
 		return accel_fail(EBADFD,
 			"%s: the command buffer was not ended; call accel_command_buffer_end() first",

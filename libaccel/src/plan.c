@@ -187,8 +187,9 @@ static int validate_slot(const struct accel_slot_req *req, uint32_t slot,
 			caller, slot, req->first_command);
 	if (b->buffer->device != device)
 		return accel_fail(EXDEV,
-			"%s: binding table slot %u holds a buffer of device %s, but the command buffer is for device %s",
-			caller, slot, b->buffer->device->uri, device->uri);
+			"%s: binding table slot %u holds a buffer of device %s, but the command buffer is for device %s%s",
+			caller, slot, b->buffer->device->uri, device->uri,
+			accel_device_twin(b->buffer->device, device));
 	if (accel_buffer_returned(b->buffer)) {
 		char where[48];
 

@@ -438,8 +438,9 @@ static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
 {
 	if (cb->device != q->device)
 		return accel_fail(EXDEV,
-			"%s: the command buffer is for device %s, but the queue for %s",
-			fn, cb->device->uri, q->device->uri);
+			"%s: the command buffer is for device %s, but the queue for %s%s",
+			fn, cb->device->uri, q->device->uri,
+			accel_device_twin(cb->device, q->device));
 	if (cb->state != ACCEL_CB_EXECUTABLE)
 		return accel_fail(EBADFD,
 			"%s: the command buffer was not ended; call accel_command_buffer_end() before submitting it",

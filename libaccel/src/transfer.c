@@ -164,8 +164,9 @@ static int check_end(accel_device_t *d, const struct accel_transfer *t,
 		return accel_fail(EINVAL, "%s: %s is NULL", t->fn, name);
 	if (b->device != d)
 		return accel_fail(EXDEV,
-			"%s: %s belongs to device %s, not to %s",
-			t->fn, name, b->device->uri, d->uri);
+			"%s: %s belongs to device %s, not to %s%s",
+			t->fn, name, b->device->uri, d->uri,
+			accel_device_twin(b->device, d));
 	if (accel_buffer_returned(b))
 		return accel_buffer_fail_returned(t->fn, name);
 	if (!(b->usage & usage))

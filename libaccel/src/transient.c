@@ -989,8 +989,9 @@ ACCEL_EXPORT int accel_queue_dealloca(accel_queue_t *queue,
 			fn, buffer->transient ? " (it is a subspan of one: dealloca that one)" : "");
 	if (buffer->device != queue->device)
 		return accel_fail(EXDEV,
-			"%s: the buffer is of device %s, but the queue of %s",
-			fn, buffer->device->uri, queue->device->uri);
+			"%s: the buffer is of device %s, but the queue of %s%s",
+			fn, buffer->device->uri, queue->device->uri,
+			accel_device_twin(buffer->device, queue->device));
 	err = check_lists(queue, waits, signals, flags, fn);
 	if (err)
 		return err;

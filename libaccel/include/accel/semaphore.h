@@ -101,6 +101,15 @@ void accel_semaphore_retain(accel_semaphore_t *semaphore);
 /**
  * accel_semaphore_release() - drop a reference (NULL: no-op). Submissions
  * and waits in progress hold their own references.
+ *
+ * So a submission waiting on a point keeps the semaphore alive, and
+ * releasing the application's last reference does not fail that wait:
+ * if nothing left can signal the point (no reference, no submission that
+ * signals it), the submission never runs, and it holds its queue, device
+ * and buffers until the process exits. Fail the semaphore first
+ * (accel_semaphore_fail()) to end such waits. The module's raw ABI
+ * differs here: its jobs do not hold the syncobj they wait on, so its
+ * pending points fail with -ENOENT when its last holder goes.
  */
 void accel_semaphore_release(accel_semaphore_t *semaphore);
 

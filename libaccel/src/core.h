@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "accel/buffer.h"
 #include "accel/command_buffer.h"
@@ -376,11 +377,16 @@ void accel_executable_fini(accel_executable_t *e);
 /*
  * The largest executable file a driver reads whole (a bundle of kernels).
  * accel_executable_read() reads @path into a malloc'd *@data (free() it);
- * 0, or -errno with the message set (ENOENT, ENOEXEC: not a regular file
- * of at most ACCEL_EXECUTABLE_MAX_FILE bytes, ENOMEM).
+ * 0, or -errno with the message set (the open's errno: ENOENT, EACCES,
+ * ELOOP, ...; ENOEXEC: not a regular file, never waited on, or above
+ * ACCEL_EXECUTABLE_MAX_FILE bytes; ENOMEM).
  */
 #define ACCEL_EXECUTABLE_MAX_FILE (UINT64_C(256) << 20)
 int accel_executable_read(const char *path, uint8_t **data, size_t *size);
+/* What went wrong opening a path, in words, for @err (an errno). */
+const char *accel_path_error(int err);
+/* "a folder", "a FIFO", ... for a file that is not a regular one. */
+const char *accel_file_kind(mode_t mode);
 
 enum accel_cb_state {
 	ACCEL_CB_INITIAL,

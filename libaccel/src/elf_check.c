@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "elf_check.h"
 
 static int truncated(char *why, size_t len, const char *what, uint64_t end,
@@ -99,9 +100,7 @@ int accel_elf_check(const char *path, char *why, size_t len)
 	} else if (!S_ISREG(st.st_mode)) {
 		/* dlopen() would block on a FIFO until a writer came. */
 		snprintf(why, len, "it is not a regular file (%s)",
-			 S_ISDIR(st.st_mode) ? "a folder" :
-			 S_ISFIFO(st.st_mode) ? "a FIFO" :
-			 S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
+			 accel_file_kind(st.st_mode));
 		ret = -ENOEXEC;
 	} else {
 		ret = check_fd(fd, (uint64_t)st.st_size, why, len);

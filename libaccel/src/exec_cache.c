@@ -304,7 +304,8 @@ bool accel_exec_cache_lookup(struct accel_exec_cache *c,
 	int fd, err;
 
 	accel_exec_cache_path(c, key, path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* Not blocking: a FIFO there is dropped, never waited on. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR) { /* not a miss */
 			atomic_fetch_add(&c->failed, 1);

@@ -4,10 +4,13 @@
  * table; the queries work on that table.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core.h"
 #include "error.h"
@@ -28,30 +31,76 @@ void accel_executable_fini(accel_executable_t *e)
 	accel_device_release(e->device);
 }
 
+const char *accel_path_error(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return "no such file";
+	case ENOTDIR:
+		return "a component of the path is not a folder";
+	case EACCES:
+		return "permission denied (check the file's and its folders' permissions)";
+	case ELOOP:
+		return "too many symbolic links (a loop of them?)";
+	case ENAMETOOLONG:
+		return "the path, or one name in it, is too long";
+	default:
+		return accel_errno_name(err);
+	}
+}
+
+const char *accel_file_kind(mode_t mode)
+{
+	return S_ISDIR(mode) ? "a folder" : S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISCHR(mode) || S_ISBLK(mode) ? "a device" :
+	       S_ISSOCK(mode) ? "a socket" : "a special file";
+}
+
 int accel_executable_read(const char *path, uint8_t **data, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
-	long len;
+	/* Not blocking: a FIFO is refused, never waited on for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	size_t done = 0;
+	struct stat st;
 	int err;
 
-	if (!f) {
+	if (fd < 0) {
 		err = errno;
 		return accel_fail(err, "accel_executable_load: %s: %s", path,
-				  err == ENOENT ? "no such file" : accel_errno_name(err));
+				  accel_path_error(err));
 	}
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-	    (uint64_t)len > ACCEL_EXECUTABLE_MAX_FILE || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return accel_fail(ENOEXEC, "accel_executable_load: %s: not a regular file of at most %" PRIu64 " bytes",
-				  path, ACCEL_EXECUTABLE_MAX_FILE);
+	if (fstat(fd, &st)) {
+		err = errno;
+		close(fd);
+		return accel_fail(err, "accel_executable_load: %s: cannot stat it: %s",
+				  path, accel_errno_name(err));
 	}
-	*data = malloc(len ? (size_t)len : 1);
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return accel_fail(ENOEXEC, "accel_executable_load: %s: it is not a regular file (%s)",
+				  path, accel_file_kind(st.st_mode));
+	}
+	if ((uint64_t)st.st_size > ACCEL_EXECUTABLE_MAX_FILE) {
+		close(fd);
+		return accel_fail(ENOEXEC, "accel_executable_load: %s: %" PRIu64 " bytes, above the largest executable file (%" PRIu64 " bytes)",
+				  path, (uint64_t)st.st_size, ACCEL_EXECUTABLE_MAX_FILE);
+	}
+	*data = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!*data) {
-		fclose(f);
+		close(fd);
 		return accel_fail(ENOMEM, "accel_executable_load: out of memory reading %s", path);
 	}
-	*size = fread(*data, 1, (size_t)len, f);
-	fclose(f);
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, *data + done, (size_t)st.st_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* shrank under us: the format check says so */
+		done += (size_t)n;
+	}
+	close(fd);
+	*size = done;
 	return 0;
 }
 

@@ -459,6 +459,11 @@ START_TEST(test_not_regular_files_ignored)
 	note_contains(c, "not a regular file");
 	note_contains(c, "could not remove it");
 	ck_assert_int_eq(rmdir(path), 0);
+	/* A FIFO: dropped at once, never waited on for a writer (it hung). */
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert(!accel_exec_cache_lookup(c, key, &p, &len));
+	note_contains(c, "not a regular file");
+	ck_assert_int_eq(access(path, F_OK), -1); /* removed */
 	ck_assert_int_eq(symlink("/etc/passwd", path), 0); /* a link: never followed */
 	ck_assert(!accel_exec_cache_lookup(c, key, &p, &len));
 	note_contains(c, "cannot read");

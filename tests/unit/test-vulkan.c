@@ -7,6 +7,10 @@
  * device-local buffers that the host cannot map. Exits 77 (SKIP) where no
  * Vulkan device can be opened.
  */
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "test-accel.h"
 
 static void setup(void)
@@ -168,6 +172,38 @@ START_TEST(test_bad_bundles)
 }
 END_TEST
 
+/*
+ * Not regular files: refused at once, never read or waited on. A FIFO
+ * blocked the load for ever, waiting for a writer, and /dev/zero was read
+ * (an outside test found both); a loop of symbolic links said only
+ * "ELOOP".
+ */
+START_TEST(test_not_regular_files)
+{
+	accel_executable_t *e = TEST_NOT_NULL;
+	char dir[256], fifo[300], loop[300];
+
+	test_make_tmpdir(dir, sizeof(dir));
+	snprintf(fifo, sizeof(fifo), "%s/k.vkexe", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ASSERT_ERRNO(accel_executable_load(dev, fifo, &e), ENOEXEC);
+	ASSERT_MESSAGE_CONTAINS("it is not a regular file (a FIFO)");
+	ck_assert_ptr_null(e);
+	ASSERT_ERRNO(accel_executable_load(dev, "/dev/zero", &e), ENOEXEC);
+	ASSERT_MESSAGE_CONTAINS("/dev/zero: it is not a regular file (a device)");
+	ASSERT_ERRNO(accel_executable_load(dev, dir, &e), ENOEXEC);
+	ASSERT_MESSAGE_CONTAINS("it is not a regular file (a folder)");
+	snprintf(loop, sizeof(loop), "%s/loop", dir);
+	ck_assert_int_eq(symlink(loop, loop), 0);
+	ASSERT_ERRNO(accel_executable_load(dev, loop, &e), ELOOP);
+	ASSERT_MESSAGE_CONTAINS("too many symbolic links");
+	ck_assert_ptr_null(e);
+	unlink(loop);
+	unlink(fifo);
+	rmdir(dir);
+}
+END_TEST
+
 /* Device-local memory: not mappable, but a copy target and source. */
 START_TEST(test_device_local_round_trip)
 {
@@ -218,6 +254,7 @@ static Suite *vulkan_suite(void)
 	tcase_add_test(tc, test_registry_available);
 	tcase_add_test(tc, test_executable_table);
 	tcase_add_test(tc, test_bad_bundles);
+	tcase_add_test(tc, test_not_regular_files);
 	tcase_add_test(tc, test_device_local_round_trip);
 	suite_add_tcase(suite, tc);
 	return suite;

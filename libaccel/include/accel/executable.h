@@ -80,10 +80,16 @@ typedef struct accel_export_cost {
  * @out: receives it (one reference); set to NULL first, NULL on failure.
  *       It holds a reference to @device.
  *
- * Return: 0, or -EINVAL (NULL argument), -ENOENT (no such file),
- * -ENOEXEC (not an executable of this driver's format: the message says
- * what is wrong, e.g. a missing table symbol or another ABI version, a
- * shared object cut short, or not a regular file), -ENOMEM.
+ * A @path without a slash names a file in the current folder, as for
+ * open(2) (never a library looked up in the loader's search path).
+ *
+ * Return: 0, or -EINVAL (NULL argument), -ENOENT (no such file), the
+ * errno of opening @path otherwise (-EACCES, -ELOOP, -ENAMETOOLONG,
+ * -ENOTDIR: the message says what it means), -ENOEXEC (not an executable
+ * of this driver's format: the message says what is wrong, e.g. a missing
+ * table symbol or another ABI version, a shared object cut short, a
+ * bundle above 256 MiB, or not a regular file: a FIFO or a device is
+ * refused at once, never read or waited on), -ENOMEM.
  *
  * Thread-safety: thread-safe.
  */

@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -118,13 +119,13 @@ static int fill_exports(struct cpu_executable *ce,
 
 static void *open_so(const char *path, int *err)
 {
-	char why[160];
+	char why[160], local[4096];
 	void *h;
 
 	if (access(path, R_OK) != 0) {
 		*err = errno;
 		accel_fail(*err, "accel_executable_load: %s: %s", path,
-			   *err == ENOENT ? "no such file" : accel_errno_name(*err));
+			   accel_path_error(*err));
 		return NULL;
 	}
 	/* A truncated file would be mapped anyway, and SIGBUS in dlopen(). */
@@ -133,6 +134,20 @@ static void *open_so(const char *path, int *err)
 		accel_fail(*err, "accel_executable_load: %s is not a loadable shared object: %s",
 			   path, why);
 		return NULL;
+	}
+	/*
+	 * A name without a slash is a library name to dlopen(), looked up in
+	 * its search path: "k.so" would load another file than the one just
+	 * checked (or none). The file meant is the one in this folder.
+	 */
+	if (!strchr(path, '/')) {
+		if ((size_t)snprintf(local, sizeof(local), "./%s", path) >= sizeof(local)) {
+			*err = ENAMETOOLONG;
+			accel_fail(*err, "accel_executable_load: %s: %s", path,
+				   accel_path_error(*err));
+			return NULL;
+		}
+		path = local;
 	}
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {

@@ -4,6 +4,7 @@
  * buffers (memory types, usage, map/unmap, subspans), and executables
  * (the cpu shared-object format and its load errors).
  */
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "test-accel.h"
@@ -327,6 +328,51 @@ START_TEST(test_executable_truncated)
 }
 END_TEST
 
+/*
+ * A path without a slash names a file in the current folder, as it does
+ * to every other call: dlopen() took it for a library name and searched
+ * its path, so "k.so" here was "no such file", and a copy named
+ * libm.so.6 loaded the system's libm (an outside test found it). A loop
+ * of symbolic links and a name too long say what is wrong in words.
+ */
+START_TEST(test_executable_relative_path)
+{
+	const char *whole = getenv("ACCEL_TEST_KERNELS");
+	accel_executable_t *e = NULL;
+	char dir[256], old[4096], path[300], longname[400];
+
+	ck_assert_ptr_nonnull(whole);
+	test_make_tmpdir(dir, sizeof(dir));
+	ck_assert_ptr_nonnull(getcwd(old, sizeof(old)));
+	snprintf(path, sizeof(path), "%s/k.so", dir);
+	copy_head(whole, path, LONG_MAX);
+	snprintf(path, sizeof(path), "%s/libm.so.6", dir);
+	copy_head(whole, path, LONG_MAX);
+	ck_assert_int_eq(chdir(dir), 0);
+	ASSERT_OK(accel_executable_load(dev, "k.so", &e));
+	ck_assert_uint_gt(accel_executable_export_count(e), 0);
+	accel_executable_release(e);
+	e = NULL;
+	ASSERT_OK(accel_executable_load(dev, "libm.so.6", &e));
+	ck_assert_uint_gt(accel_executable_export_count(e), 0);
+	accel_executable_release(e);
+	e = TEST_NOT_NULL;
+	ck_assert_int_eq(symlink("loop", "loop"), 0);
+	ASSERT_ERRNO(accel_executable_load(dev, "loop", &e), ELOOP);
+	ASSERT_MESSAGE_CONTAINS("loop: too many symbolic links");
+	ck_assert_ptr_null(e);
+	memset(longname, 'x', 300);
+	longname[300] = 0;
+	ASSERT_ERRNO(accel_executable_load(dev, longname, &e), ENAMETOOLONG);
+	ASSERT_MESSAGE_CONTAINS("is too long");
+	unlink("loop");
+	unlink("k.so");
+	unlink("libm.so.6");
+	ck_assert_int_eq(chdir(old), 0);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_executable_bad_abi)
 {
 	accel_executable_t *e = TEST_NOT_NULL;
@@ -390,6 +436,7 @@ static Suite *device_suite(void)
 	tcase_add_test(tc, test_executable_missing_file);
 	tcase_add_test(tc, test_executable_not_shared_object);
 	tcase_add_test(tc, test_executable_truncated);
+	tcase_add_test(tc, test_executable_relative_path);
 	tcase_add_test(tc, test_executable_bad_abi);
 	tcase_add_test(tc, test_executable_no_table);
 	tcase_add_test(tc, test_objects_outlive_device_reference);

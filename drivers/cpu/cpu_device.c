@@ -194,6 +194,10 @@ static int parse_device(const char *device, unsigned int *threads)
 			return accel_fail(EINVAL,
 				"accel_device_open: \"cpu://%.64s\": unknown option \"%.32s\"; the cpu driver takes \"?threads=N\"",
 				device, q + 1);
+		if (strchr(q + 9, '&'))
+			return accel_fail(EINVAL,
+				"accel_device_open: \"cpu://%.64s\": more than one option; the cpu driver takes one, \"?threads=N\"",
+				device);
 		err = parse_threads(q + 9, "the URI option threads=", threads);
 		if (err)
 			return err;

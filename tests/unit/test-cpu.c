@@ -257,6 +257,12 @@ START_TEST(test_threads_options)
 	ck_assert_ptr_null(d);
 	ASSERT_ERRNO(accel_device_open("cpu://?workers=2", NULL, &d), EINVAL);
 	ASSERT_MESSAGE_CONTAINS("unknown option \"workers=2\"; the cpu driver takes \"?threads=N\"");
+	/* Said as what it is, not as a worker count "4&threads=8". */
+	ASSERT_ERRNO(accel_device_open("cpu://?threads=4&threads=8", NULL, &d), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("more than one option; the cpu driver takes one");
+	ASSERT_ERRNO(accel_device_open("cpu://?threads=4&", NULL, &d), EINVAL);
+	ASSERT_MESSAGE_CONTAINS("more than one option");
+	ck_assert_ptr_null(d);
 	ASSERT_ERRNO(accel_device_open("cpu://1?threads=2", NULL, &d), EINVAL);
 	setenv("ACCEL_CPU_THREADS", "-3", 1);
 	ASSERT_ERRNO(accel_device_open("cpu://", NULL, &d), EINVAL);

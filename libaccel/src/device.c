@@ -271,6 +271,11 @@ ACCEL_EXPORT int accel_driver_device_info(const char *driver, uint32_t index,
 		return accel_fail(EINVAL,
 			"%s: info->size is %" PRIu32 "; set it to sizeof(accel_device_info_t) (at least %u) before the call",
 			fn, info->size, ACCEL_DEVICE_INFO_SIZE_0_2);
+	/* No struct of this ABI grows that far: not a size, but garbage. */
+	if (info->size > ACCEL_OPTIONS_SIZE_MAX)
+		return accel_fail(E2BIG,
+			"%s: info->size is %" PRIu32 ", above ACCEL_OPTIONS_SIZE_MAX (%u); set it to sizeof(accel_device_info_t)",
+			fn, info->size, ACCEL_OPTIONS_SIZE_MAX);
 	drv = enum_driver(fn, driver, &err);
 	if (!drv)
 		return err;

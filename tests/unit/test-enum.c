@@ -141,6 +141,19 @@ START_TEST(test_enum_errors)
 	ASSERT_ERRNO(accel_driver_device_count("cpu://", &n), ENOENT);
 	ck_assert_uint_eq(n, 7);
 
+	/*
+	 * A size no struct grows to: refused before anything is written
+	 * (it zeroed that many bytes past the struct; an outside test).
+	 */
+	junk_info(&i);
+	i.size = UINT32_MAX;
+	ASSERT_ERRNO(accel_driver_device_info("cpu", 0, &i), E2BIG);
+	ASSERT_MESSAGE_CONTAINS("above ACCEL_OPTIONS_SIZE_MAX");
+	i.size = ACCEL_OPTIONS_SIZE_MAX + 1;
+	ASSERT_ERRNO(accel_driver_device_info("cpu", 0, &i), E2BIG);
+	i.size = sizeof(i);
+	ck_assert(is_junk(&i));
+
 	junk_info(&i);
 	ASSERT_ERRNO(accel_driver_device_info("cpu", 0, NULL), EINVAL);
 	ASSERT_MESSAGE_CONTAINS("accel_driver_device_info: info is NULL");

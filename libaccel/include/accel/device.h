@@ -308,8 +308,10 @@ int accel_driver_device_count(const char *driver, uint32_t *count);
  *
  * Return: 0, or a negative errno with a message: the errors of
  * accel_driver_device_count(); -EINVAL also when @info is NULL or
- * @info->size is below ACCEL_DEVICE_INFO_SIZE_0_2; -ERANGE: @index is not
- * below the number of devices (the message gives it).
+ * @info->size is below ACCEL_DEVICE_INFO_SIZE_0_2; -E2BIG when it is
+ * above ACCEL_OPTIONS_SIZE_MAX (queue.h; no struct grows that far, and
+ * the bytes past the struct it knows would be zeroed); -ERANGE: @index is
+ * not below the number of devices (the message gives it).
  *
  * Thread-safety: thread-safe.
  */

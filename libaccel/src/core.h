@@ -239,9 +239,12 @@ struct accel_device {
 	 * name, driver version, ...; the URI when left empty). @cost_lock
 	 * protects @cost and @cost_loaded; @cost_gen counts the changes of
 	 * @cost, so a command buffer's model of older parameters is rebuilt.
+	 * @calib_lock: one calibration of the device at a time (two at once
+	 * would measure each other's work).
 	 */
 	char identity[256];
 	pthread_mutex_t cost_lock;
+	pthread_mutex_t calib_lock;
 	bool cost_loaded;
 	struct accel_cost_model cost;
 	atomic_uint cost_gen;

@@ -311,22 +311,30 @@ ACCEL_EXPORT int accel_device_calibrate(accel_device_t *device, uint32_t flags,
 		return accel_fail(EINVAL,
 			"accel_device_calibrate: unknown flags 0x%x; the only flag is ACCEL_CALIBRATE_FORCE",
 			flags & ~ACCEL_CALIBRATE_FORCE);
+	/*
+	 * One at a time: two calibrations at once measured each other's
+	 * work (operation rates 17x apart in an outside test). A caller
+	 * that waited for another's, without FORCE, takes its result.
+	 */
+	pthread_mutex_lock(&device->calib_lock);
 	accel_cost_model_get(device, &p);
 	if (!(flags & ACCEL_CALIBRATE_FORCE) && p.pub.source != ACCEL_COST_SOURCE_DEFAULT) {
+		pthread_mutex_unlock(&device->calib_lock);
 		if (out)
 			*out = p.pub;
 		return 0;
 	}
 	err = accel_cost_measure(device, &p);
-	if (err)
-		return err;
-	/* A timer's noise on a tiny run must not make a record the cache refuses. */
-	model_clamp(&p);
-	accel_cost_model_set(device, &p);
-	calib_store(device, &p);
-	if (out)
+	if (!err) {
+		/* A timer's noise on a tiny run must not make a record the cache refuses. */
+		model_clamp(&p);
+		accel_cost_model_set(device, &p);
+		calib_store(device, &p);
+	}
+	pthread_mutex_unlock(&device->calib_lock);
+	if (!err && out)
 		*out = p.pub;
-	return 0;
+	return err;
 }
 
 /* ---- command buffer models -------------------------------------------- */

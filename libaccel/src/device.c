@@ -153,6 +153,7 @@ void accel_device_init(accel_device_t *d, const struct accel_device_ops *ops,
 	accel_strfmt(d->uri, sizeof(d->uri), "%s", uri);
 	d->binding_alignment = 1;
 	pthread_mutex_init(&d->cost_lock, NULL);
+	pthread_mutex_init(&d->calib_lock, NULL);
 }
 
 void accel_device_fini(accel_device_t *d)
@@ -160,6 +161,7 @@ void accel_device_fini(accel_device_t *d)
 	accel_drain_disown(&d->drain);
 	accel_exec_cache_destroy(d->cache);
 	pthread_mutex_destroy(&d->cost_lock);
+	pthread_mutex_destroy(&d->calib_lock);
 	accel_scheduler_release(d->scheduler);
 }
 

@@ -128,7 +128,9 @@ int accel_device_cost_params(accel_device_t *device, accel_cost_params_t *out);
  * Runs for about a second, submitting its own work to @device through its
  * scheduler (so other tenants' work on the device slows it, and it slows
  * theirs). Two calibrations of an idle device agree within a few tens of
- * percent; the model needs no better.
+ * percent; the model needs no better. Calibrations of one device run one
+ * at a time: a second call waits for the first, and without
+ * ACCEL_CALIBRATE_FORCE takes its result.
  *
  * Return: 0, -EINVAL (NULL @device, unknown @flags), -ENOMEM, or the error
  * of a submission of the microbenchmark (the message says which step).

@@ -255,6 +255,7 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	struct accel_entity *spare;
 	struct accel_engine *e;
 	struct accel_queue *q;
+	u32 handle;
 	int ret;
 
 	if (args->flags || args->pad || args->handle)
@@ -270,6 +271,19 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 		return -EACCES;
 	if (atomic_inc_return(&t->nr_queues) > accel_tenant_max_queues) {
 		ret = -EMFILE;
+		goto err_count;
+	}
+	/*
+	 * The handle first, reserved (it reads as no queue): a file at its
+	 * max_queues is refused before an engine is made or its credits are
+	 * set, or each refused call with a new name left one behind.
+	 */
+	ret = accel_max_queues ?
+	      xa_alloc(&afile->queues, &handle, NULL,
+		       XA_LIMIT(1, accel_max_queues), GFP_KERNEL) : -EBUSY;
+	if (ret) {
+		if (ret == -EBUSY)
+			ret = -EMFILE;
 		goto err_count;
 	}
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
@@ -305,24 +319,18 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	spin_unlock_irq(&e->lock);
 	kfree(spare);
 	/*
-	 * Once stored, another thread may destroy and free the queue: read
+	 * Once stored, another thread may destroy and free the queue: set
 	 * its handle under the xarray's lock, which destroy's lookup takes.
+	 * The reserved slot needs no memory (a store over a reservation
+	 * replaces it; a compare with NULL would not match it).
 	 */
-	ret = -EBUSY;
+	q->handle = handle;
+	args->handle = handle;
 	xa_lock(&afile->queues);
-	if (accel_max_queues)
-		ret = __xa_alloc(&afile->queues, &q->handle, q,
-				 XA_LIMIT(1, accel_max_queues), GFP_KERNEL);
-	if (!ret) {
-		args->handle = q->handle;
-		if (q->handle < ACCEL_QUEUE_FAST)
-			WRITE_ONCE(afile->queue_fast[q->handle], q);
-	}
+	WARN_ON_ONCE(xa_is_err(__xa_store(&afile->queues, handle, q, GFP_NOWAIT)));
+	if (handle < ACCEL_QUEUE_FAST)
+		WRITE_ONCE(afile->queue_fast[handle], q);
 	xa_unlock(&afile->queues);
-	if (ret) {
-		accel_queue_free(q);
-		return ret == -EBUSY ? -EMFILE : ret;
-	}
 	return 0;
 
 err_engine:
@@ -330,6 +338,7 @@ err_engine:
 err_alloc:
 	kfree(spare);
 	kfree(q);
+	xa_release(&afile->queues, handle);
 err_count:
 	atomic_dec(&t->nr_queues);
 	return ret;

@@ -791,6 +791,52 @@ TEST_F(sched, limits)
 	ASSERT_EQ(-ENOSPC, ret);
 }
 
+/*
+ * A QUEUE_CREATE refused at the file's max_queues makes nothing: no
+ * engine, no credits set on one. The handle was taken last, after the
+ * engine was made, so each refused call with a new engine name left an
+ * engine (about 3 KiB) until the file closed, for any user (an outside
+ * test made 3000 as nobody), and an admin's credits stuck to it.
+ */
+TEST_F(sched, refused_queue_create_makes_no_engine)
+{
+	int fd = accel_test_open();
+	char path[128], name[ACCEL_ENGINE_NAME_LEN], buf[32] = "";
+	uint32_t q, q2;
+	long old;
+	FILE *f;
+
+	ASSERT_GE(fd, 0);
+	old = set_param("max_queues", 1);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter max_queues");
+	ASSERT_EQ(0, queue_create(fd, engine_name("rq-a"), 1, 1, 0, &q));
+	snprintf(name, sizeof(name), "%s", engine_name("rq-b"));
+	snprintf(path, sizeof(path), "/sys/kernel/accelsched/engines/%s", name);
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(-EMFILE, queue_create(fd, name, 1, 1, 77, &q2));
+	EXPECT_NE(0, access(path, F_OK));
+	set_param("max_queues", 0);
+	EXPECT_EQ(-EMFILE, queue_create(fd, name, 1, 1, 77, &q2));
+	EXPECT_NE(0, access(path, F_OK));
+	set_param("max_queues", old);
+
+	/* The slot the refusals reserved and gave back is free again. */
+	struct accel_queue_destroy d = { .handle = q };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	ASSERT_EQ(0, queue_create(fd, name, 1, 1, 0, &q2));
+	EXPECT_EQ(q, q2);
+	snprintf(path, sizeof(path), "/sys/kernel/accelsched/engines/%s/credits", name);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_NE(77, atoi(buf)); /* the refused admin call set nothing */
+	ASSERT_GT(submit(fd, q2, NOPTS, NOPTS, 1, 0), 0);
+	close(fd);
+}
+
 /* Writes @text to module parameter @name: 0, or -errno of the write. */
 static int write_param(const char *name, const char *text)
 {

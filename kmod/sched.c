@@ -107,9 +107,32 @@ unsigned int accel_max_jobs = 16384;
 module_param_named(max_jobs, accel_max_jobs, uint, 0644);
 MODULE_PARM_DESC(max_jobs, "Most jobs one open file may have submitted and not completed (default 16384)");
 
+/*
+ * An engine's credits are 1 .. ACCEL_CREDITS_MAX, as an administrator's
+ * write to its sysfs file: a default outside that was taken and then
+ * clamped at each new engine (0 became 1), so the value shown was not the
+ * one used. The write is refused instead, -EINVAL, and the value stays.
+ */
+static int accel_param_set_credits(const char *val,
+				   const struct kernel_param *kp)
+{
+	unsigned int credits;
+
+	if (kstrtouint(val, 0, &credits) || !credits ||
+	    credits > ACCEL_CREDITS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, credits);
+	return 0;
+}
+
+static const struct kernel_param_ops accel_credits_ops = {
+	.set = accel_param_set_credits,
+	.get = param_get_uint,
+};
+
 unsigned int accel_default_credits = 1;
-module_param_named(default_credits, accel_default_credits, uint, 0644);
-MODULE_PARM_DESC(default_credits, "Credit limit of a new engine until the administrator sets one (default 1)");
+module_param_cb(default_credits, &accel_credits_ops, &accel_default_credits, 0644);
+MODULE_PARM_DESC(default_credits, "Credit limit of a new engine until the administrator sets one, 1 to 65536 (default 1)");
 
 static unsigned int accel_tenant_max_queues = 1024;
 module_param_named(tenant_max_queues, accel_tenant_max_queues, uint, 0644);

@@ -887,6 +887,47 @@ TEST_F(sched, job_timeout_ms_takes_only_a_job_timeout)
 	close(fd);
 }
 
+/*
+ * default_credits takes an engine's credit limit, 1 to 65536, as the
+ * engine's own sysfs file does. 0 and 65537 were taken (and shown), then
+ * clamped at each new engine to 1 and 65536 (an outside test found it).
+ */
+TEST_F(sched, default_credits_takes_only_a_credit_limit)
+{
+	static const char *const bad[] = {
+		"0", "65537", "4294967295", "4294967296", "-1", "many",
+	};
+	char path[128], buf[32] = "";
+	int fd = accel_test_open();
+	uint32_t q;
+	long old;
+	FILE *f;
+
+	ASSERT_GE(fd, 0);
+	old = set_param("default_credits", 3);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter default_credits");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, write_param("default_credits", bad[i])) {
+			TH_LOG("default_credits=%s was taken", bad[i]);
+		}
+		EXPECT_EQ(3, set_param("default_credits", 3));
+	}
+	ASSERT_EQ(0, write_param("default_credits", "65536"));
+	ASSERT_EQ(0, write_param("default_credits", "5"));
+	q = queue_new(_metadata, fd, engine_name("dc"), ACCEL_PRIORITY_NORMAL, 1, 0);
+	ASSERT_GT(q, 0);
+	snprintf(path, sizeof(path), "/sys/kernel/accelsched/engines/%s/credits",
+		 engine_name("dc"));
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_EQ(5, atoi(buf));
+	set_param("default_credits", old);
+	close(fd);
+}
+
 TEST_F(sched, fdinfo_reports_engine_time)
 {
 	int fd = accel_test_open(), id;

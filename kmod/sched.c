@@ -108,6 +108,22 @@ module_param_named(max_jobs, accel_max_jobs, uint, 0644);
 MODULE_PARM_DESC(max_jobs, "Most jobs one open file may have submitted and not completed (default 16384)");
 
 /*
+ * A uint parameter that takes only @min .. @max: anything else (not a
+ * number, past UINT_MAX, out of range) is refused with -EINVAL and the
+ * value stays.
+ */
+static int accel_param_set_range(const char *val, const struct kernel_param *kp,
+				 unsigned int min, unsigned int max)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < min || v > max)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+/*
  * An engine's credits are 1 .. ACCEL_CREDITS_MAX, as an administrator's
  * write to its sysfs file: a default outside that was taken and then
  * clamped at each new engine (0 became 1), so the value shown was not the
@@ -116,13 +132,7 @@ MODULE_PARM_DESC(max_jobs, "Most jobs one open file may have submitted and not c
 static int accel_param_set_credits(const char *val,
 				   const struct kernel_param *kp)
 {
-	unsigned int credits;
-
-	if (kstrtouint(val, 0, &credits) || !credits ||
-	    credits > ACCEL_CREDITS_MAX)
-		return -EINVAL;
-	WRITE_ONCE(*(unsigned int *)kp->arg, credits);
-	return 0;
+	return accel_param_set_range(val, kp, 1, ACCEL_CREDITS_MAX);
 }
 
 static const struct kernel_param_ops accel_credits_ops = {
@@ -157,13 +167,7 @@ MODULE_PARM_DESC(root_tenant_per_file, "A file opened from the root cgroup (or w
 static int accel_param_set_timeout_ms(const char *val,
 				      const struct kernel_param *kp)
 {
-	unsigned int ms;
-
-	/* Not a number, or past UINT_MAX (kstrtouint's -ERANGE): the same. */
-	if (kstrtouint(val, 0, &ms) || !ms || ms > ACCEL_JOB_TIMEOUT_MS_MAX)
-		return -EINVAL;
-	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
-	return 0;
+	return accel_param_set_range(val, kp, 1, ACCEL_JOB_TIMEOUT_MS_MAX);
 }
 
 static const struct kernel_param_ops accel_timeout_ms_ops = {

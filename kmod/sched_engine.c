@@ -174,7 +174,7 @@ retry:
 	strscpy(e->name, name, sizeof(e->name));
 	spin_lock_init(&e->lock);
 	if (!credits || !capable(CAP_SYS_ADMIN))
-		credits = clamp(accel_default_credits, 1U, (u32)ACCEL_CREDITS_MAX);
+		credits = READ_ONCE(accel_default_credits); /* 1 .. max: its setter */
 	e->credits = credits;
 	INIT_LIST_HEAD(&e->entities);
 	for (i = 0; i < ACCEL_PRIORITY_COUNT; i++) {

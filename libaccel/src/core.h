@@ -386,6 +386,11 @@ void accel_executable_fini(accel_executable_t *e);
  */
 #define ACCEL_EXECUTABLE_MAX_FILE (UINT64_C(256) << 20)
 int accel_executable_read(const char *path, uint8_t **data, size_t *size);
+/*
+ * Reads all @size bytes of @fd (a regular file) into a malloc'd *@out:
+ * 0, or an errno (ENOMEM; EIO when the file shrank under us).
+ */
+int accel_read_all(int fd, size_t size, uint8_t **out);
 /* What went wrong opening a path, in words, for @err (an errno). */
 const char *accel_path_error(int err);
 /* "a folder", "a FIFO", ... for a file that is not a regular one. */

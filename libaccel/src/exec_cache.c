@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "accel/version.h"
+#include "core.h"
 #include "error.h"
 #include "exec_cache.h"
 
@@ -232,31 +233,6 @@ char *accel_exec_cache_path(const struct accel_exec_cache *c,
 	return accel_strfmt(buf, len, "%s/%s", c->dir, hex);
 }
 
-/* Reads the whole of @fd (a regular file of @size bytes) into *@out. */
-static int read_all(int fd, size_t size, uint8_t **out)
-{
-	uint8_t *data = malloc(size);
-	size_t done = 0;
-
-	if (!data)
-		return ENOMEM;
-	while (done < size) {
-		ssize_t n = read(fd, data + done, size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : EIO; /* shrank under us */
-
-			free(data);
-			return err;
-		}
-		done += (size_t)n;
-	}
-	*out = data;
-	return 0;
-}
-
 /* Why @data (@size bytes) is not the entry of @key, or NULL. */
 static const char *check_entry(const uint8_t *data, size_t size,
 			       const uint8_t key[ACCEL_SHA256_SIZE])
@@ -321,7 +297,7 @@ bool accel_exec_cache_lookup(struct accel_exec_cache *c,
 		atomic_fetch_add(&c->misses, 1);
 		return false;
 	}
-	err = read_all(fd, (size_t)st.st_size, &data);
+	err = accel_read_all(fd, (size_t)st.st_size, &data);
 	close(fd);
 	if (err) {
 		atomic_fetch_add(&c->failed, 1);

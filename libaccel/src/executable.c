@@ -31,6 +31,31 @@ void accel_executable_fini(accel_executable_t *e)
 	accel_device_release(e->device);
 }
 
+/* Reads the whole of @fd (a regular file of @size bytes) into *@out. */
+int accel_read_all(int fd, size_t size, uint8_t **out)
+{
+	uint8_t *data = malloc(size ? size : 1);
+	size_t done = 0;
+
+	if (!data)
+		return ENOMEM;
+	while (done < size) {
+		ssize_t n = read(fd, data + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO; /* shrank under us */
+
+			free(data);
+			return err;
+		}
+		done += (size_t)n;
+	}
+	*out = data;
+	return 0;
+}
+
 const char *accel_path_error(int err)
 {
 	switch (err) {
@@ -60,7 +85,6 @@ int accel_executable_read(const char *path, uint8_t **data, size_t *size)
 {
 	/* Not blocking: a FIFO is refused, never waited on for a writer. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	size_t done = 0;
 	struct stat st;
 	int err;
 
@@ -85,22 +109,14 @@ int accel_executable_read(const char *path, uint8_t **data, size_t *size)
 		return accel_fail(ENOEXEC, "accel_executable_load: %s: %" PRIu64 " bytes, above the largest executable file (%" PRIu64 " bytes)",
 				  path, (uint64_t)st.st_size, ACCEL_EXECUTABLE_MAX_FILE);
 	}
-	*data = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!*data) {
-		close(fd);
-		return accel_fail(ENOMEM, "accel_executable_load: out of memory reading %s", path);
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, *data + done, (size_t)st.st_size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break; /* shrank under us: the format check says so */
-		done += (size_t)n;
-	}
+	err = accel_read_all(fd, (size_t)st.st_size, data);
 	close(fd);
-	*size = done;
+	if (err == ENOMEM)
+		return accel_fail(ENOMEM, "accel_executable_load: out of memory reading %s", path);
+	if (err)
+		return accel_fail(err, "accel_executable_load: %s: cannot read it: %s",
+				  path, accel_errno_name(err));
+	*size = (size_t)st.st_size;
 	return 0;
 }
 

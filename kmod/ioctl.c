@@ -93,7 +93,7 @@ void accel_fill_info(struct accel_file *afile, struct accel_info *info)
 		info->features |= ACCEL_FEATURE_URING_SEQ;
 	info->features |= ACCEL_FEATURE_TENANTS | ACCEL_FEATURE_URING_INLINE_JOB |
 			   ACCEL_FEATURE_JOB_PREDICTION | ACCEL_FEATURE_JOB_DEADLINE |
-			   ACCEL_FEATURE_JOB_EVENTS;
+			   ACCEL_FEATURE_JOB_EVENTS | ACCEL_FEATURE_JOB_ANSWER;
 	if (ACCEL_FENCE_DEADLINE)
 		info->features |= ACCEL_FEATURE_FENCE_DEADLINE;
 	info->client_id = afile->client_id;

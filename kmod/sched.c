@@ -487,9 +487,18 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 		idx = srcu_read_lock(&accel_submit_srcu);
 		ret = accel_job_submit(afile, &a, &ujobs[i].id, NULL);
 		srcu_read_unlock(&accel_submit_srcu, idx);
-		if (ret)
+		if (ret < 0)
 			return ret;
 		args->submitted = i + 1;
+		/*
+		 * Released with ACCEL_JOB_F_ANSWER: no event tells, so the id
+		 * says it. If that write faults (the array was unmapped during
+		 * the call), -EFAULT with the job counted as submitted: it
+		 * times out, as any job its executor never runs.
+		 */
+		if (ret > 0 && put_user((u32)ret | ACCEL_JOB_ID_RELEASED,
+					&ujobs[i].id))
+			return -EFAULT;
 	}
 	return 0;
 }
@@ -684,8 +693,12 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 
 	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL)
 		return -EINVAL;
+	/* An answer replaces a RELEASED event: only with events. */
+	if ((flags & ACCEL_URING_JOB_F_ANSWER) && !(flags & ACCEL_URING_JOB_F_EVENTS))
+		return -EINVAL;
 	a = (struct accel_job_args){
 		.events = flags & ACCEL_URING_JOB_F_EVENTS,
+		.answer = flags & ACCEL_URING_JOB_F_ANSWER,
 		.user_data = READ_ONCE(uj->user_data),
 		.timeout_ns = READ_ONCE(uj->timeout_ns),
 		.kpoints = uj->points, .nwaits = READ_ONCE(uj->nwaits),

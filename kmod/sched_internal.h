@@ -89,9 +89,12 @@ struct accel_event_node {
  *              wait not reached when it was armed.
  * @cmd:        its io_uring SUBMIT while pending (engine lock).
  * @task:       the task that issued @cmd.
- * @issuing:    submitted through io_uring, and the submission still runs
- *              (a release then is returned by the submission itself).
+ * @issuing:    submitted through io_uring, or with ACCEL_JOB_F_ANSWER,
+ *              and the submission still runs (a release then is returned
+ *              by the submission itself; for @answer, only while the
+ *              file has no event queued).
  * @released_inline: see @issuing.
+ * @answer:     ACCEL_JOB_F_ANSWER (with @events).
  * @answer_seq: its place among its queue's releases answered through
  *              io_uring (see accel_job_release_locked()).
  * @runnable_ns: when it became runnable (its latency runs from there).
@@ -166,6 +169,7 @@ struct accel_sched_job {
 	bool has_followers;
 	bool events_closed;
 	bool events;
+	bool answer;
 	struct list_head flink;
 	int status;
 	u64 runnable_ns;
@@ -300,6 +304,7 @@ struct accel_job_args {
 	u32 nwaits, nsignals;
 	u32 queue;
 	bool events;
+	bool answer;
 };
 
 /* @a from a struct accel_job read from user memory; -EINVAL. */
@@ -307,6 +312,7 @@ static inline int accel_job_args_user(struct accel_job_args *a,
 				      const struct accel_job *uj)
 {
 	if (uj->flags & ~ACCEL_JOB_FLAGS_ALL ||
+	    (uj->flags & ACCEL_JOB_F_ANSWER && !(uj->flags & ACCEL_JOB_F_EVENTS)) ||
 	    uj->predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
 		return -EINVAL;
 	*a = (struct accel_job_args){
@@ -315,6 +321,7 @@ static inline int accel_job_args_user(struct accel_job_args *a,
 		.uwaits = uj->waits, .usignals = uj->signals,
 		.nwaits = uj->nwaits, .nsignals = uj->nsignals,
 		.queue = uj->queue, .events = uj->flags & ACCEL_JOB_F_EVENTS,
+		.answer = uj->flags & ACCEL_JOB_F_ANSWER,
 	};
 	return 0;
 }

@@ -244,9 +244,17 @@ static __always_inline void __accel_job_release_locked(struct accel_sched_job *j
 	 * once and some from task work, reach the ring in no set order, and
 	 * the number lets an executor put them back (uapi: ACCEL_URING_SEQ_*).
 	 */
-	if (job->issuing || job->cmd)
+	if (job->cmd || (job->issuing && !job->answer))
 		job->answer_seq = q->answer_seq++;
-	if (job->issuing)
+	/*
+	 * An answer takes the release out of the file's events: only while
+	 * none is queued, so that the queue's earlier releases, which are
+	 * all queued under this lock, are fetched before this one is seen.
+	 * One fetched meanwhile by another thread is that thread's to hand
+	 * on first (libaccel: under the lock its fetches and submits share).
+	 */
+	if (job->issuing &&
+	    (!job->answer || list_empty(&job->afile->events)))
 		job->released_inline = true;
 	else if (job->cmd)
 		accel_job_answer_locked(job, accel_job_release_res(job));
@@ -624,6 +632,7 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	job->priority = q->priority;
 	job->user_data = args->user_data;
 	job->events = args->events;
+	job->answer = args->answer;
 	job->timeout_ns = timeout_ns;
 	/* No job runs longer than its timeout; nor is it charged more. */
 	job->predicted_ns = min((u64)args->predicted_us * NSEC_PER_USEC,
@@ -886,6 +895,24 @@ static __always_inline int accel_job_issue_locked(struct accel_sched_job *job,
 }
 
 /*
+ * The end of a submission that may answer a release (job->issuing), in the
+ * engine lock section that armed the job: the io_uring SUBMIT's answer
+ * (accel_job_issue_locked()), or for ACCEL_JOB_F_ANSWER the release's
+ * answer if it was answered, else 0 (an event tells); 0 for the rest.
+ */
+static __always_inline int accel_job_issued_locked(struct accel_sched_job *job,
+						   struct io_uring_cmd *cmd)
+{
+	lockdep_assert_held(&job->engine->lock);
+	if (cmd)
+		return accel_job_issue_locked(job, cmd);
+	if (!job->issuing)
+		return 0;
+	job->issuing = false;
+	return job->released_inline ? accel_job_release_res(job) : 0;
+}
+
+/*
  * At most this many jobs waited for at a time, and this many waiting jobs
  * looked at per engine-lock section: a queue may have thousands waiting,
  * and the lock is every tenant's of the engine.
@@ -1059,8 +1086,7 @@ static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
 		spin_lock_irq(&e->lock);
 		if (job->state == ACCEL_JOB_PENDING)
 			list_add_tail(&job->wlink, &job->queue->waiting);
-		if (cmd)
-			ret = accel_job_issue_locked(job, cmd);
+		ret = accel_job_issued_locked(job, cmd);
 		spin_unlock_irq(&e->lock);
 		accel_job_put(job);
 		return ret;
@@ -1088,8 +1114,7 @@ ready:
 	/* Usually released as it came, leaving nothing to release. */
 	if (!accel_engine_idle_locked(e))
 		accel_engine_schedule_locked(e);
-	if (cmd)
-		ret = accel_job_issue_locked(job, cmd);
+	ret = accel_job_issued_locked(job, cmd);
 	spin_unlock_irq(&e->lock);
 	if (taken)
 		accel_engine_took_ready(e, &took, true);
@@ -1117,7 +1142,9 @@ ready:
  *
  * Return: with @cmd, what the SUBMIT answers at once, or -EIOCBQUEUED when
  * the release answers it later; without @cmd, or for a job that asked for
- * events (ACCEL_JOB_F_EVENTS: its release and failure are events), 0. A
+ * events (ACCEL_JOB_F_EVENTS: its release and failure are events), 0,
+ * except that a job with ACCEL_JOB_F_ANSWER released meanwhile returns its
+ * release's answer (the id, with ACCEL_JOB_RES_PIPELINED). A
  * negative errno if the job was refused (nothing of it remains then). The
  * job may be gone once this returns: released, completed and freed on
  * another thread.
@@ -1136,7 +1163,7 @@ int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args
 	/* A job that asked for events is answered at once, as by ioctl. */
 	if (job->events)
 		cmd = NULL;
-	job->issuing = cmd != NULL;
+	job->issuing = cmd != NULL || job->answer;
 	return accel_job_arm(job, cmd);
 }
 

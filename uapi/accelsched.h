@@ -48,7 +48,7 @@ extern "C" {
  * end), which features bits also announce.
  */
 #define ACCEL_ABI_MAJOR 1
-#define ACCEL_ABI_MINOR 8
+#define ACCEL_ABI_MINOR 9
 
 /* ioctl type letter; 0xAC is not assigned in ioctl-number.rst. */
 #define ACCEL_IOCTL_BASE 0xAC
@@ -118,6 +118,12 @@ extern "C" {
  * job and fetches events in one call.
  */
 #define ACCEL_FEATURE_JOB_EVENTS (1ULL << 10)
+/**
+ * ACCEL_FEATURE_JOB_ANSWER - (ABI 1.9) a job that asks for events may also
+ * ask that its SUBMIT answer its release (ACCEL_JOB_F_ANSWER,
+ * ACCEL_URING_JOB_F_ANSWER), so that the submitter hands it on itself.
+ */
+#define ACCEL_FEATURE_JOB_ANSWER (1ULL << 11)
 
 /**
  * struct accel_info - what the module is: ACCEL_IOCTL_INFO.
@@ -553,11 +559,14 @@ struct accel_point {
  * @nwaits:     at most ACCEL_JOB_MAX_POINTS.
  * @nsignals:   at most ACCEL_JOB_MAX_POINTS.
  * @queue:      the queue's handle.
- * @flags:      0, or ACCEL_JOB_F_EVENTS (ABI 1.8).
+ * @flags:      0, or ACCEL_JOB_F_EVENTS (ABI 1.8), with or without
+ *              ACCEL_JOB_F_ANSWER (ABI 1.9).
  * @id:         out: the job's id in this file, for COMPLETE. Unlike the
  *              other outputs, not checked on input: it is written back
  *              into the caller's array, which a batch submitter reuses,
- *              so its input value is ignored.
+ *              so its input value is ignored. With ACCEL_JOB_F_ANSWER,
+ *              ACCEL_JOB_ID_RELEASED and ACCEL_JOB_RES_PIPELINED may be
+ *              set beside it (see there).
  * @predicted_us: (ABI 1.6; "pad", zero, before) the engine time the
  *              executor predicts for the job, in microseconds, charged to
  *              its queue at release (at most its timeout); 0 for none (the
@@ -591,7 +600,26 @@ struct accel_job {
  * releases are fetched in release order.
  */
 #define ACCEL_JOB_F_EVENTS (1U << 0)
-#define ACCEL_JOB_FLAGS_ALL (ACCEL_JOB_F_EVENTS)
+/*
+ * ACCEL_JOB_F_ANSWER - (ABI 1.9, ACCEL_FEATURE_JOB_ANSWER; only with
+ * ACCEL_JOB_F_EVENTS, -EINVAL without) a release decided while the job's
+ * SUBMIT runs is answered by the SUBMIT, not queued as an event, when no
+ * event of the file is queued then (the queue's releases keep their
+ * order: an executor that hands on what it fetched before it submits
+ * again sees them in release order). The answer is the job's id with
+ * ACCEL_JOB_RES_PIPELINED as for a release CQE: an io_uring SUBMIT's res
+ * (so IOSQE_CQE_SKIP_SUCCESS would drop it: leave it off), or, for
+ * ACCEL_IOCTL_JOB_SUBMIT, the id written back with ACCEL_JOB_ID_RELEASED
+ * set. A SUBMIT without that answer (res 0, the bit clear) leaves the
+ * release to an event as before. If the id cannot be written back after
+ * the release (the caller unmapped its array during the call), the ioctl
+ * fails with -EFAULT, @submitted counting that job: nobody learns of its
+ * release, and it times out.
+ */
+#define ACCEL_JOB_F_ANSWER (1U << 1)
+#define ACCEL_JOB_FLAGS_ALL (ACCEL_JOB_F_EVENTS | ACCEL_JOB_F_ANSWER)
+/* ACCEL_JOB_ID_RELEASED - in an ioctl's written-back id: see ACCEL_JOB_F_ANSWER. */
+#define ACCEL_JOB_ID_RELEASED (1U << 31)
 
 /* ACCEL_JOB_PREDICTION_MAX_US - the largest prediction: one hour. */
 #define ACCEL_JOB_PREDICTION_MAX_US 3600000000U
@@ -647,7 +675,8 @@ struct accel_uring_submit {
  * @nsignals:   the signals: the @nsignals entries after them;
  *              @nwaits + @nsignals <= ACCEL_URING_JOB_POINTS.
  * @flags:      0, or ACCEL_URING_JOB_F_PREDICTED (ABI 1.6), and
- *              ACCEL_URING_JOB_F_EVENTS (ABI 1.8).
+ *              ACCEL_URING_JOB_F_EVENTS (ABI 1.8), with or without
+ *              ACCEL_URING_JOB_F_ANSWER (ABI 1.9).
  * @points:     the waits, then the signals, as in struct accel_job: a
  *              wait's flags must be zero, a signal's zero or
  *              ACCEL_POINT_F_DEADLINE (ABI 1.7: the job's deadline, which
@@ -673,7 +702,10 @@ struct accel_uring_job {
 #define ACCEL_URING_JOB_F_PREDICTED (1U << 0)
 /* ACCEL_URING_JOB_F_EVENTS - ACCEL_JOB_F_EVENTS for an inline job (ABI 1.8). */
 #define ACCEL_URING_JOB_F_EVENTS (1U << 1)
-#define ACCEL_URING_JOB_FLAGS_ALL (ACCEL_URING_JOB_F_PREDICTED | ACCEL_URING_JOB_F_EVENTS)
+/* ACCEL_URING_JOB_F_ANSWER - ACCEL_JOB_F_ANSWER for an inline job (ABI 1.9). */
+#define ACCEL_URING_JOB_F_ANSWER (1U << 2)
+#define ACCEL_URING_JOB_FLAGS_ALL (ACCEL_URING_JOB_F_PREDICTED | ACCEL_URING_JOB_F_EVENTS | \
+				   ACCEL_URING_JOB_F_ANSWER)
 
 /*
  * ACCEL_JOB_RES_PIPELINED - the job was released before its waits were

@@ -814,9 +814,15 @@ static bool build_job(struct thr *t, int d, struct accel_job *j,
 	j->queue = q.handle;
 	j->user_data = r64(&t->r);
 	j->timeout_ns = tmo[rn(&t->r, N(tmo))];
-	/* Outcomes as events, half the time (ABI 1.8). */
+	/*
+	 * Outcomes as events, half the time (ABI 1.8), a third of those
+	 * with the release answered by the SUBMIT (ABI 1.9); now and then
+	 * an answer asked without events, which is refused.
+	 */
 	if (one_in(&t->r, 2))
 		j->flags = ACCEL_JOB_F_EVENTS;
+	if (one_in(&t->r, j->flags ? 3 : 16))
+		j->flags |= ACCEL_JOB_F_ANSWER;
 	/* A prediction now and then (ABI 1.6), within its bound. */
 	if (one_in(&t->r, 3))
 		j->predicted_us = (uint32_t)(r64(&t->r) % (ACCEL_JOB_PREDICTION_MAX_US + 1ULL));
@@ -1322,6 +1328,20 @@ static void after_ioctl(struct thr *t, struct call *c, void *arg)
 	case OP_Q_CREATE:
 		q_add(c->d, c->gen, ((struct accel_queue_create *)arg)->handle);
 		break;
+	case OP_JOB_SUBMIT: {
+		/* Jobs the module read: a release answered is to complete. */
+		struct accel_job_submit *a = arg;
+		const struct accel_job *j = (const void *)(uintptr_t)a->jobs;
+
+		for (uint32_t i = 0; c->ptr_ok && i < a->submitted && i < a->count; i++) {
+			if (!(j[i].id & ACCEL_JOB_ID_RELEASED))
+				continue;
+			if (!(j[i].flags & ACCEL_JOB_F_ANSWER))
+				viol("job_submit: job %u answered without ACCEL_JOB_F_ANSWER", i);
+			rel_add(c->d, c->gen, j[i].id & ACCEL_JOB_RES_ID_MASK);
+		}
+		break;
+	}
 	case OP_JOB_FETCH: {
 		struct accel_job_fetch *a = arg;
 		struct accel_job_event *ev = (void *)(uintptr_t)a->events;

@@ -77,10 +77,12 @@ TEST_F(device, info_reports_abi_and_versions)
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_URING_INLINE_JOB);
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_JOB_DEADLINE);
 	ASSERT_TRUE(info.features & ACCEL_FEATURE_JOB_EVENTS);
+	ASSERT_TRUE(info.features & ACCEL_FEATURE_JOB_ANSWER);
 	/* ACCEL_FEATURE_FENCE_DEADLINE: sched.deadline_from_a_sync_file_*. */
 	ASSERT_EQ(0, info.features & ~(ACCEL_FEATURE_URING_CMD |
 				       ACCEL_FEATURE_JOB_DEADLINE |
 				       ACCEL_FEATURE_JOB_EVENTS |
+				       ACCEL_FEATURE_JOB_ANSWER |
 				       ACCEL_FEATURE_FENCE_DEADLINE |
 				       ACCEL_FEATURE_URING_CANCEL |
 				       ACCEL_FEATURE_SYNCOBJ |

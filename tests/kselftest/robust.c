@@ -456,24 +456,57 @@ static void *unmap_racer(void *arg)
 	return NULL;
 }
 
+/* The race's page: one page of a memfd, mapped. */
+static void unmap_race_map(struct __test_metadata *_metadata, struct unmap_race *r,
+			   const char *name)
+{
+	r->memfd = memfd_create(name, MFD_CLOEXEC);
+	ASSERT_GE(r->memfd, 0);
+	ASSERT_EQ(0, ftruncate(r->memfd, 4096));
+	r->page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r->memfd, 0);
+	ASSERT_NE(MAP_FAILED, r->page);
+}
+
+/*
+ * After the race, with @fd's queue @q destroyed: the file counts no job it
+ * does not have. With the limit lowered to 64, exactly 64 new jobs (each
+ * waiting for @never's point 1, or for nothing if 0) go in on a new queue
+ * of @engine, and the 65th is refused. Unmaps the race's page.
+ */
+static void unmap_race_end(struct __test_metadata *_metadata, struct unmap_race *r,
+			   int fd, const char *engine, uint32_t never)
+{
+	long old = set_param("max_jobs", 64);
+	uint32_t q;
+
+	ASSERT_GT(old, 0);
+	q = queue_new(_metadata, fd, engine_name(engine), ACCEL_PRIORITY_NORMAL, 4);
+	for (int i = 0; i < 64; i++)
+		if (submit(fd, q, never, never ? 1 : 0, 0, 0, i) <= 0) {
+			set_param("max_jobs", old);
+			TH_LOG("job %d of 64 refused after the race", i);
+			ASSERT_TRUE(0);
+		}
+	EXPECT_EQ(-ENOSPC, submit(fd, q, never, never ? 1 : 0, 0, 0, 64));
+	set_param("max_jobs", old);
+	munmap(r->page, 4096);
+	close(r->memfd);
+}
+
 TEST_F_TIMEOUT(robust, submit_memory_unmapped_during_the_call, 120)
 {
 	enum { JOBS = 4 };
 	int fd = accel_test_open(), ok = 0, efault = 0, full = 0, other = 0;
-	struct unmap_race r = { .memfd = memfd_create("accel-unmap", MFD_CLOEXEC) };
+	struct unmap_race r = { 0 };
 	struct accel_job_submit *a;
 	struct accel_point *w;
 	struct accel_job *j;
 	uint32_t q, never;
 	uint64_t t0;
 	pthread_t t;
-	long old;
 
 	ASSERT_GE(fd, 0);
-	ASSERT_GE(r.memfd, 0);
-	ASSERT_EQ(0, ftruncate(r.memfd, 4096));
-	r.page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r.memfd, 0);
-	ASSERT_NE(MAP_FAILED, r.page);
+	unmap_race_map(_metadata, &r, "accel-unmap");
 	q = queue_new(_metadata, fd, engine_name("unmap"), ACCEL_PRIORITY_NORMAL, 4);
 	never = so_new(_metadata, fd, 0);
 	a = (struct accel_job_submit *)r.page;
@@ -513,19 +546,144 @@ TEST_F_TIMEOUT(robust, submit_memory_unmapped_during_the_call, 120)
 	struct accel_queue_destroy d = { .handle = q };
 
 	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
-	old = set_param("max_jobs", 64);
-	ASSERT_GT(old, 0);
-	q = queue_new(_metadata, fd, engine_name("unmap2"), ACCEL_PRIORITY_NORMAL, 4);
-	for (int i = 0; i < 64; i++)
-		if (submit(fd, q, never, 1, 0, 0, i) <= 0) {
-			set_param("max_jobs", old);
-			TH_LOG("job %d of 64 refused after the race", i);
-			ASSERT_TRUE(0);
+	unmap_race_end(_metadata, &r, fd, "unmap2", never);
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
+ * The same race for a release answered by its SUBMIT (ACCEL_JOB_F_ANSWER):
+ * the jobs array, whose ids the module writes back (the answer's second
+ * write comes after the release), in a page another thread unmaps and maps
+ * again. Each call goes through, or fails with -EFAULT saying in
+ * @submitted how many jobs went in; a job whose answer could not be
+ * written was released unseen and times out (20 ms). Answered jobs and
+ * released events are completed as they come. Afterwards, as above, the
+ * file counts no job it does not have, once the events of the jobs the
+ * queue's end cancelled (FAILED) are fetched and the jobs that timed out
+ * unseen are completed late (-ETIMEDOUT).
+ */
+struct answer_counts {
+	int released, timedout, failed, bad, first_bad;
+};
+
+static void answer_bad(struct answer_counts *n, int what)
+{
+	if (!n->bad++)
+		n->first_bad = what;
+}
+
+/*
+ * Fetch what is queued: complete each release (0; -ETIMEDOUT if it timed
+ * out meanwhile, -ENOENT once its queue is gone), complete late each job
+ * that timed out (-ETIMEDOUT, or -ENOENT), count the failed (-ECANCELED,
+ * by the queue's end). How many events it took.
+ */
+static int answer_drain(int fd, struct answer_counts *n)
+{
+	struct accel_job_event ev[16];
+	int got = fetch(fd, ev, 16), c;
+
+	for (int i = 0; i < got; i++) {
+		switch (ev[i].type) {
+		case ACCEL_JOB_EVENT_RELEASED:
+			n->released++;
+			c = complete(fd, ev[i].id, 0);
+			if (c && c != -ETIMEDOUT && c != -ENOENT)
+				answer_bad(n, c);
+			break;
+		case ACCEL_JOB_EVENT_TIMEDOUT:
+			n->timedout++;
+			c = complete(fd, ev[i].id, 0);
+			if (c != -ETIMEDOUT && c != -ENOENT)
+				answer_bad(n, 1000 + c);
+			break;
+		case ACCEL_JOB_EVENT_FAILED:
+			n->failed++;
+			if (ev[i].status != -ECANCELED)
+				answer_bad(n, 2000 + ev[i].status);
+			break;
 		}
-	EXPECT_EQ(-ENOSPC, submit(fd, q, never, 1, 0, 0, 64));
-	set_param("max_jobs", old);
-	munmap(r.page, 4096);
-	close(r.memfd);
+	}
+	return got;
+}
+
+TEST_F_TIMEOUT(robust, answer_written_back_into_memory_unmapped, 120)
+{
+	struct answer_counts n = { 0 };
+	enum { JOBS = 4 };
+	int fd = accel_test_open(), ok = 0, efault = 0, other = 0, answered = 0;
+	int unseen_max = 0, completes_bad = 0;
+	struct unmap_race r = { 0 };
+	struct accel_job jobs[JOBS], back[JOBS];
+	uint64_t t0;
+	uint32_t q;
+	pthread_t t;
+
+	ASSERT_GE(fd, 0);
+	unmap_race_map(_metadata, &r, "accel-unmap-ans");
+	q = queue_new(_metadata, fd, engine_name("unmapa"), ACCEL_PRIORITY_NORMAL, 4);
+	for (int i = 0; i < JOBS; i++)
+		jobs[i] = (struct accel_job){
+			.queue = q, .user_data = i, .timeout_ns = 20 * 1000 * 1000,
+			.flags = ACCEL_JOB_F_EVENTS | ACCEL_JOB_F_ANSWER,
+		};
+	ASSERT_EQ(0, pthread_create(&t, NULL, unmap_racer, &r));
+	t0 = now_ns();
+	while (now_ns() - t0 < 2ull * 1000000000ull) {
+		struct accel_job_submit a = { .jobs = (uintptr_t)r.page, .count = JOBS };
+		int ret;
+
+		/* The jobs as the caller writes them, if the page is there. */
+		if (pwrite(r.memfd, jobs, sizeof(jobs), 0) != sizeof(jobs))
+			break;
+		ret = ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a) ? -errno : 0;
+		if (ret == 0) {
+			ok++;
+			if (a.submitted != JOBS)
+				other = other ?: -1000 - (int)a.submitted;
+		} else if (ret == -EFAULT) {
+			efault++;
+			unseen_max = a.submitted > (uint32_t)unseen_max ?
+				     (int)a.submitted : unseen_max;
+		} else if (ret != -ENOSPC) {
+			other = other ?: ret;
+		}
+		/* What the module wrote back, read past the racing mapping. */
+		if (pread(r.memfd, back, sizeof(back), 0) != sizeof(back))
+			break;
+		for (uint32_t i = 0; i < a.submitted && i < JOBS; i++) {
+			int c;
+
+			if (!(back[i].id & ACCEL_JOB_ID_RELEASED))
+				continue;
+			answered++;
+			c = complete(fd, back[i].id & ACCEL_JOB_RES_ID_MASK, 0);
+			if (c && c != -ETIMEDOUT)
+				completes_bad++;
+		}
+		/* Releases that came as events, and the timeouts. */
+		answer_drain(fd, &n);
+	}
+	atomic_store(&r.stop, 1);
+	pthread_join(t, NULL);
+	TH_LOG("%d calls went through, %d faulted (at most %d jobs in), %d answered; %d remaps",
+	       ok, efault, unseen_max, answered, atomic_load(&r.remaps));
+	ASSERT_EQ(0, other);
+	ASSERT_EQ(0, completes_bad);
+	ASSERT_GT(ok + efault, 0);
+
+	struct accel_queue_destroy d = { .handle = q };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	for (int quiet = 0; quiet < 100; quiet++)
+		if (answer_drain(fd, &n))
+			quiet = 0;
+		else
+			usleep(1000);
+	TH_LOG("events: %d released, %d timed out, %d cancelled by the queue's end; %d unexpected (first %d)",
+	       n.released, n.timedout, n.failed, n.bad, n.first_bad);
+	ASSERT_EQ(0, n.bad);
+	unmap_race_end(_metadata, &r, fd, "unmapa2", 0);
 	ASSERT_EQ(0, close(fd));
 }
 

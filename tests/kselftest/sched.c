@@ -713,7 +713,7 @@ TEST_F(sched, bad_job_input_changes_nothing)
 	a.jobs = 0;
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EFAULT);
 	a.jobs = (uintptr_t)&j;
-	j.flags = 2; /* 1 is ACCEL_JOB_F_EVENTS (ABI 1.8) */
+	j.flags = 4; /* 1 and 2 are ACCEL_JOB_F_EVENTS and _ANSWER (ABI 1.8, 1.9) */
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
 	j.flags = 1u << 31;
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
@@ -3760,6 +3760,274 @@ TEST_F(sched, events_failed_job_is_an_event)
 	close(fd);
 }
 
+/* ---- releases answered by the SUBMIT (ACCEL_JOB_F_ANSWER, ABI 1.9) ---- */
+
+/* Submit one job by ioctl with EVENTS | ANSWER: the id written back, or 0. */
+static uint32_t submit_answer(struct __test_metadata *_metadata, int fd,
+			      uint32_t queue, struct pts w, struct pts s,
+			      uint64_t user_data)
+{
+	struct accel_job j;
+	struct accel_job_submit a = { .jobs = (uintptr_t)&j, .count = 1 };
+
+	job_fill(&j, queue, &w, &s, user_data);
+	j.flags = ACCEL_JOB_F_EVENTS | ACCEL_JOB_F_ANSWER;
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+	ASSERT_EQ(1, a.submitted);
+	ASSERT_EQ(0, j.id & ACCEL_JOB_RES_PIPELINED);
+	ASSERT_NE(0, j.id & ACCEL_JOB_RES_ID_MASK);
+	return j.id;
+}
+
+/*
+ * A job released while its SUBMIT runs is answered by it (the id with
+ * ACCEL_JOB_ID_RELEASED) and queues no event; one not released then (a
+ * wait not reached, no credit) is released by an event, as without the
+ * flag. While any event of the file is queued, a release goes behind it
+ * as an event, so a queue's releases are seen in order. ANSWER without
+ * EVENTS is refused and takes nothing.
+ */
+TEST_F(sched, answer_ioctl_release_is_the_submits_unless_an_event_waits)
+{
+	int fd = accel_test_open();
+	struct accel_job_event ev[4];
+	uint32_t q, x, y, a, b, c, d;
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("ans"), ACCEL_PRIORITY_NORMAL, 1, 2);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	a = submit_answer(_metadata, fd, q, NOPTS, PTS(P(x, 1)), 1);
+	ASSERT_NE(0, a & ACCEL_JOB_ID_RELEASED);
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, complete(fd, a & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
+	/* A wait not reached: an event releases it later. */
+	b = submit_answer(_metadata, fd, q, PTS(P(y, 1)), PTS(P(x, 2)), 2);
+	ASSERT_EQ(0, b & ACCEL_JOB_ID_RELEASED);
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, so_signal(fd, y, 1));
+	ev[0] = next_release(_metadata, fd, 1000);
+	ASSERT_EQ(b, ev[0].id);
+	ASSERT_EQ(2, ev[0].user_data);
+	ASSERT_EQ(0, complete(fd, b, 0, 0));
+	/* An event queued: the next release queues behind it. */
+	c = submit_ev(fd, q, NOPTS, PTS(P(x, 3)), 3);
+	ASSERT_GT((int)c, 0);
+	d = submit_answer(_metadata, fd, q, NOPTS, PTS(P(x, 4)), 4);
+	ASSERT_EQ(0, d & ACCEL_JOB_ID_RELEASED);
+	ASSERT_EQ(2, fetch(_metadata, fd, ev, 4));
+	ASSERT_EQ(3, ev[0].user_data);
+	ASSERT_EQ(4, ev[1].user_data);
+	ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev[1].type);
+	ASSERT_EQ(0, complete(fd, c, 0, 0));
+	ASSERT_EQ(0, complete(fd, d, 0, 0));
+	ASSERT_EQ(4, so_value(_metadata, fd, x));
+	/* Two credits: two answered, the third waits for a COMPLETE. */
+	a = submit_answer(_metadata, fd, q, NOPTS, PTS(P(x, 5)), 5);
+	b = submit_answer(_metadata, fd, q, NOPTS, PTS(P(x, 6)), 6);
+	c = submit_answer(_metadata, fd, q, NOPTS, PTS(P(x, 7)), 7);
+	ASSERT_NE(0, a & b & ACCEL_JOB_ID_RELEASED);
+	ASSERT_EQ(0, c & ACCEL_JOB_ID_RELEASED);
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, complete(fd, a & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ev[0] = next_release(_metadata, fd, 1000);
+	ASSERT_EQ(c, ev[0].id);
+	ASSERT_EQ(0, complete(fd, b & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(0, complete(fd, c, 0, 0));
+	ASSERT_EQ(7, so_value(_metadata, fd, x));
+	/* ANSWER alone: refused, nothing promised. */
+	struct accel_job j;
+	struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+	uint64_t sub = 0;
+
+	job_fill(&j, q, &NOPTS, &PTS(P(x, 8)), 8);
+	j.flags = ACCEL_JOB_F_ANSWER;
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), EINVAL);
+	ASSERT_EQ(0, s.submitted);
+	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
+	ASSERT_EQ(7, sub);
+	expect_no_event(_metadata, fd);
+	close(fd);
+}
+
+/*
+ * Through io_uring the answer is the CQE's res: the id for a release, 0
+ * for a job released later by an event. The inline and the by-pointer
+ * SUBMIT alike, and issued from io-wq. ANSWER without EVENTS is -EINVAL.
+ * A job answered and never completed times out like any other.
+ */
+TEST_F(sched, answer_uring_release_is_the_cqes)
+{
+	int fd = accel_test_open(), res, err;
+	struct accel_job_event ev;
+	struct io_uring ring;
+	struct accel_job j;
+	uint32_t q, x, y;
+	uint64_t ud = 0;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, IORING_SETUP_SQE128));
+	q = queue_new(_metadata, fd, engine_name("ansu"), ACCEL_PRIORITY_NORMAL, 1, 4);
+	x = so_new(_metadata, fd, 0);
+	y = so_new(_metadata, fd, 0);
+	struct accel_uring_job ja = {
+		.user_data = 10, .queue = q, .nsignals = 1,
+		.flags = ACCEL_URING_JOB_F_EVENTS | ACCEL_URING_JOB_F_ANSWER,
+		.points = { P(x, 1) },
+	};
+	uring_inline_prep(&ring, fd, &ja, 1);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	res = uring_reap1(&ring, 5000, &ud);
+	ASSERT_GT(res, 0);
+	ASSERT_EQ(1, ud);
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, complete(fd, res & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
+	/* Waiting for y: res 0, then an event. */
+	ja.user_data = 11;
+	ja.nwaits = 1;
+	ja.points[0] = (struct accel_point)P(y, 1);
+	ja.points[1] = (struct accel_point)P(x, 2);
+	uring_inline_prep(&ring, fd, &ja, 2);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(0, uring_reap1(&ring, 5000, NULL));
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, so_signal(fd, y, 1));
+	ev = next_release(_metadata, fd, 1000);
+	ASSERT_EQ(11, ev.user_data);
+	ASSERT_EQ(0, complete(fd, ev.id, 0, 0));
+	/* By pointer, and from io-wq. */
+	job_fill(&j, q, &NOPTS, &PTS(P(x, 3)), 12);
+	j.flags = ACCEL_JOB_F_EVENTS | ACCEL_JOB_F_ANSWER;
+	uring_submit_prep(&ring, fd, &j, 3);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	res = uring_reap1(&ring, 5000, NULL);
+	ASSERT_GT(res, 0);
+	ASSERT_EQ(0, complete(fd, res & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ja.user_data = 13;
+	ja.nwaits = 0;
+	ja.points[0] = (struct accel_point)P(x, 4);
+	io_uring_sqe_set_flags(uring_inline_prep(&ring, fd, &ja, 4), IOSQE_ASYNC);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	res = uring_reap1(&ring, 5000, NULL);
+	ASSERT_GT(res, 0);
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, complete(fd, res & ACCEL_JOB_RES_ID_MASK, 0, 0));
+	ASSERT_EQ(4, so_value(_metadata, fd, x));
+	/* ANSWER without EVENTS, either way. */
+	ja.flags = ACCEL_URING_JOB_F_ANSWER;
+	ja.points[0] = (struct accel_point)P(x, 5);
+	uring_inline_prep(&ring, fd, &ja, 5);
+	j.flags = ACCEL_JOB_F_ANSWER;
+	uring_submit_prep(&ring, fd, &j, 6);
+	ASSERT_EQ(2, io_uring_submit(&ring));
+	ASSERT_EQ(-EINVAL, uring_reap1(&ring, 5000, NULL));
+	ASSERT_EQ(-EINVAL, uring_reap1(&ring, 5000, NULL));
+	uint64_t sub = 0;
+
+	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
+	ASSERT_EQ(4, sub);
+	/* Answered, never completed: it times out, its point fails. */
+	ja.flags = ACCEL_URING_JOB_F_EVENTS | ACCEL_URING_JOB_F_ANSWER;
+	ja.timeout_ns = 50 * 1000 * 1000;
+	uring_inline_prep(&ring, fd, &ja, 7);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	res = uring_reap1(&ring, 5000, NULL);
+	ASSERT_GT(res, 0);
+	next_timeout(_metadata, fd, res & ACCEL_JOB_RES_ID_MASK, 5000);
+	ASSERT_EQ(0, so_query(fd, x, NULL, NULL, &err));
+	ASSERT_EQ(-ETIMEDOUT, err);
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+struct answer_race {
+	int fd;
+	uint32_t q, x;
+	atomic_int released, answered, done, errors;
+	int per_thread;
+	uint8_t seen[4096];
+};
+
+/* Submits with ANSWER and completes what its SUBMIT answered. */
+static void *answer_race_submitter(void *arg)
+{
+	struct answer_race *r = arg;
+
+	for (int i = 0; i < r->per_thread; i++) {
+		struct accel_job j = {
+			.queue = r->q, .user_data = (uint64_t)i,
+			.flags = ACCEL_JOB_F_EVENTS | ACCEL_JOB_F_ANSWER,
+		};
+		struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+
+		if (xioctl(r->fd, ACCEL_IOCTL_JOB_SUBMIT, &s)) {
+			atomic_fetch_add(&r->errors, 1);
+			break;
+		}
+		if (!(j.id & ACCEL_JOB_ID_RELEASED))
+			continue;
+		atomic_fetch_add(&r->answered, 1);
+		atomic_fetch_add(&r->released, 1);
+		r->seen[(j.id & ACCEL_JOB_RES_ID_MASK) % 4096]++;
+		/* Holding the credit now and then: the other's jobs wait. */
+		if (i % 4 == 0)
+			usleep(50);
+		if (complete(r->fd, j.id & ACCEL_JOB_RES_ID_MASK, 0, 0))
+			atomic_fetch_add(&r->errors, 1);
+	}
+	atomic_fetch_add(&r->done, 1);
+	return NULL;
+}
+
+/*
+ * Two threads submit with ANSWER while a third fetches and completes the
+ * releases that came as events (one credit, which a submitter holds a
+ * while now and then, so that the other's jobs wait for it): each job is
+ * released exactly once, by its SUBMIT or by an event, never both, and
+ * none is left behind.
+ */
+TEST_F(sched, answer_races_fetch_each_job_released_once)
+{
+	struct answer_race *r = calloc(1, sizeof(*r));
+	pthread_t t[2];
+
+	ASSERT_NE(NULL, r);
+	r->fd = accel_test_open();
+	ASSERT_GE(r->fd, 0);
+	r->q = queue_new(_metadata, r->fd, engine_name("ansr"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	r->per_thread = 1000;
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, answer_race_submitter, r));
+	while (atomic_load(&r->done) < 2 ||
+	       atomic_load(&r->released) < 2 * r->per_thread) {
+		struct accel_job_event ev[16];
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+		int n = fetch(_metadata, r->fd, ev, 16);
+
+		for (int i = 0; i < n; i++) {
+			ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev[i].type);
+			r->seen[ev[i].id % 4096]++;
+			atomic_fetch_add(&r->released, 1);
+			ASSERT_EQ(0, complete(r->fd, ev[i].id, 0, 0));
+		}
+		if (!n && poll(&p, 1, 5000) == 0)
+			break; /* nothing for 5 s: a job was lost */
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	TH_LOG("%d of %d releases answered by their SUBMIT",
+	       atomic_load(&r->answered), 2 * r->per_thread);
+	ASSERT_EQ(0, atomic_load(&r->errors));
+	ASSERT_EQ(2 * r->per_thread, atomic_load(&r->released));
+	for (int i = 0; i < 4096; i++)
+		ASSERT_GE(1, r->seen[i]);
+	expect_no_event(_metadata, r->fd);
+	close(r->fd);
+	free(r);
+}
+
 /* Sleeps in poll(2) on @fd for up to 10 s: what it returned, and when. */
 struct ev_poller {
 	int fd;
@@ -3801,13 +4069,13 @@ TEST_F(sched, events_bad_input_changes_nothing)
 	q2 = queue_new(_metadata, fd, engine_name("evb2"), ACCEL_PRIORITY_NORMAL, 1, 1);
 	x = so_new(_metadata, fd, 0);
 	job_fill(&j, q, &NOPTS, &PTS(P(x, 1)), 1);
-	for (uint32_t bit = 1; bit < 32; bit++) {
+	for (uint32_t bit = 2; bit < 32; bit++) {
 		j.flags = ACCEL_JOB_F_EVENTS | (1u << bit);
 		ASSERT_EQ(-EINVAL, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s));
 	}
 	struct accel_uring_job ja = {
 		.user_data = 2, .queue = q, .nsignals = 1,
-		.flags = ACCEL_URING_JOB_F_EVENTS | (1u << 2),
+		.flags = ACCEL_URING_JOB_F_EVENTS | (1u << 3),
 		.points = { P(x, 1) },
 	};
 	uring_inline_prep(&ring, fd, &ja, 1);

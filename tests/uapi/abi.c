@@ -112,6 +112,9 @@ ABI_ASSERT(ACCEL_IOCTL_JOB_COMPLETE_FETCH == 0xc030ac25u, "JOB_COMPLETE_FETCH ch
 ABI_ASSERT(ACCEL_JOB_F_EVENTS == 1 && ACCEL_URING_JOB_F_EVENTS == 2 &&
 	   ACCEL_JOB_EVENT_FAILED == 3 && ACCEL_FEATURE_JOB_EVENTS == 1ULL << 10,
 	   "job events (ABI 1.8) changed");
+ABI_ASSERT(ACCEL_JOB_F_ANSWER == 2 && ACCEL_URING_JOB_F_ANSWER == 4 &&
+	   ACCEL_JOB_ID_RELEASED == 1U << 31 && ACCEL_FEATURE_JOB_ANSWER == 1ULL << 11,
+	   "job answers (ABI 1.9) changed");
 ABI_ASSERT(sizeof(struct accel_uring_submit) <= 16, "SUBMIT payload exceeds sqe->cmd");
 ABI_ASSERT(sizeof(struct accel_job_complete) <= 16, "COMPLETE payload exceeds sqe->cmd");
 ABI_ASSERT(ACCEL_IOCTL_JOB_SUBMIT == 0xc018ac22u, "JOB_SUBMIT changed");

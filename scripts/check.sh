@@ -215,8 +215,11 @@ else
 		# polled by a kernel thread, ACCEL_URING_SQPOLL) and twice more
 		# as with modules before ABI 1.8 (ACCEL_KERNEL_EVENTS=0:
 		# releases as SUBMIT answers, and on ioctls failed waits found
-		# by watching them), the kernel suite three times (io_uring, polled,
-		# SUBMIT answers), the stress suite, and the tenants suite
+		# by watching them), once with a lone job's release answered
+		# by its SUBMIT (ABI 1.9, ACCEL_KERNEL_ANSWER=1), the kernel
+		# suite three times (io_uring, polled,
+		# SUBMIT answers), the stress suite (twice: without and with
+		# answers), and the tenants suite
 		# (processes and cgroups as tenants).
 		ck="ACCEL_SCHEDULER=kernel CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120"
 		set -- "$@" --file "$build/tests/unit/test-semaphore-static" \
@@ -230,10 +233,12 @@ else
 			--run "ACCEL_URING_SQPOLL=2 $ck test-queue-static" \
 			--run "ACCEL_KERNEL_EVENTS=0 $ck test-queue-static" \
 			--run "ACCEL_KERNEL_EVENTS=0 ACCEL_TEST_NO_URING=1 $ck test-queue-static" \
+			--run "ACCEL_KERNEL_ANSWER=1 $ck test-queue-static" \
 			--run "$ck test-kernel-sched-static" \
 			--run "ACCEL_URING_SQPOLL=2 $ck test-kernel-sched-static" \
 			--run "ACCEL_KERNEL_EVENTS=0 $ck test-kernel-sched-static" \
 			--run "$ck test-stress-static" \
+			--run "ACCEL_KERNEL_ANSWER=1 $ck test-stress-static" \
 			--run "$ck test-tenants-static"
 		# accelctl top against a known load (tests/unit/test-top.c).
 		set -- "$@" --file "$build/tools/accelctl-static" \

@@ -359,14 +359,49 @@ static bool kernel_events_usable(const struct accel_sched_kernel *k)
 	return !k->uring || k->ring.features & IORING_FEAT_CQE_SKIP;
 }
 
+/*
+ * Releases answered by the SUBMIT (ABI 1.9) when ACCEL_KERNEL_ANSWER=1,
+ * with events: by ioctl, which returns the answer to the thread that
+ * asked; not on a polled ring, whose point is a submission without a
+ * system call.
+ */
+static bool kernel_answer_usable(const struct accel_sched_kernel *k)
+{
+	const char *env = secure_getenv(ACCEL_KERNEL_ANSWER_ENV);
+
+	if (!env || strcmp(env, "1") != 0 || !k->events || k->sqpoll_ms)
+		return false;
+	return k->info.features & ACCEL_FEATURE_JOB_ANSWER;
+}
+
+/* Why ACCEL_KERNEL_ANSWER=1 was not taken; NULL if taken or not asked. */
+static const char *kernel_answer_refused(const struct accel_sched_kernel *k)
+{
+	const char *env = secure_getenv(ACCEL_KERNEL_ANSWER_ENV);
+
+	if (k->answer || !env || strcmp(env, "1") != 0)
+		return NULL;
+	if (!(k->info.features & ACCEL_FEATURE_JOB_ANSWER))
+		return "the module answers no release (that came with ABI 1.9)";
+	if (!k->events)
+		return "releases are not events (" ACCEL_KERNEL_EVENTS_ENV "=0, or a module before ABI 1.8)";
+	return "a polled ring submits without a system call";
+}
+
 static void kernel_describe(const struct accel_sched_config *cfg,
 			    const struct accel_sched_kernel *k,
 			    const char *uring_why, char *why, size_t len)
 {
-	char name[DEVICE_NAME_MAX];
-	const char *ev = k->events ? "; releases as events" :
-			 k->info.features & ACCEL_FEATURE_JOB_EVENTS ?
-			 "; releases as SUBMIT answers (" ACCEL_KERNEL_EVENTS_ENV "=0)" : "";
+	char name[DEVICE_NAME_MAX], ev[ACCEL_REASON_MAX / 2];
+	const char *refused = kernel_answer_refused(k);
+
+	accel_strfmt(ev, sizeof(ev), "%s%s%s",
+		     k->answer ? "; releases as events, or in the answer of the submission that made them (" ACCEL_KERNEL_ANSWER_ENV "=1)" :
+		     k->events ? "; releases as events" :
+		     k->info.features & ACCEL_FEATURE_JOB_EVENTS ?
+		     "; releases as SUBMIT answers (" ACCEL_KERNEL_EVENTS_ENV "=0)" : "",
+		     refused ? "; " ACCEL_KERNEL_ANSWER_ENV "=1 ignored: " : "",
+		     refused ? refused : "");
 
 	device_name(cfg, name, sizeof(name));
 	if (k->uring && k->sqpoll_ms)
@@ -418,6 +453,7 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 	else if (*sq_note)
 		accel_strfmt(uring_why, sizeof(uring_why), "%s", sq_note);
 	k->events = kernel_events_usable(k);
+	k->answer = kernel_answer_usable(k);
 	kernel_describe(cfg, k, uring_why, why, why_len);
 	*out = &k->base;
 	return 0;

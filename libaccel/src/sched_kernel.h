@@ -52,6 +52,15 @@ struct accel_sched_kernel {
 	 */
 	bool events;
 	pthread_mutex_t fetch_lock;
+	/*
+	 * With events, a job alone on its queue, submitted by a thread that
+	 * takes fetch_lock, asks the module to answer a release decided
+	 * during the call (ACCEL_JOB_F_ANSWER, ABI 1.9), and is handed on by
+	 * that thread under the lock; the module answers only while no event
+	 * is queued, so the queue's releases still reach its executor in
+	 * order (see kernel_job_submit()).
+	 */
+	bool answer;
 
 	pthread_mutex_t jobs_lock;
 	struct job_link jobs;
@@ -173,6 +182,8 @@ struct kernel_queue {
 	char engine[ACCEL_ENGINE_NAME_LEN];
 	uint32_t next_seq;
 	struct kernel_job *held;
+	/* Jobs submitted and not completed (kernel_job_submit()). */
+	atomic_uint in_flight;
 };
 
 #define for_each_job(r, k)                                                   \
@@ -233,6 +244,8 @@ void kernel_executor_destroy(struct accel_sched_executor *ex);
 int kernel_reaper_start_locked(struct accel_sched_kernel *k);
 /* Events taken by one fetch (the reaper's, or a COMPLETE's). */
 #define KERNEL_FETCH_MAX 64
+
+void kernel_release(struct accel_sched_kernel *k, struct kernel_job *r, uint32_t id);
 void kernel_handle_events_locked(struct accel_sched_kernel *k,
 				 const struct accel_job_event *ev, uint32_t count);
 void kernel_reaper_stop(struct accel_sched_kernel *k);

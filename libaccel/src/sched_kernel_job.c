@@ -56,6 +56,16 @@
  * completes with a plain COMPLETE. A stream of small jobs then costs about
  * half as much per job (Documentation/libaccel.rst).
  *
+ * Answers (module ABI 1.9, ACCEL_KERNEL_ANSWER=1, with events and no polled
+ * ring). A job alone on its queue is submitted by ioctl with
+ * ACCEL_JOB_F_ANSWER while the submitting thread holds fetch_lock: a
+ * release the module decides during the call comes back in the ioctl's
+ * answer instead of as an event (only while no event of the file waits),
+ * and that thread hands the job to its executor itself, so a job waited
+ * for at once wakes one thread, not two. Holding fetch_lock keeps the
+ * queue's order: every release fetched before was handed on before, and
+ * none fetched after can be handed on first.
+ *
  * Failures are the module's: a job whose wait failed is never released and
  * its signals fail there with that error. Its FAILED event says so, or
  * without events its SUBMIT's CQE; an ioctl submission without events gets
@@ -617,6 +627,28 @@ static int submit_ioctl(struct accel_sched_kernel *k, struct kernel_job *r)
 	return err;
 }
 
+/*
+ * Under fetch_lock, which it drops: submit @r by ioctl with
+ * ACCEL_JOB_F_ANSWER, and hand it to its executor if the module answered
+ * its release. No fetch runs meanwhile, so an event for @r (released
+ * later, or failed) is handed on only after this returns, and every
+ * release fetched before was handed on before: the queue's order holds.
+ */
+static int submit_answer_unlock(struct accel_sched_kernel *k, struct kernel_job *r)
+{
+	int err;
+
+	r->kj.flags |= ACCEL_JOB_F_ANSWER;
+	jobs_link(k, r);
+	err = submit_ioctl_locked(k, r);
+	if (err)
+		jobs_unlink(k, r);
+	else if (r->kj.id & ACCEL_JOB_ID_RELEASED)
+		kernel_release(k, r, r->kj.id & ~ACCEL_JOB_ID_RELEASED);
+	pthread_mutex_unlock(&k->fetch_lock);
+	return err;
+}
+
 static int check_points(const struct accel_sched_kernel *k,
 			const struct accel_sched_job *job)
 {
@@ -654,15 +686,32 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 	atomic_init(&job->device_wait, 0);
 	job->device_ns = 0;
 	job->priv = r;
-	/* From here on, a success hands @job to the reaper: touch nothing. */
-	err = k->uring ? submit_uring(k, r) : submit_ioctl(k, r);
+	/*
+	 * From here on, a success hands @job to the reaper, or to its
+	 * executor: touch nothing. A job alone on its queue is most likely
+	 * released at once, and nothing else of the queue competes for
+	 * fetch_lock: it asks for the answer, on a system call that returns
+	 * it (an ioctl) and holding fetch_lock through it. Behind other jobs
+	 * its release most likely comes from a COMPLETE, which fetches it
+	 * itself if fetch_lock is free: those take the ring, and leave the
+	 * lock to the executors. So does a thread that finds the lock taken.
+	 */
+	bool lone = atomic_fetch_add(&q->in_flight, 1) == 0;
+	bool answer = k->answer && lone && pthread_mutex_trylock(&k->fetch_lock) == 0;
+
+	if (answer)
+		err = submit_answer_unlock(k, r);
+	else
+		err = k->uring ? submit_uring(k, r) : submit_ioctl(k, r);
 	if (!err)
 		return 0;
+	atomic_fetch_sub(&q->in_flight, 1);
 	job->priv = NULL;
 	free(r);
 	return accel_fail(-err,
 		"accel_queue_execute: the kernel scheduler refused the submission: %s failed with %s%s",
-		k->uring ? "io_uring_enter (ACCEL_URING_CMD_JOB_SUBMIT)" : "ACCEL_IOCTL_JOB_SUBMIT",
+		k->uring && !answer ? "io_uring_enter (ACCEL_URING_CMD_JOB_SUBMIT)" :
+				      "ACCEL_IOCTL_JOB_SUBMIT",
 		accel_errno_name(-err), refusal_hint(-err));
 }
 
@@ -735,10 +784,12 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 			 int status, const char *msg)
 {
 	struct accel_sched_kernel *k = to_kernel(s);
+	struct kernel_queue *q = accel_executor_data(job->executor);
 	struct kernel_job *r = job->priv;
 	char buf[ACCEL_FAILURE_MAX];
 	bool released, timedout;
 
+	atomic_fetch_sub(&q->in_flight, 1);
 	pthread_mutex_lock(&k->jobs_lock);
 	released = r->released;
 	timedout = r->timedout;

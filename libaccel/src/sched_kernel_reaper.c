@@ -37,7 +37,8 @@
 /* The ioctl reaper's look at its jobs when nothing woke it, in ms. */
 #define SCAN_PERIOD_MS 1000
 
-static void release(struct accel_sched_kernel *k, struct kernel_job *r, uint32_t id)
+/* @r is released (@id with ACCEL_JOB_RES_PIPELINED): to its executor. */
+void kernel_release(struct accel_sched_kernel *k, struct kernel_job *r, uint32_t id)
 {
 	pthread_mutex_lock(&k->jobs_lock);
 	r->id = id & ACCEL_JOB_RES_ID_MASK;
@@ -109,7 +110,7 @@ static void release_in_order(struct accel_sched_kernel *k, struct kernel_job *r,
 	while (r) {
 		struct kernel_job *next = r->next;
 
-		release(k, r, r->res);
+		kernel_release(k, r, r->res);
 		r = next;
 	}
 }
@@ -163,7 +164,7 @@ void kernel_handle_events_locked(struct accel_sched_kernel *k,
 		case ACCEL_JOB_EVENT_RELEASED:
 			/* As on_submit_cqe(): the record is the submitter's. */
 			(void)atomic_load_explicit(&r->published, memory_order_acquire);
-			release(k, r, ev[i].id | (ev[i].flags & ACCEL_JOB_RES_PIPELINED));
+			kernel_release(k, r, ev[i].id | (ev[i].flags & ACCEL_JOB_RES_PIPELINED));
 			break;
 		case ACCEL_JOB_EVENT_FAILED: /* ABI 1.8: never to be released */
 			(void)atomic_load_explicit(&r->published, memory_order_acquire);

@@ -262,30 +262,58 @@ out:
 END_TEST
 
 /*
- * Releases as events (module ABI 1.8) unless ACCEL_KERNEL_EVENTS=0, and the
- * reason says which, on io_uring and on ioctls; the work runs either way.
+ * Releases as events (module ABI 1.8) unless ACCEL_KERNEL_EVENTS=0, those
+ * decided during a submission answered by it (ABI 1.9) with
+ * ACCEL_KERNEL_ANSWER=1, and the reason says which, on io_uring and on
+ * ioctls; the work runs in each mode.
  */
 START_TEST(test_releases_as_events_or_answers)
 {
+	static const char *const said[3] = {
+		"releases as events, or in the answer of the submission that made them (ACCEL_KERNEL_ANSWER=1)",
+		"releases as events",
+		"releases as SUBMIT answers (ACCEL_KERNEL_EVENTS=0)",
+	};
 	char *saved = env_save(ACCEL_KERNEL_EVENTS_ENV);
+	char *saved_answer = env_save(ACCEL_KERNEL_ANSWER_ENV);
 
 	/* io_uring denied last: the seccomp filter stays for the process. */
 	for (int deny = 0; deny < 2; deny++)
-		for (int off = 0; off < 2; off++) {
-			if (off)
+		for (int mode = 0; mode < 3; mode++) {
+			unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+			unsetenv(ACCEL_KERNEL_ANSWER_ENV);
+			if (mode == 0)
+				setenv(ACCEL_KERNEL_ANSWER_ENV, "1", 1);
+			if (mode == 2) {
+				/* Answers need events: asked for, not given. */
+				setenv(ACCEL_KERNEL_ANSWER_ENV, "1", 1);
 				setenv(ACCEL_KERNEL_EVENTS_ENV, "0", 1);
-			else
-				unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+			}
 			if (!kernel_setup(deny))
 				goto out;
-			ASSERT_CONTAINS("reason", accel_scheduler_reason(sched),
-					off ? "releases as SUBMIT answers (ACCEL_KERNEL_EVENTS=0)" :
-					      "releases as events");
+			const char *reason = accel_scheduler_reason(sched);
+			/* make check runs this suite on a polled ring too. */
+			bool polled = strstr(reason, "polled by a kernel thread");
+
+			if (mode == 0 && polled) {
+				ASSERT_CONTAINS("reason", reason,
+						"ACCEL_KERNEL_ANSWER=1 ignored: a polled ring submits without a system call");
+				ASSERT_CONTAINS("reason", reason, said[1]);
+			} else {
+				ASSERT_CONTAINS("reason", reason, said[mode]);
+			}
+			if (mode || polled)
+				ck_assert_msg(!strstr(reason, "in the answer of"),
+					      "mode %d: the reason claims answers: %s", mode, reason);
+			if (mode == 2)
+				ASSERT_CONTAINS("reason", reason,
+						"ACCEL_KERNEL_ANSWER=1 ignored: releases are not events");
 			kernel_teardown();
 			jobs_are_kernel_jobs(deny);
 		}
 out:
 	env_restore(ACCEL_KERNEL_EVENTS_ENV, saved);
+	env_restore(ACCEL_KERNEL_ANSWER_ENV, saved_answer);
 }
 END_TEST
 

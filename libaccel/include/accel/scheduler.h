@@ -67,6 +67,17 @@ extern "C" {
  * COMPLETE (module ABI 1.8). Slower; for comparison and tests.
  */
 #define ACCEL_KERNEL_EVENTS_ENV "ACCEL_KERNEL_EVENTS"
+/**
+ * ACCEL_KERNEL_ANSWER_ENV - "1" makes the kernel scheduler (module ABI 1.9,
+ * with events, without ACCEL_URING_SQPOLL) submit a job that is alone on
+ * its queue by an ioctl that answers its release, and hand it to its
+ * executor from the submitting thread, instead of leaving the release to
+ * an event that the reaper thread fetches and hands on. A job submitted
+ * and waited for then comes back sooner (one thread woken, not two); the
+ * submitting thread pays that wake and a second system call. Off by
+ * default: Documentation/libaccel.rst weighs it.
+ */
+#define ACCEL_KERNEL_ANSWER_ENV "ACCEL_KERNEL_ANSWER"
 /** ACCEL_DEVICE_ENV - variable that overrides accel_scheduler_options.device_path. */
 #define ACCEL_DEVICE_ENV "ACCEL_DEVICE"
 /** ACCEL_SCHEDULER_DEFAULT_DEVICE - the device node the module creates. */

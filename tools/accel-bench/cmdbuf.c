@@ -40,7 +40,14 @@
  *	        time with releases as events fetched by the COMPLETE (module
  *	        ABI 1.8) over the same with releases as SUBMIT completions
  *	        (ACCEL_KERNEL_EVENTS=0, what modules before 1.8 offer): below
- *	        1 is what events save.
+ *	        1 is what events save. kernel_answered_vs_evented_submit,
+ *	        _stream and _round_trip: the kernel scheduler with a lone
+ *	        job's release answered by its submission (ABI 1.9,
+ *	        ACCEL_KERNEL_ANSWER=1) over the same as it runs by default,
+ *	        every release an event: below 1 is what the answers save.
+ *	        kernel_vs_embedded_round_trip: one job at a time, submitted
+ *	        and waited for (the host's wait returns), on the kernel
+ *	        scheduler over the embedded one.
  *
  * Host time ends when accel_queue_execute() returns, i.e. when the job is
  * in the executor's hands. Each round submits REPS times back to back (the
@@ -191,6 +198,25 @@ static double submit_ns_stream(struct cmdbuf_bench *c, accel_command_buffer_t *c
 	bench_drain(&c->d);
 	if (stream)
 		*stream = (now_ns() - start) / REPS;
+	return median(v, REPS);
+}
+
+/*
+ * REPS times: submit @cb, wait for its signal. The median host ns of one
+ * round trip: what a program that waits for each job pays, a job alone on
+ * its engine each time.
+ */
+static double round_trip_ns(struct cmdbuf_bench *c, accel_command_buffer_t *cb)
+{
+	double v[REPS];
+
+	for (int i = 0; i < REPS; i++) {
+		accel_binding_table_t t = { SLOTS, c->bindings[i & 1] };
+		double t0 = now_ns();
+
+		bench_run(&c->d, cb, &t);
+		v[i] = now_ns() - t0;
+	}
 	return median(v, REPS);
 }
 
@@ -395,23 +421,26 @@ int bench_cmdbuf(const struct opts *o)
 int bench_ksubmit(const struct opts *o)
 {
 	/*
-	 * The kernel scheduler three times: entering its ring, a polled ring,
-	 * and entering its ring with the answers of modules before ABI 1.8
-	 * (ACCEL_KERNEL_EVENTS=0: releases as SUBMIT completions, not events).
+	 * The kernel scheduler four times: as it runs, a polled ring, with
+	 * the answers of modules before ABI 1.8 (ACCEL_KERNEL_EVENTS=0:
+	 * releases as SUBMIT completions, not events), and with a lone
+	 * job's release answered by its submission (ACCEL_KERNEL_ANSWER=1).
 	 */
-	enum { EMB, KRN, KSQ, KANS, N };
+	enum { EMB, KRN, KSQ, KANS, KANSW, N };
 	static const accel_scheduler_kind_t kinds[N] = {
 		ACCEL_SCHEDULER_EMBEDDED, ACCEL_SCHEDULER_KERNEL,
 		ACCEL_SCHEDULER_KERNEL, ACCEL_SCHEDULER_KERNEL,
+		ACCEL_SCHEDULER_KERNEL,
 	};
 	static const char *const what[N] = {
 		"cpu:// on the embedded scheduler",
 		"cpu:// on the kernel scheduler (is the module loaded?)",
 		"cpu:// on the kernel scheduler with ACCEL_URING_SQPOLL=2",
 		"cpu:// on the kernel scheduler with ACCEL_KERNEL_EVENTS=0",
+		"cpu:// on the kernel scheduler with ACCEL_KERNEL_ANSWER=1",
 	};
 	struct cmdbuf_bench c[N] = { 0 };
-	double *v = calloc(2 * N * (size_t)o->rounds, sizeof(double)), m[2 * N];
+	double *v = calloc(3 * N * (size_t)o->rounds, sizeof(double)), m[3 * N];
 	int first = 1;
 
 	bench_name = "ksubmit";
@@ -419,28 +448,36 @@ int bench_ksubmit(const struct opts *o)
 	unsetenv(ACCEL_SCHEDULER_ENV);
 	unsetenv(ACCEL_URING_SQPOLL_ENV);
 	unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+	unsetenv(ACCEL_KERNEL_ANSWER_ENV);
 	for (int k = 0; k < N; k++) {
 		if (k == KSQ)
 			setenv(ACCEL_URING_SQPOLL_ENV, "2", 1);
 		if (k == KANS)
 			setenv(ACCEL_KERNEL_EVENTS_ENV, "0", 1);
+		if (k == KANSW)
+			setenv(ACCEL_KERNEL_ANSWER_ENV, "1", 1);
 		if (!v || setup_on(&c[k], kinds[k], 0))
 			die(what[k]);
 		unsetenv(ACCEL_URING_SQPOLL_ENV);
 		unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+		unsetenv(ACCEL_KERNEL_ANSWER_ENV);
 	}
 	/* Warm every path (the kernel's job cache, the executors' threads). */
 	for (int k = 0; k < N; k++) {
 		submit_ns(&c[k], c[k].r100);
 		submit_ns(&c[k], c[k].r1);
 	}
-	/* m[k]: submit ns on device k; m[N + k]: stream ns per job. */
+	/*
+	 * m[k]: submit ns on device k; m[N + k]: stream ns per job;
+	 * m[2 * N + k]: round trip ns.
+	 */
 	for (int r = 0; r < o->rounds; r++)
 		for (int k = 0; k < N; k++) {
 			v[k * o->rounds + r] = submit_ns(&c[k], c[k].r100);
 			submit_ns_stream(&c[k], c[k].r1, &v[(N + k) * o->rounds + r]);
+			v[(2 * N + k) * o->rounds + r] = round_trip_ns(&c[k], c[k].r1);
 		}
-	for (int k = 0; k < 2 * N; k++)
+	for (int k = 0; k < 3 * N; k++)
 		m[k] = median(v + k * o->rounds, o->rounds);
 	if (o->json)
 		printf("{\"bench\": \"ksubmit\", \"slots\": %d, "
@@ -448,18 +485,28 @@ int bench_ksubmit(const struct opts *o)
 		       "\"kernel_sqpoll_submit_ns\": %.0f, \"kernel_answers_submit_ns\": %.0f, "
 		       "\"embedded_stream_job_ns\": %.0f, \"kernel_stream_job_ns\": %.0f, "
 		       "\"kernel_sqpoll_stream_job_ns\": %.0f, \"kernel_answers_stream_job_ns\": %.0f, "
-		       "\"metrics\": {",
+		       "\"kernel_answered_submit_ns\": %.0f, "
+		       "\"kernel_answered_stream_job_ns\": %.0f, "
+		       "\"embedded_round_trip_ns\": %.0f, \"kernel_round_trip_ns\": %.0f, "
+		       "\"kernel_answered_round_trip_ns\": %.0f, \"metrics\": {",
 		       SLOTS, m[EMB], m[KRN], m[KSQ], m[KANS], m[N + EMB], m[N + KRN],
-		       m[N + KSQ], m[N + KANS]);
+		       m[N + KSQ], m[N + KANS], m[KANSW], m[N + KANSW], m[2 * N + EMB],
+		       m[2 * N + KRN], m[2 * N + KANSW]);
 	else
 		fprintf(notes, "# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
 		       "embedded %.2f us, kernel %.2f us, kernel with a polled ring %.2f us, "
-		       "kernel without events %.2f us; "
+		       "kernel without events %.2f us, kernel with answers %.2f us; "
 		       "a stream of %d one-dispatch jobs, per job until the last signal: "
-		       "%.2f us, %.2f us, %.2f us, %.2f us\n",
+		       "%.2f us, %.2f us, %.2f us, %.2f us, %.2f us\n",
 		       SLOTS, m[EMB] / 1e3, m[KRN] / 1e3, m[KSQ] / 1e3, m[KANS] / 1e3,
-		       REPS, m[N + EMB] / 1e3, m[N + KRN] / 1e3, m[N + KSQ] / 1e3,
-		       m[N + KANS] / 1e3);
+		       m[KANSW] / 1e3, REPS, m[N + EMB] / 1e3, m[N + KRN] / 1e3,
+		       m[N + KSQ] / 1e3, m[N + KANS] / 1e3, m[N + KANSW] / 1e3);
+	if (!o->json)
+		fprintf(notes, "# ksubmit: one job at a time, submit and wait for its signal: "
+			"embedded %.2f us, kernel %.2f us, polled ring %.2f us, "
+			"without events %.2f us, with answers %.2f us\n",
+			m[2 * N + EMB] / 1e3, m[2 * N + KRN] / 1e3, m[2 * N + KSQ] / 1e3,
+			m[2 * N + KANS] / 1e3, m[2 * N + KANSW] / 1e3);
 	metric(o, "libaccel.kernel_vs_embedded_submit", m[KRN] / m[EMB], &first);
 	metric(o, "libaccel.kernel_sqpoll_vs_embedded_submit", m[KSQ] / m[EMB], &first);
 	metric(o, "libaccel.kernel_vs_embedded_stream", m[N + KRN] / m[N + EMB], &first);
@@ -467,6 +514,13 @@ int bench_ksubmit(const struct opts *o)
 	       &first);
 	metric(o, "libaccel.kernel_events_vs_answers_stream", m[N + KRN] / m[N + KANS],
 	       &first);
+	metric(o, "libaccel.kernel_answered_vs_evented_submit", m[KANSW] / m[KRN], &first);
+	metric(o, "libaccel.kernel_answered_vs_evented_stream", m[N + KANSW] / m[N + KRN],
+	       &first);
+	metric(o, "libaccel.kernel_vs_embedded_round_trip", m[2 * N + KRN] / m[2 * N + EMB],
+	       &first);
+	metric(o, "libaccel.kernel_answered_vs_evented_round_trip",
+	       m[2 * N + KANSW] / m[2 * N + KRN], &first);
 	if (o->json)
 		printf("}}\n");
 	for (int k = 0; k < N; k++)

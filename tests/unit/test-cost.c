@@ -37,8 +37,16 @@
 
 #include "test-accel.h"
 
-/* Two calibrations of one idle device agree within this factor. */
+/*
+ * Two calibrations of one idle device agree within this factor. The
+ * device is not always idle: meson runs other suites beside this one, and
+ * under a sanitizer on two CPUs one calibration's kernel bandwidth read
+ * 8.5x another's. So a pair that disagrees is followed by up to
+ * CALIB_RETRIES more calibrations, and the last two are compared: one that
+ * measures nothing stable disagrees every time.
+ */
 #define CALIB_AGREE 8.0
+#define CALIB_RETRIES 2
 
 static char cache_dir[256];
 
@@ -134,6 +142,13 @@ static bool agree(uint64_t a, uint64_t b)
 	return r <= CALIB_AGREE && r >= 1 / CALIB_AGREE;
 }
 
+static bool all_agree(const accel_cost_params_t *a, const accel_cost_params_t *b)
+{
+	return agree(a->bandwidth, b->bandwidth) &&
+	       agree(a->kernel_bandwidth, b->kernel_bandwidth) &&
+	       agree(a->operation_rate, b->operation_rate);
+}
+
 START_TEST(test_defaults)
 {
 	accel_cost_params_t p = { 0 };
@@ -154,7 +169,7 @@ END_TEST
 /*
  * Two forced calibrations: in range, and within CALIB_AGREE of each other
  * for the rates (the overheads are microseconds: only their range is
- * checked). The next device of the same identity reads the last one from
+ * checked), the last two of up to 2 + CALIB_RETRIES. The next device of the same identity reads the last one from
  * the cache; with the cache off it gets the defaults.
  */
 START_TEST(test_calibrate_stable)
@@ -164,6 +179,14 @@ START_TEST(test_calibrate_stable)
 
 	ASSERT_OK(accel_device_calibrate(dev, ACCEL_CALIBRATE_FORCE, &a));
 	ASSERT_OK(accel_device_calibrate(dev, ACCEL_CALIBRATE_FORCE, &b));
+	for (int i = 0; i < CALIB_RETRIES && !all_agree(&a, &b); i++) {
+		fprintf(stderr, "# calibrations disagree (bandwidth %" PRIu64 "/%" PRIu64
+			", kernel %" PRIu64 "/%" PRIu64 ", ops %" PRIu64 "/%" PRIu64 "): once more\n",
+			a.bandwidth, b.bandwidth, a.kernel_bandwidth, b.kernel_bandwidth,
+			a.operation_rate, b.operation_rate);
+		a = b;
+		ASSERT_OK(accel_device_calibrate(dev, ACCEL_CALIBRATE_FORCE, &b));
+	}
 	ck_assert_uint_eq(a.source, ACCEL_COST_SOURCE_CALIBRATED);
 	check_ranges(&a);
 	check_ranges(&b);

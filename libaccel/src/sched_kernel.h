@@ -182,7 +182,7 @@ struct kernel_queue {
 	char engine[ACCEL_ENGINE_NAME_LEN];
 	uint32_t next_seq;
 	struct kernel_job *held;
-	/* Jobs submitted and not completed (kernel_job_submit()). */
+	/* With answers: jobs submitted and not completed (kernel_job_submit()). */
 	atomic_uint in_flight;
 };
 

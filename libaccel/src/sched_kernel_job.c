@@ -696,8 +696,8 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 	 * itself if fetch_lock is free: those take the ring, and leave the
 	 * lock to the executors. So does a thread that finds the lock taken.
 	 */
-	bool lone = atomic_fetch_add(&q->in_flight, 1) == 0;
-	bool answer = k->answer && lone && pthread_mutex_trylock(&k->fetch_lock) == 0;
+	bool lone = k->answer && atomic_fetch_add(&q->in_flight, 1) == 0;
+	bool answer = lone && pthread_mutex_trylock(&k->fetch_lock) == 0;
 
 	if (answer)
 		err = submit_answer_unlock(k, r);
@@ -705,7 +705,8 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 		err = k->uring ? submit_uring(k, r) : submit_ioctl(k, r);
 	if (!err)
 		return 0;
-	atomic_fetch_sub(&q->in_flight, 1);
+	if (k->answer)
+		atomic_fetch_sub(&q->in_flight, 1);
 	job->priv = NULL;
 	free(r);
 	return accel_fail(-err,
@@ -789,7 +790,8 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 	char buf[ACCEL_FAILURE_MAX];
 	bool released, timedout;
 
-	atomic_fetch_sub(&q->in_flight, 1);
+	if (k->answer)
+		atomic_fetch_sub(&q->in_flight, 1);
 	pthread_mutex_lock(&k->jobs_lock);
 	released = r->released;
 	timedout = r->timedout;

@@ -142,6 +142,16 @@ static bool agree(uint64_t a, uint64_t b)
 	return r <= CALIB_AGREE && r >= 1 / CALIB_AGREE;
 }
 
+/* @a and @b hold the same figures (one calibration, seen twice). */
+static void expect_same_figures(const accel_cost_params_t *a, const accel_cost_params_t *b)
+{
+	ck_assert_uint_eq(a->bandwidth, b->bandwidth);
+	ck_assert_uint_eq(a->kernel_bandwidth, b->kernel_bandwidth);
+	ck_assert_uint_eq(a->operation_rate, b->operation_rate);
+	ck_assert_uint_eq(a->dispatch_ns, b->dispatch_ns);
+	ck_assert_uint_eq(a->submission_ns, b->submission_ns);
+}
+
 static bool all_agree(const accel_cost_params_t *a, const accel_cost_params_t *b)
 {
 	return agree(a->bandwidth, b->bandwidth) &&
@@ -211,11 +221,7 @@ START_TEST(test_calibrate_stable)
 	ASSERT_OK(accel_device_cost_params(d, &c));
 	accel_device_release(d);
 	ck_assert_uint_eq(c.source, ACCEL_COST_SOURCE_CACHED);
-	ck_assert_uint_eq(c.bandwidth, b.bandwidth);
-	ck_assert_uint_eq(c.operation_rate, b.operation_rate);
-	ck_assert_uint_eq(c.kernel_bandwidth, b.kernel_bandwidth);
-	ck_assert_uint_eq(c.dispatch_ns, b.dispatch_ns);
-	ck_assert_uint_eq(c.submission_ns, b.submission_ns);
+	expect_same_figures(&c, &b);
 
 	/* Without FORCE, a device with a calibration keeps it. */
 	d = device_open();
@@ -259,11 +265,7 @@ START_TEST(test_calibrate_one_at_a_time)
 	ck_assert_uint_eq(b.reserved, 0);
 	ck_assert_uint_eq(a.source, ACCEL_COST_SOURCE_CALIBRATED);
 	ck_assert_uint_eq(b.source, ACCEL_COST_SOURCE_CALIBRATED);
-	ck_assert_uint_eq(a.bandwidth, b.bandwidth);
-	ck_assert_uint_eq(a.kernel_bandwidth, b.kernel_bandwidth);
-	ck_assert_uint_eq(a.operation_rate, b.operation_rate);
-	ck_assert_uint_eq(a.dispatch_ns, b.dispatch_ns);
-	ck_assert_uint_eq(a.submission_ns, b.submission_ns);
+	expect_same_figures(&a, &b);
 }
 END_TEST
 

@@ -250,6 +250,7 @@ static bool vkref_open(struct vkref *v)
 	};
 	PFN_vkCreateInstance create;
 	PFN_vkEnumeratePhysicalDevices enumerate;
+	VkResult r;
 
 	memset(v, 0, sizeof(*v));
 	v->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -257,7 +258,12 @@ static bool vkref_open(struct vkref *v)
 		return false;
 	v->gipa = (PFN_vkGetInstanceProcAddr)dlsym(v->lib, "vkGetInstanceProcAddr");
 	create = (PFN_vkCreateInstance)v->gipa(NULL, "vkCreateInstance");
-	if (create(&ici, NULL, &v->inst) != VK_SUCCESS)
+	r = create(&ici, NULL, &v->inst);
+	if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
+		v->inst = NULL; /* a loader and no driver: no device */
+		return true;
+	}
+	if (r != VK_SUCCESS)
 		return false;
 #define L(f) (PFN_##f)v->gipa(v->inst, #f)
 	v->destroy = L(vkDestroyInstance);

@@ -15,6 +15,10 @@
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include <accelsched.h>
@@ -562,6 +566,166 @@ START_TEST(test_job_timeout)
 }
 END_TEST
 
+/* ---- a process killed with work in flight -------------------------------- */
+
+#define IN_FLIGHT_PARAM "/sys/kernel/accelsched/engines/cpu/in_flight"
+
+/* What a killed child tells its parent (MAP_SHARED, made before fork()). */
+struct flight {
+	atomic_uint done; /* jobs it waited for */
+	char reason[512]; /* its scheduler's reason (the first child's) */
+};
+
+/* Child exit codes: the parent kills it, so any exit is a failure. */
+enum { FLIGHT_NO_SETUP = 3, FLIGHT_FAILED = 4 };
+
+/*
+ * The child: jobs of 0 to 2 ms, one at a time (a lone job: with answers,
+ * its release is its SUBMIT's answer) and now and then four at once
+ * (their releases are events), until it is killed: in a SUBMIT, with a
+ * job released and running, with jobs queued behind it, or waiting.
+ */
+static void __attribute__((noreturn)) flight_child(struct flight *sh, bool answer)
+{
+	uint32_t one[3] = { 1, 1, 1 }, ms[3] = { 0, 1, 2 };
+	accel_command_buffer_t *cb[3];
+	accel_scheduler_options_t o;
+	accel_scheduler_t *s;
+	accel_semaphore_t *sem;
+	accel_queue_t *q;
+	accel_executable_t *x;
+	uint64_t v = 0;
+
+	test_clear_env();
+	setenv(ACCEL_KERNEL_ANSWER_ENV, answer ? "1" : "0", 1);
+	accel_scheduler_options_init(&o);
+	o.kind = ACCEL_SCHEDULER_KERNEL;
+	if (accel_scheduler_open(&o, &s) || accel_device_open("cpu://", s, &dev))
+		_exit(FLIGHT_NO_SETUP);
+	accel_scheduler_release(s);
+	if (!sh->reason[0])
+		snprintf(sh->reason, sizeof(sh->reason), "%s",
+			 accel_scheduler_reason(accel_device_scheduler(dev)));
+	if (accel_cpu_executable_create(dev, &k_table, &x) ||
+	    accel_queue_create(dev, 0, &q) ||
+	    accel_semaphore_create(accel_device_scheduler(dev), 0, &sem))
+		_exit(FLIGHT_NO_SETUP);
+	for (int i = 0; i < 3; i++)
+		if (accel_command_buffer_create(dev, ACCEL_COMMAND_BUFFER_REUSABLE, 0, &cb[i]) ||
+		    accel_command_buffer_begin(cb[i]) ||
+		    accel_command_buffer_dispatch(cb[i], x, 1, one, &ms[i], 1, NULL, 0) ||
+		    accel_command_buffer_end(cb[i]))
+			_exit(FLIGHT_NO_SETUP);
+	for (uint32_t n = 0;; n++) {
+		int burst = n % 8 == 7 ? 4 : 1;
+
+		for (int b = 0; b < burst; b++) {
+			POINT(sig, sem, ++v);
+
+			if (accel_queue_execute(q, NULL, &sig, cb[(n + b) % 3], NULL, 0))
+				_exit(FLIGHT_FAILED);
+		}
+		if (accel_semaphore_wait(sem, v, 0, WAIT_LONG))
+			_exit(FLIGHT_FAILED);
+		atomic_fetch_add(&sh->done, 1);
+	}
+}
+
+static int64_t flight_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Killed at random points of its work, a process leaves nothing behind:
+ * its file's release cancels what it had in flight and gives back the
+ * engine's credits, and the next process's work runs. The engine's
+ * in_flight falls to 0, or its sysfs directory goes: an engine goes only
+ * at its last reference, and each job holds one, so then no job of the
+ * children is left. In the VM the children were killed with 0 to 4 jobs
+ * holding credits.
+ */
+static void killed_mid_flight(bool answer)
+{
+	enum { ROUNDS = 12 };
+	struct flight *sh;
+	char buf[32];
+	int64_t end;
+
+	test_clear_env();
+	if (access("/dev/" ACCEL_DEVICE_NAME, F_OK)) {
+		printf("SKIP: no kernel scheduler here: /dev/%s does not exist\n",
+		       ACCEL_DEVICE_NAME);
+		return;
+	}
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(sh, MAP_FAILED);
+	srand(answer ? 2 : 1);
+	for (int r = 0; r < ROUNDS; r++) {
+		unsigned int want = 5 + (unsigned int)(rand() % 20);
+		int status;
+		pid_t pid;
+
+		atomic_store(&sh->done, 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			flight_child(sh, answer);
+		for (end = flight_now_ms() + 30000;
+		     atomic_load(&sh->done) < want && flight_now_ms() < end;) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				ck_abort_msg("round %d: the child exited with %d before it was killed (3: no setup, 4: a job failed)",
+					     r, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+			usleep(200);
+		}
+		ck_assert_msg(atomic_load(&sh->done) >= want,
+			      "round %d: the child ran %u jobs in 30 s, not %u",
+			      r, atomic_load(&sh->done), want);
+		usleep((useconds_t)(rand() % 3000));
+		ck_assert_int_eq(kill(pid, SIGKILL), 0);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			      "round %d: the child ended with status 0x%x, not by the kill",
+			      r, status);
+	}
+	/* The mode under test was in use, or the reason says why not. */
+	if (!answer)
+		ck_assert_msg(!strstr(sh->reason, "in the answer of"),
+			      "answers off, yet the reason claims them: %s", sh->reason);
+	else if (!strstr(sh->reason, "ACCEL_KERNEL_ANSWER=1 ignored"))
+		ASSERT_CONTAINS("reason", sh->reason,
+				"or in the answer of the submission that made them");
+	/* The files go once io_uring lets go of them: asynchronously. */
+	for (end = flight_now_ms() + 20000;; usleep(10000)) {
+		int err = test_file_io(IN_FLIGHT_PARAM, buf, sizeof(buf), NULL);
+
+		if (err == -ENOENT || (!err && strtoul(buf, NULL, 10) == 0))
+			break;
+		ck_assert_msg(!err, "reading %s: %s", IN_FLIGHT_PARAM, strerror(-err));
+		ck_assert_msg(flight_now_ms() < end,
+			      "%s still reads %s 20 s after the last child was killed: credits leaked",
+			      IN_FLIGHT_PARAM, buf);
+	}
+	munmap(sh, sizeof(*sh));
+	jobs_are_kernel_jobs(false);
+}
+
+START_TEST(test_killed_mid_flight_events)
+{
+	killed_mid_flight(false);
+}
+END_TEST
+
+START_TEST(test_killed_mid_flight_answers)
+{
+	killed_mid_flight(true);
+}
+END_TEST
+
 static Suite *kernel_sched_suite(void)
 {
 	Suite *suite = suite_create("kernel-sched");
@@ -577,6 +741,8 @@ static Suite *kernel_sched_suite(void)
 	tcase_add_test(tc, test_failure_across_queues_ioctl);
 	tcase_add_test(tc, test_job_timeout);
 	tcase_add_test(tc, test_batch_is_one_job);
+	tcase_add_test(tc, test_killed_mid_flight_events);
+	tcase_add_test(tc, test_killed_mid_flight_answers);
 	suite_add_tcase(suite, tc);
 	return suite;
 }

@@ -393,8 +393,6 @@ int accel_executable_read(const char *path, uint8_t **data, size_t *size);
 int accel_read_all(int fd, size_t size, uint8_t **out);
 /* What went wrong opening a path, in words, for @err (an errno). */
 const char *accel_path_error(int err);
-/* "a folder", "a FIFO", ... for a file that is not a regular one. */
-const char *accel_file_kind(mode_t mode);
 
 enum accel_cb_state {
 	ACCEL_CB_INITIAL,

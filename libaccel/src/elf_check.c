@@ -13,6 +13,7 @@
 
 #include "core.h"
 #include "elf_check.h"
+#include "error.h"
 
 static int truncated(char *why, size_t len, const char *what, uint64_t end,
 		     uint64_t size)
@@ -99,8 +100,8 @@ int accel_elf_check(const char *path, char *why, size_t len)
 		snprintf(why, len, "cannot stat it: %s", strerror(-ret));
 	} else if (!S_ISREG(st.st_mode)) {
 		/* dlopen() would block on a FIFO until a writer came. */
-		snprintf(why, len, "it is not a regular file (%s)",
-			 accel_file_kind(st.st_mode));
+		snprintf(why, len, "it is not a regular file (a %s)",
+			 accel_file_type(st.st_mode));
 		ret = -ENOEXEC;
 	} else {
 		ret = check_fd(fd, (uint64_t)st.st_size, why, len);

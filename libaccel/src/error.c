@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "accel/status.h"
 #include "error.h"
@@ -60,4 +61,25 @@ const char *accel_errno_name(int err)
 	if (name)
 		return name;
 	return accel_strfmt(unknown, sizeof(unknown), "errno %d", err);
+}
+
+const char *accel_file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "regular file";
+	case S_IFDIR:
+		return "directory";
+	case S_IFSOCK:
+		return "socket";
+	case S_IFIFO:
+		return "FIFO";
+	case S_IFBLK:
+		return "block device";
+	case S_IFLNK:
+		return "symbolic link";
+	case S_IFCHR:
+		return "character device";
+	}
+	return "file of unknown type";
 }

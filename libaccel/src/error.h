@@ -7,6 +7,7 @@
 #define ACCEL_SRC_ERROR_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "macros.h"
 
@@ -42,5 +43,11 @@ char *accel_strfmt(char *buf, size_t len, const char *fmt, ...)
  * buffer, valid until the thread's next call) for values glibc cannot name.
  */
 const char *accel_errno_name(int err);
+
+/*
+ * accel_file_type() - what a file's st_mode says it is, as a noun without
+ * its article: "regular file", "directory", "FIFO", "character device"...
+ */
+const char *accel_file_type(mode_t mode);
 
 #endif /* ACCEL_SRC_ERROR_H */

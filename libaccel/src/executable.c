@@ -74,13 +74,6 @@ const char *accel_path_error(int err)
 	}
 }
 
-const char *accel_file_kind(mode_t mode)
-{
-	return S_ISDIR(mode) ? "a folder" : S_ISFIFO(mode) ? "a FIFO" :
-	       S_ISCHR(mode) || S_ISBLK(mode) ? "a device" :
-	       S_ISSOCK(mode) ? "a socket" : "a special file";
-}
-
 int accel_executable_read(const char *path, uint8_t **data, size_t *size)
 {
 	/* Not blocking: a FIFO is refused, never waited on for a writer. */
@@ -101,8 +94,8 @@ int accel_executable_read(const char *path, uint8_t **data, size_t *size)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return accel_fail(ENOEXEC, "accel_executable_load: %s: it is not a regular file (%s)",
-				  path, accel_file_kind(st.st_mode));
+		return accel_fail(ENOEXEC, "accel_executable_load: %s: it is not a regular file (a %s)",
+				  path, accel_file_type(st.st_mode));
 	}
 	if ((uint64_t)st.st_size > ACCEL_EXECUTABLE_MAX_FILE) {
 		close(fd);

@@ -77,27 +77,6 @@ static const char *hint_wrong_node(const struct accel_sched_config *cfg)
 	return "something else took the name; check 'ls -l " ACCEL_SCHEDULER_DEFAULT_DEVICE "' and reload the accelsched module";
 }
 
-const char *kernel_file_type_name(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return "regular file";
-	case S_IFDIR:
-		return "directory";
-	case S_IFSOCK:
-		return "socket";
-	case S_IFIFO:
-		return "FIFO";
-	case S_IFBLK:
-		return "block device";
-	case S_IFLNK:
-		return "symbolic link";
-	case S_IFCHR:
-		return "character device";
-	}
-	return "file of unknown type";
-}
-
 static void explain_enoent(const struct accel_sched_config *cfg,
 			   const char *name, char *why, size_t len)
 {
@@ -126,7 +105,7 @@ static void explain_enxio(const struct accel_sched_config *cfg,
 	if (stat(cfg->device_path, &st) == 0 && !S_ISCHR(st.st_mode))
 		accel_strfmt(why, len,
 			"%s is a %s, not a device node, and cannot be opened (%s; %s)",
-			name, kernel_file_type_name(st.st_mode), accel_errno_name(err),
+			name, accel_file_type(st.st_mode), accel_errno_name(err),
 			hint_wrong_node(cfg));
 	else
 		accel_strfmt(why, len,
@@ -196,7 +175,7 @@ static int device_check_type(const struct accel_sched_config *cfg, int fd,
 	accel_strfmt(why, len,
 		"%s is a %s, not a character device, so it is not the accelsched device (%s)",
 		device_name(cfg, name, sizeof(name)),
-		kernel_file_type_name(st.st_mode), hint_wrong_node(cfg));
+		accel_file_type(st.st_mode), hint_wrong_node(cfg));
 	return -ENOTTY;
 }
 

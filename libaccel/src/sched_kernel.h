@@ -191,9 +191,6 @@ struct kernel_queue {
 	     l_ != &(k)->jobs && ((r) = (struct kernel_job *)l_, 1);          \
 	     l_ = l_->next)
 
-/* sched_kernel.c */
-const char *kernel_file_type_name(mode_t mode);
-
 /* sched_kernel_sem.c */
 int kernel_sem_create(accel_scheduler_t *s, uint64_t initial,
 		      accel_semaphore_t **out);

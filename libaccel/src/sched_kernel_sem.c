@@ -217,7 +217,7 @@ static const char *fd_kind(int fd, char *buf, size_t len)
 
 	if (fstat(fd, &st) < 0)
 		return "a file fstat() cannot describe";
-	accel_strfmt(buf, len, "a %s", kernel_file_type_name(st.st_mode));
+	accel_strfmt(buf, len, "a %s", accel_file_type(st.st_mode));
 	return buf;
 }
 

@@ -190,9 +190,9 @@ START_TEST(test_not_regular_files)
 	ASSERT_MESSAGE_CONTAINS("it is not a regular file (a FIFO)");
 	ck_assert_ptr_null(e);
 	ASSERT_ERRNO(accel_executable_load(dev, "/dev/zero", &e), ENOEXEC);
-	ASSERT_MESSAGE_CONTAINS("/dev/zero: it is not a regular file (a device)");
+	ASSERT_MESSAGE_CONTAINS("/dev/zero: it is not a regular file (a character device)");
 	ASSERT_ERRNO(accel_executable_load(dev, dir, &e), ENOEXEC);
-	ASSERT_MESSAGE_CONTAINS("it is not a regular file (a folder)");
+	ASSERT_MESSAGE_CONTAINS("it is not a regular file (a directory)");
 	snprintf(loop, sizeof(loop), "%s/loop", dir);
 	ck_assert_int_eq(symlink(loop, loop), 0);
 	ASSERT_ERRNO(accel_executable_load(dev, loop, &e), ELOOP);

@@ -270,7 +270,11 @@ else
 		# the kernel scheduler's threads (reaper, executors, the
 		# device's completion thread) race nowhere else under TSan.
 		# One build per Debian kernel where there are two (ndebian,
-		# above): the module's paths are the same in both runs.
+		# above): the module's paths are the same in both runs. The
+		# TSan run asks for answers (ACCEL_KERNEL_ANSWER=1): a job
+		# alone on its queue is then handed to its executor by the
+		# submitting thread, the others by the reaper, so both
+		# hand-offs race under TSan.
 		vkdw=$build/tests/unit/test-device-waits-vulkan
 		if [ "$how" = DKMS ] && [ -x "$vkdw" ]; then
 			abuild=$(cd "$build" && pwd)
@@ -289,7 +293,7 @@ else
 				set -- "$@" --run "in-host env $ck $vkenv $abuild/tests/unit/test-device-waits-vulkan"
 			fi
 			if [ "$tsan_dw" = 1 ] && [ "$idebian" = "$ndebian" ]; then
-				set -- "$@" --run "in-host env $ck $vkenv TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$top/tests/unit/tsan.supp $abuild/tsan/tests/unit/test-device-waits-vulkan"
+				set -- "$@" --run "in-host env $ck $vkenv ACCEL_KERNEL_ANSWER=1 TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$top/tests/unit/tsan.supp $abuild/tsan/tests/unit/test-device-waits-vulkan"
 			fi
 		fi
 		# run-vm.sh picks the timeout: longer on a debug kernel.

@@ -693,9 +693,6 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 
 	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL)
 		return -EINVAL;
-	/* An answer replaces a RELEASED event: only with events. */
-	if ((flags & ACCEL_URING_JOB_F_ANSWER) && !(flags & ACCEL_URING_JOB_F_EVENTS))
-		return -EINVAL;
 	a = (struct accel_job_args){
 		.events = flags & ACCEL_URING_JOB_F_EVENTS,
 		.answer = flags & ACCEL_URING_JOB_F_ANSWER,

@@ -312,7 +312,6 @@ static inline int accel_job_args_user(struct accel_job_args *a,
 				      const struct accel_job *uj)
 {
 	if (uj->flags & ~ACCEL_JOB_FLAGS_ALL ||
-	    (uj->flags & ACCEL_JOB_F_ANSWER && !(uj->flags & ACCEL_JOB_F_EVENTS)) ||
 	    uj->predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
 		return -EINVAL;
 	*a = (struct accel_job_args){

@@ -580,8 +580,9 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 	u32 i;
 	int ret;
 
+	/* An answer replaces a RELEASED event: only with events. */
 	if (args->nwaits > ACCEL_JOB_MAX_POINTS ||
-	    args->nsignals > ACCEL_JOB_MAX_POINTS)
+	    args->nsignals > ACCEL_JOB_MAX_POINTS || (args->answer && !args->events))
 		return ERR_PTR(-EINVAL);
 	timeout_ns = args->timeout_ns ?:
 		(u64)READ_ONCE(accel_job_timeout_ms) * NSEC_PER_MSEC;

@@ -342,37 +342,31 @@ static bool kernel_events_usable(const struct accel_sched_kernel *k)
  * Releases answered by the SUBMIT (ABI 1.9) when ACCEL_KERNEL_ANSWER=1,
  * with events: by ioctl, which returns the answer to the thread that
  * asked; not on a polled ring, whose point is a submission without a
- * system call.
+ * system call. Sets k->answer; returns why an answer asked for cannot be
+ * had, or NULL (taken, or not asked).
  */
-static bool kernel_answer_usable(const struct accel_sched_kernel *k)
+static const char *kernel_answer_setup(struct accel_sched_kernel *k)
 {
 	const char *env = secure_getenv(ACCEL_KERNEL_ANSWER_ENV);
+	const char *refused = NULL;
 
-	if (!env || strcmp(env, "1") != 0 || !k->events || k->sqpoll_ms)
-		return false;
-	return k->info.features & ACCEL_FEATURE_JOB_ANSWER;
-}
-
-/* Why ACCEL_KERNEL_ANSWER=1 was not taken; NULL if taken or not asked. */
-static const char *kernel_answer_refused(const struct accel_sched_kernel *k)
-{
-	const char *env = secure_getenv(ACCEL_KERNEL_ANSWER_ENV);
-
-	if (k->answer || !env || strcmp(env, "1") != 0)
+	if (!env || strcmp(env, "1") != 0)
 		return NULL;
 	if (!(k->info.features & ACCEL_FEATURE_JOB_ANSWER))
-		return "the module answers no release (that came with ABI 1.9)";
-	if (!k->events)
-		return "releases are not events (" ACCEL_KERNEL_EVENTS_ENV "=0, or a module before ABI 1.8)";
-	return "a polled ring submits without a system call";
+		refused = "the module answers no release (that came with ABI 1.9)";
+	else if (!k->events)
+		refused = "releases are not events (" ACCEL_KERNEL_EVENTS_ENV "=0, or a module before ABI 1.8)";
+	else if (k->sqpoll_ms)
+		refused = "a polled ring submits without a system call";
+	k->answer = !refused;
+	return refused;
 }
 
 static void kernel_describe(const struct accel_sched_config *cfg,
-			    const struct accel_sched_kernel *k,
-			    const char *uring_why, char *why, size_t len)
+			    const struct accel_sched_kernel *k, const char *uring_why,
+			    const char *refused, char *why, size_t len)
 {
 	char name[DEVICE_NAME_MAX], ev[ACCEL_REASON_MAX / 2];
-	const char *refused = kernel_answer_refused(k);
 
 	accel_strfmt(ev, sizeof(ev), "%s%s%s",
 		     k->answer ? "; releases as events, or in the answer of the submission that made them (" ACCEL_KERNEL_ANSWER_ENV "=1)" :
@@ -406,6 +400,7 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 	struct accel_sched_kernel *k;
 	struct accel_info info;
 	char uring_why[ACCEL_REASON_MAX / 2], sq_note[ACCEL_REASON_MAX / 4];
+	const char *no_answer;
 	int fd;
 
 	fd = device_probe(cfg, &info, why, why_len);
@@ -432,8 +427,8 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 	else if (*sq_note)
 		accel_strfmt(uring_why, sizeof(uring_why), "%s", sq_note);
 	k->events = kernel_events_usable(k);
-	k->answer = kernel_answer_usable(k);
-	kernel_describe(cfg, k, uring_why, why, why_len);
+	no_answer = kernel_answer_setup(k);
+	kernel_describe(cfg, k, uring_why, no_answer, why, why_len);
 	*out = &k->base;
 	return 0;
 }

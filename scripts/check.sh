@@ -158,6 +158,8 @@ if [ "$vm" = 1 ] && [ -z "$kselftests" ]; then
 	add "kselftests" 0 1 0
 fi
 kernels=${ACCEL_KERNELS:-$(grep -v -E '^[[:space:]]*(#|$)' tests/qemu/kernels.conf | awk '{print $1}')}
+# kernel_source NAME: where kernels.conf takes it from ("debian", "source").
+kernel_source() { awk -v k="$1" '$1 == k { print $2 }' tests/qemu/kernels.conf; }
 if [ "$vm" = 0 ]; then
 	say "kernel suites: skipped (--no-vm or ACCEL_SKIP_VM=1)"
 	for k in $kernels; do add "ktap $k" 0 0 1; add "trace $k" 0 0 1; done
@@ -169,14 +171,12 @@ else
 	# (each takes 30 to 50 s of a VM); with one, both run there.
 	ndebian=0
 	for k in $kernels; do
-		[ "$(awk -v k="$k" '$1 == k { print $2 }' tests/qemu/kernels.conf)" = debian ] &&
-			ndebian=$((ndebian + 1))
+		[ "$(kernel_source "$k")" = debian ] && ndebian=$((ndebian + 1))
 	done
 	idebian=0
 	for k in $kernels; do
 		say "kernel suite on $k"
-		[ "$(awk -v k="$k" '$1 == k { print $2 }' tests/qemu/kernels.conf)" = debian ] &&
-			idebian=$((idebian + 1))
+		[ "$(kernel_source "$k")" = debian ] && idebian=$((idebian + 1))
 		t0=$(date +%s)
 		# Downloaded, or built (the debug kernel), on first use; cached.
 		if ! line=$("$top/scripts/fetch-kernels.sh" "$k"); then
@@ -193,7 +193,7 @@ else
 		# kernel's headers package, and that module is what boots. The
 		# debug kernel (a source build) takes build-kmod.sh's, the path
 		# of `make`.
-		case $(awk -v k="$k" '$1 == k { print $2 }' tests/qemu/kernels.conf) in
+		case $(kernel_source "$k") in
 		debian)
 			how=DKMS
 			set -- "$top/scripts/dkms-build.sh" "$(echo "$line" | awk '{ print $2 }')" \
@@ -229,10 +229,9 @@ else
 		# releases as SUBMIT answers, and on ioctls failed waits found
 		# by watching them), once with a lone job's release answered
 		# by its SUBMIT (ABI 1.9, ACCEL_KERNEL_ANSWER=1), the kernel
-		# suite three times (io_uring, polled,
-		# SUBMIT answers), the stress suite (twice: without and with
-		# answers), and the tenants suite
-		# (processes and cgroups as tenants).
+		# suite three times (io_uring, polled, SUBMIT answers), the
+		# stress suite (twice: without and with answers), and the
+		# tenants suite (processes and cgroups as tenants).
 		ck="ACCEL_SCHEDULER=kernel CK_TAP_LOG_FILE_NAME=- CK_VERBOSITY=silent CK_DEFAULT_TIMEOUT=120"
 		set -- "$@" --file "$build/tests/unit/test-semaphore-static" \
 			--file "$build/tests/unit/test-queue-static" \

@@ -177,10 +177,11 @@ START_TEST(test_defaults)
 END_TEST
 
 /*
- * Two forced calibrations: in range, and within CALIB_AGREE of each other
- * for the rates (the overheads are microseconds: only their range is
- * checked), the last two of up to 2 + CALIB_RETRIES. The next device of the same identity reads the last one from
- * the cache; with the cache off it gets the defaults.
+ * Two forced calibrations (the last two of up to 2 + CALIB_RETRIES): in
+ * range, and within CALIB_AGREE of each other for the rates (the overheads
+ * are microseconds: only their range is checked). The next device of the
+ * same identity reads the last one from the cache; with the cache off it
+ * gets the defaults.
  */
 START_TEST(test_calibrate_stable)
 {

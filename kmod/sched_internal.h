@@ -133,14 +133,17 @@ struct accel_event_node {
  * @deps_inline: room for the first waits.
  * @sigs_inline: room for the first signals.
  *
- * A job from the engine's pool is cleared only up to @ev_released (about a
- * third of it): the events are written whole when queued (their links,
- * initialised when the job came from the slab, are unlinked with
- * list_del_init() whenever they leave the file's list, so they are empty
- * again when the job is freed), and only the first @nwaits / @nsignals
- * entries of the inline arrays are ever read.
+ * A job from the engine's pool clears only @zeroed (about a third of
+ * it), the fields read before anything writes them; accel_job_init()
+ * writes the head for every job, and must write a field added to it. The
+ * events are written whole when queued (their links, initialised when the
+ * job came from the slab, are unlinked with list_del_init() whenever they
+ * leave the file's list, so they are empty again when the job is freed),
+ * and only the first @nwaits / @nsignals entries of the inline arrays are
+ * ever read.
  */
 struct accel_sched_job {
+	/* Written by accel_job_init() for every new job, not cleared. */
 	struct kref ref;
 	struct accel_engine *engine;
 	struct accel_queue *queue;
@@ -148,50 +151,50 @@ struct accel_sched_job {
 	u32 id;
 	u32 qhandle;
 	u32 priority;
-	u32 boost;
-	bool boosted;
-	bool qboost;
+	enum accel_job_state state;
 	u64 seq;
 	u64 user_data;
 	u64 timeout_ns;
-	enum accel_job_state state;
-	atomic_t error;
-	atomic_t deps_left;
-	struct llist_node ready;
+	u64 predicted_ns;
 	struct list_head qlink;
 	struct list_head wlink;
-	struct io_uring_cmd *cmd;
-	struct task_struct *task;
-	bool issuing;
-	bool released_inline;
-	u32 answer_seq;
-	bool pipelined;
-	bool has_followers;
-	bool events_closed;
-	bool events;
-	bool answer;
 	struct list_head flink;
-	int status;
-	u64 runnable_ns;
-	u64 release_ns;
-	u64 expires;
-	u64 deadline_ns;
-	u64 pred_end;
 	struct list_head dlink;
-	u64 charged;
-	u64 predicted_ns;
 	struct list_head tlink;
-	u32 nwaits, nsignals;
 	struct accel_job_dep *deps;
 	struct accel_job_sig *sigs;
+	bool issuing;
+	bool events;
+	bool answer;
+	/* Cleared for every new job: read before anything writes them. */
+	struct_group(zeroed,
+		u32 boost;
+		bool boosted;
+		bool qboost;
+		bool released_inline;
+		bool pipelined;
+		bool has_followers;
+		bool events_closed;
+		atomic_t error;
+		atomic_t deps_left;
+		u32 answer_seq;
+		int status;
+		u32 nwaits, nsignals;
+		struct llist_node ready;
+		struct io_uring_cmd *cmd;
+		struct task_struct *task;
+		u64 runnable_ns;
+		u64 release_ns;
+		u64 expires;
+		u64 deadline_ns;
+		u64 pred_end;
+		u64 charged;
+	);
 	/* Not cleared for a new job: each is written before it is read. */
 	struct accel_event_node ev_released, ev_timedout;
 	struct accel_job_dep deps_inline[ACCEL_JOB_INLINE];
 	struct accel_job_sig sigs_inline[ACCEL_JOB_INLINE];
 };
-
-/* What a new job clears: the head, up to the tail written before use. */
-#define ACCEL_JOB_CLEAR offsetof(struct accel_sched_job, ev_released)
 
 struct accel_submit_pdu {
 	struct accel_sched_job *job;

@@ -613,14 +613,14 @@ static struct accel_sched_job *accel_job_init(struct accel_file *afile,
 
 	job = accel_engine_pool_get(q->engine);
 	if (job) {
-		memset(job, 0, ACCEL_JOB_CLEAR);
+		memset(&job->zeroed, 0, sizeof(job->zeroed));
 	} else {
 		job = kmem_cache_zalloc(accel_job_cache, GFP_KERNEL);
 		if (!job) {
 			ret = -ENOMEM;
 			goto err_count;
 		}
-		/* Past ACCEL_JOB_CLEAR: unlinked whenever they leave a list. */
+		/* Never cleared: unlinked whenever they leave a list. */
 		INIT_LIST_HEAD(&job->ev_released.link);
 		INIT_LIST_HEAD(&job->ev_timedout.link);
 	}

@@ -328,6 +328,7 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	q->engine = e;
 	q->priority = args->priority;
 	q->weight = args->weight;
+	q->inv_weight = accel_inv_weight(q->weight);
 	INIT_LIST_HEAD(&q->runnable);
 	INIT_LIST_HEAD(&q->waiting);
 	RB_CLEAR_NODE(&q->rb);

@@ -128,6 +128,8 @@ struct accel_tenant_stats {
  * @weight:   its share of an engine's class against other tenants,
  *            [ACCEL_WEIGHT_MIN, ACCEL_WEIGHT_MAX], 100 by default (READ_ONCE:
  *            the administrator may change it at any time).
+ * @inv_weight: accel_inv_weight(@weight), what a charge multiplies by
+ *            (READ_ONCE; written after @weight).
  * @pinned:   the administrator configured it (accel_tenants_lock).
  * @nr_queues: its queues, over all its files (limit: tenant_max_queues).
  * @nr_jobs:  its jobs submitted and not completed (limit: tenant_max_jobs).
@@ -143,6 +145,7 @@ struct accel_tenant {
 	struct kobject kobj;
 	u64 cgroup_id;
 	u32 weight;
+	u64 inv_weight;
 	bool pinned;
 	bool dying;
 	atomic_t nr_queues;
@@ -205,6 +208,7 @@ struct accel_file_engine {
  * @handle:   its handle in the file.
  * @priority: its class.
  * @weight:   its share among its tenant's queues in the class.
+ * @inv_weight: accel_inv_weight(@weight), what a charge multiplies by.
  * @vruntime: engine time consumed, scaled by 1/@weight (engine lock).
  * @busy_ns:  engine time consumed (engine lock).
  * @avg_ns:   running average of its jobs' engine time (engine lock).
@@ -252,6 +256,7 @@ struct accel_queue {
 	u32 handle;
 	u32 priority;
 	u32 weight;
+	u64 inv_weight;
 	u64 vruntime;
 	u64 busy_ns;
 	u64 avg_ns;

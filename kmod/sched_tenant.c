@@ -133,6 +133,7 @@ retry:
 	INIT_LIST_HEAD(&t->link);
 	t->cgroup_id = id;
 	t->weight = ACCEL_TENANT_WEIGHT_DEFAULT;
+	t->inv_weight = accel_inv_weight(t->weight);
 	if (id) {
 		kobject_init(&t->kobj, &accel_tenant_ktype);
 		if (kobject_add(&t->kobj, accel_sysfs_tenants, "%llu", id)) {
@@ -189,6 +190,7 @@ static ssize_t weight_store(struct kobject *kobj, struct kobj_attribute *attr,
 		return -ENODEV;
 	/* Charges from now on use it; what was consumed stays consumed. */
 	WRITE_ONCE(t->weight, v);
+	WRITE_ONCE(t->inv_weight, accel_inv_weight(v));
 	return count;
 }
 

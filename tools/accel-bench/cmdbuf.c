@@ -488,10 +488,12 @@ int bench_ksubmit(const struct opts *o)
 		       "\"kernel_answered_submit_ns\": %.0f, "
 		       "\"kernel_answered_stream_job_ns\": %.0f, "
 		       "\"embedded_round_trip_ns\": %.0f, \"kernel_round_trip_ns\": %.0f, "
+		       "\"kernel_sqpoll_round_trip_ns\": %.0f, "
+		       "\"kernel_answers_round_trip_ns\": %.0f, "
 		       "\"kernel_answered_round_trip_ns\": %.0f, \"metrics\": {",
 		       SLOTS, m[EMB], m[KRN], m[KSQ], m[KANS], m[N + EMB], m[N + KRN],
 		       m[N + KSQ], m[N + KANS], m[KANSW], m[N + KANSW], m[2 * N + EMB],
-		       m[2 * N + KRN], m[2 * N + KANSW]);
+		       m[2 * N + KRN], m[2 * N + KSQ], m[2 * N + KANS], m[2 * N + KANSW]);
 	else
 		fprintf(notes, "# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
 		       "embedded %.2f us, kernel %.2f us, kernel with a polled ring %.2f us, "

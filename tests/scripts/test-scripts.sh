@@ -5,7 +5,9 @@
 #   - build-kmod.sh with an OUTDIR that is the checkout, holds it, or lies
 #     in the module's sources (it replaces OUTDIR's kmod/ and uapi/);
 #   - setup.sh on anything but Debian bookworm (it edits apt's sources);
-#   - build-debug-kernel.sh keeps the build log its failure message names.
+#   - build-debug-kernel.sh keeps the build log its failure message names;
+#   - tests/qemu/ktap.py fails a VM run on a splat in its kernel log, not on
+#     the harness's markers that echo a command naming one.
 # Each runs from a throwaway copy of the scripts and sources, with fake
 # apt, dpkg and kernel trees first in PATH: nothing real is at stake, and
 # the real apt can never run.
@@ -116,5 +118,28 @@ check "the log it names exists after it exits" test -f "$log"
 check "the log holds the build's output" grep -q "tinyconfig refused" "$log"
 check "the half-built tree is gone" \
 	test -z "$(find "$tmp/cache/kernels" -maxdepth 1 -name 'debug-*.tmp.*')"
+
+# ---- tests/qemu/ktap.py: what fails a VM run ------------------------------
+# A finished run of one passing command whose line names UBSAN (its
+# UBSAN_OPTIONS), as the harness's markers echo it into the kernel log.
+printf 'KTAP version 1\n1..1\nok 1 run: env UBSAN_OPTIONS=x t\n# accelsched-vm: done\n' \
+	>"$tmp/ktap.log"
+cat >"$tmp/console.log" <<'LOG'
+[    1.0] accelsched-vm: START run: env UBSAN_OPTIONS=x t
+[    2.0] accelsched-vm: END run: env UBSAN_OPTIONS=x t
+[    2.1] accelsched-test: END sched.x UBSAN
+LOG
+python3 "$src/tests/qemu/ktap.py" --kernel fake --ktap "$tmp/ktap.log" \
+	--console "$tmp/console.log" --counts "$tmp/counts" >"$tmp/out" 2>&1
+rc=$?
+check "ktap.py passes a run whose markers name UBSAN (got $rc)" test "$rc" = 0
+check "... and counts 1 passed, 0 failed" grep -qx "1 0 0" "$tmp/counts"
+echo "[    2.2] UBSAN: shift-out-of-bounds in kmod/x.c:1:2" >>"$tmp/console.log"
+python3 "$src/tests/qemu/ktap.py" --kernel fake --ktap "$tmp/ktap.log" \
+	--console "$tmp/console.log" --counts "$tmp/counts" >"$tmp/out" 2>&1
+rc=$?
+check "ktap.py fails a run with a UBSAN report in its log (got $rc)" test "$rc" = 1
+check "... names the line" grep -q "UBSAN: shift-out-of-bounds" "$tmp/out"
+check "... and counts it as a failure" grep -qx "1 1 0" "$tmp/counts"
 
 tap_end

@@ -83,13 +83,22 @@ static inline int test_file_io(const char *path, char *buf, size_t len,
 			       const char *put)
 {
 	FILE *f = fopen(path, put ? "w" : "r");
-	int ok;
+	int err = 0;
 
 	if (!f)
 		return -errno;
-	ok = put ? fputs(put, f) >= 0 : fgets(buf, (int)len, f) != NULL;
-	if (fclose(f) || !ok)
-		return -EIO;
+	/*
+	 * The read's or the write's own errno (a sysfs file whose object
+	 * went after the open reads -ENODEV); -EIO for an empty file.
+	 */
+	errno = 0;
+	if (!(put ? fputs(put, f) >= 0 : fgets(buf, (int)len, f) != NULL))
+		err = errno ? -errno : -EIO;
+	errno = 0;
+	if (fclose(f) && !err)
+		err = errno ? -errno : -EIO;
+	if (err)
+		return err;
 	if (buf)
 		buf[strcspn(buf, "\n")] = 0;
 	return 0;

@@ -83,7 +83,7 @@ MODULE_PARM_DESC(priority_inheritance, "A job waiting on a point promised by an 
 		       (job)->qhandle, (job)->id, (job)->priority, (job)->boost)
 
 /**
- * accel_job_find_promisers() - resolve the promisers of @job's waits.
+ * __accel_job_find_promisers() - resolve the promisers of @job's waits.
  * @job: a job being armed, before it promises its own points.
  *
  * Each wait not yet reached takes a reference to the job that made its
@@ -95,7 +95,7 @@ MODULE_PARM_DESC(priority_inheritance, "A job waiting on a point promised by an 
  *
  * Context: process context; takes syncobj locks.
  */
-void accel_job_find_promisers(struct accel_sched_job *job)
+void __accel_job_find_promisers(struct accel_sched_job *job)
 {
 	u32 i;
 
@@ -112,7 +112,7 @@ void accel_job_find_promisers(struct accel_sched_job *job)
 }
 
 /**
- * accel_job_drop_promisers() - drop @job's references to its promisers.
+ * __accel_job_drop_promisers() - drop @job's references to its promisers.
  * @job: a job no longer pending (or being freed).
  *
  * Visits read them only while @job is pending, under its engine lock, so
@@ -121,7 +121,7 @@ void accel_job_find_promisers(struct accel_sched_job *job)
  *
  * Context: process context, no lock held: a reference may be the last.
  */
-void accel_job_drop_promisers(struct accel_sched_job *job)
+void __accel_job_drop_promisers(struct accel_sched_job *job)
 {
 	u32 i;
 

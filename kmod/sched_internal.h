@@ -345,8 +345,25 @@ void accel_engine_timeout(struct work_struct *work);
 /* sched_inherit.c */
 extern bool accel_inherit;
 
-void accel_job_find_promisers(struct accel_sched_job *job);
-void accel_job_drop_promisers(struct accel_sched_job *job);
+void __accel_job_find_promisers(struct accel_sched_job *job);
+void __accel_job_drop_promisers(struct accel_sched_job *job);
+
+/*
+ * Only a job with waits has promisers: every submission and every free
+ * asks, and most jobs of a stream have none.
+ */
+static inline void accel_job_find_promisers(struct accel_sched_job *job)
+{
+	if (job->nwaits)
+		__accel_job_find_promisers(job);
+}
+
+static inline void accel_job_drop_promisers(struct accel_sched_job *job)
+{
+	if (job->nwaits)
+		__accel_job_drop_promisers(job);
+}
+
 void accel_job_inherit(struct accel_sched_job *job);
 void accel_walk_deadline(struct accel_sched_job *job, u64 d);
 void accel_job_runnable_boost_locked(struct accel_sched_job *job);

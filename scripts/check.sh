@@ -131,6 +131,7 @@ if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
 	[ -n "$lvp" ] && [ -f "$lvp" ] &&
 		san_env="LD_PRELOAD=$lvp LSAN_OPTIONS=suppressions=$top/tests/unit/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS} ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0"
 	san_leg "asan+ubsan" "$build/asan" address,undefined @unit
+	asan_built=1
 	# LLVM inside lavapipe races with itself where TSan cannot see: see
 	# the file.
 	san_env="TSAN_OPTIONS=$TSAN_OPTIONS:suppressions=$top/tests/unit/tsan.supp"
@@ -294,6 +295,24 @@ else
 			if [ "$tsan_dw" = 1 ] && [ "$idebian" = "$ndebian" ]; then
 				set -- "$@" --run "in-host env $ck $vkenv ACCEL_KERNEL_ANSWER=1 TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$top/tests/unit/tsan.supp $abuild/tsan/tests/unit/test-device-waits-vulkan"
 			fi
+		fi
+		# ASan and UBSan over libaccel's kernel path: the ASan leg's
+		# builds of the kernel-sched suite (the reaper, the kill tests)
+		# and of the queue suite with answers (a lone job handed on by
+		# its submitter, the rest by the reaper), against the module.
+		# On the first Debian kernel only (the host's root over 9p; the
+		# TSan run above is on the last): the library's paths are the
+		# same on every kernel.
+		asan_dir=$build/asan/tests/unit
+		if [ "$how" = DKMS ] && [ "$idebian" = 1 ] && [ "${asan_built:-0}" = 1 ] &&
+			[ -x "$asan_dir/test-kernel-sched" ] && [ -x "$asan_dir/test-queue" ]; then
+			adir=$(cd "$asan_dir" && pwd)
+			asan_env="ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS"
+			asan_env="$asan_env ACCEL_TEST_KERNELS=$adir/kernels/test-kernels.so"
+			asan_env="$asan_env ACCEL_TEST_CPU_KERNELS=$adir/kernels/test-cpu-kernels.so"
+			set -- "$@" --host-root \
+				--run "in-host env $ck $asan_env $adir/test-kernel-sched" \
+				--run "in-host env $ck $asan_env ACCEL_KERNEL_ANSWER=1 $adir/test-queue"
 		fi
 		# run-vm.sh picks the timeout: longer on a debug kernel.
 		"$top/tests/qemu/run-vm.sh" --kernel "$k" --module "$ko" --kmod vgem \

@@ -7,7 +7,9 @@
 #   - setup.sh on anything but Debian bookworm (it edits apt's sources);
 #   - build-debug-kernel.sh keeps the build log its failure message names;
 #   - tests/qemu/ktap.py fails a VM run on a splat in its kernel log, not on
-#     the harness's markers that echo a command naming one.
+#     the harness's markers that echo a command naming one;
+#   - ab-vm.sh refuses bad arguments before it boots anything, and
+#     ab-summary.py's medians and refusals are checked on canned runs.
 # Each runs from a throwaway copy of the scripts and sources, with fake
 # apt, dpkg and kernel trees first in PATH: nothing real is at stake, and
 # the real apt can never run.
@@ -141,5 +143,59 @@ rc=$?
 check "ktap.py fails a run with a UBSAN report in its log (got $rc)" test "$rc" = 1
 check "... names the line" grep -q "UBSAN: shift-out-of-bounds" "$tmp/out"
 check "... and counts it as a failure" grep -qx "1 1 0" "$tmp/counts"
+
+# ---- scripts/ab-vm.sh and ab-summary.py: an A/B run's medians --------------
+cat >"$tmp/runs.txt" <<'RUNS'
+# ab-run base
+# submit: a note line, not a metric
+METRIC x.ratio 3.0
+METRIC y.rate 10
+# ab-run new
+METRIC x.ratio 2.0
+METRIC y.rate 12
+# ab-run base
+METRIC x.ratio 4.0
+METRIC y.rate 10
+# ab-run new
+METRIC x.ratio 3.0
+METRIC y.rate 11
+# ab-run base
+METRIC x.ratio 3.5
+METRIC y.rate 9
+# ab-run new
+METRIC x.ratio 2.5
+METRIC y.rate 13
+RUNS
+python3 "$src/scripts/ab-summary.py" "$tmp/runs.txt" >"$tmp/out" 2>&1
+rc=$?
+check "ab-summary.py summarises three pairs (got $rc)" test "$rc" = 0
+check "... with each label's median and their ratio, in the runs' order" \
+	test "$(cat "$tmp/out")" = "# ab: x.ratio: base 3.5000 new 2.5000 new/base 0.714 (3 pairs)
+# ab: y.rate: base 10.0000 new 12.0000 new/base 1.200 (3 pairs)"
+sed '$d' "$tmp/runs.txt" >"$tmp/short.txt"
+python3 "$src/scripts/ab-summary.py" "$tmp/short.txt" >"$tmp/out" 2>&1
+rc=$?
+check "ab-summary.py refuses a run that lacks a metric (got $rc)" test "$rc" = 1
+check "... naming the run and the metric" grep -q "run 3 of new lacks y.rate" "$tmp/out"
+printf '# ab-run base\nMETRIC x 1\n# ab-run base\nMETRIC x 2\n' >"$tmp/none.txt"
+python3 "$src/scripts/ab-summary.py" "$tmp/none.txt" >"$tmp/out" 2>&1
+rc=$?
+check "ab-summary.py refuses runs of one label only (got $rc)" test "$rc" = 1
+check "... naming the label with none" grep -q "no run of new" "$tmp/out"
+printf 'METRIC x 1\n' >"$tmp/early.txt"
+python3 "$src/scripts/ab-summary.py" "$tmp/early.txt" >"$tmp/out" 2>&1
+rc=$?
+check "ab-summary.py refuses a METRIC before any run (got $rc)" test "$rc" = 1
+sh "$src/scripts/ab-vm.sh" >"$tmp/out" 2>&1
+rc=$?
+check "ab-vm.sh without BASE and NEW is a usage error (got $rc)" test "$rc" = 2
+check "... that names what it needs" grep -q "BASE and NEW are required" "$tmp/out"
+sh "$src/scripts/ab-vm.sh" --pairs 0 a b >"$tmp/out" 2>&1
+rc=$?
+check "ab-vm.sh refuses --pairs 0 (got $rc)" test "$rc" = 2
+sh "$src/scripts/ab-vm.sh" "$tmp/no-such.ko" "$tmp/no-such.ko" >"$tmp/out" 2>&1
+rc=$?
+check "ab-vm.sh refuses a BASE that is neither a module nor a revision (got $rc)" test "$rc" = 2
+check "... saying so" grep -q "is neither a built module nor a git revision" "$tmp/out"
 
 tap_end

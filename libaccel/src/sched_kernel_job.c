@@ -790,6 +790,17 @@ void kernel_job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 	char buf[ACCEL_FAILURE_MAX];
 	bool released, timedout;
 
+	/*
+	 * Before the COMPLETE, not after: a thread waiting for this job's
+	 * signal wakes inside the COMPLETE (the module signals after it
+	 * frees the credit) and most often submits the next job before this
+	 * thread is back from the system call; that job must find its queue
+	 * empty to ask for an answer. Lowered after, answered round trips
+	 * read 0.64 of evented ones instead of 0.54 (accel-bench ksubmit,
+	 * six pairs in one VM). The price: a submission in the window before
+	 * the COMPLETE asks for an answer the full engine cannot give, and
+	 * gets an event.
+	 */
 	if (k->answer)
 		atomic_fetch_sub(&q->in_flight, 1);
 	pthread_mutex_lock(&k->jobs_lock);

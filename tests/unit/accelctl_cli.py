@@ -952,10 +952,16 @@ for tty in (False, True):
                 break
             chunks.append(b)
         os.close(master)
-        if p.poll() is None:
+        # The terminal reads EIO once the child's files are closed, while
+        # it is still exiting: killed then, its status would read SIGKILL
+        # (a kill during exit replaces the exit code). Only a child that
+        # has not exited 10 s later is hung.
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
             p.kill()
+            p.wait()
         stdout = b"".join(chunks).decode()
-        p.wait(timeout=10)
     else:
         stdout = p.communicate(timeout=10)[0].decode()
     frames = stdout.count("accelsched: 1 engine")

@@ -99,7 +99,7 @@ module new "$new" "$new_rev"
 swap='n=0; while [ -d /sys/module/accelsched ]; do rmmod accelsched 2>/dev/null && break; n=$((n + 1)); [ $n -lt 150 ] || exit 1; sleep 0.2; done; insmod /bin/accelsched-$v.ko'
 run="for i in \$(seq $pairs); do for v in base new; do $swap || exit 1; echo \"# ab-run \$v\"; accel-bench $* || exit 1; done; done; v=base; $swap"
 out=$build/vm/ab-$kernel
-mkdir -p "$build/vm"
+mkdir -p "$out"
 rc=0
 "$top/tests/qemu/run-vm.sh" --kernel "$kernel" --module "$tmp/accelsched-base.ko" \
 	--file "$tmp/accelsched-base.ko" --file "$tmp/accelsched-new.ko" --file "$bench" \

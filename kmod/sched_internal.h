@@ -436,7 +436,10 @@ static inline bool accel_engine_idle_locked(struct accel_engine *e)
  * the COMPLETE on the hot path take no division (a 64-bit divide is tens
  * of cycles; a 64 x 64 -> 128 multiply a few). Exact to 2^-32 of the
  * factor: a charge of an hour (2^42 ns) is off by under a microsecond of
- * vruntime, well inside what separates two queues' turns.
+ * vruntime, well inside what separates two queues' turns. No charge is
+ * larger, a correction included (a charge and what the job took are each
+ * at most its timeout, an hour), so with the factor at most 2^42 (weight
+ * 1) the product fits 84 bits and its shifted value a u64.
  */
 static inline u64 accel_inv_weight(u32 weight)
 {

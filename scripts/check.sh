@@ -78,9 +78,12 @@ fi
 # A sanitizer leg: san_leg NAME DIR SANITIZE TEST... (@SUITE: all of it).
 # Builds only what the tests need (the static programs of the VM cannot
 # link with a sanitizer runtime), runs them, and adds their counts.
+# san_built is 1 once this run built them: the VM runs some of them, and a
+# build left from an earlier checkout would test older sources.
 san_leg() {
 	name=$1 dir=$2 san=$3
 	shift 3
+	san_built=0
 	say "userspace suites with $name (meson test -C $dir)"
 	t0=$(date +%s)
 	if [ ! -f "$dir/build.ninja" ] &&
@@ -99,6 +102,7 @@ san_leg() {
 		add "$name" 0 1 0
 		return
 	fi
+	san_built=1
 	case "$1" in
 	@*) set -- --suite "${1#@}" ;;
 	esac
@@ -131,13 +135,13 @@ if [ "$user" = 1 ] && [ "${ACCEL_SKIP_SANITIZERS:-0}" != 1 ]; then
 	[ -n "$lvp" ] && [ -f "$lvp" ] &&
 		san_env="LD_PRELOAD=$lvp LSAN_OPTIONS=suppressions=$top/tests/unit/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS} ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0"
 	san_leg "asan+ubsan" "$build/asan" address,undefined @unit
-	asan_built=1
+	asan_built=$san_built
 	# LLVM inside lavapipe races with itself where TSan cannot see: see
 	# the file.
 	san_env="TSAN_OPTIONS=$TSAN_OPTIONS:suppressions=$top/tests/unit/tsan.supp"
 	# shellcheck disable=SC2086 # a list of test names
 	san_leg "tsan" "$build/tsan" thread $TSAN_TESTS
-	tsan_built=1
+	tsan_built=$san_built
 elif [ "$user" = 1 ]; then
 	say "sanitizer suites: skipped (ACCEL_SKIP_SANITIZERS=1)"
 	add "asan+ubsan" 0 0 1
@@ -275,6 +279,7 @@ else
 		# alone on its queue is then handed to its executor by the
 		# submitting thread, the others by the reaper, so both
 		# hand-offs race under TSan.
+		host_root=0
 		vkdw=$build/tests/unit/test-device-waits-vulkan
 		if [ "$how" = DKMS ] && [ -x "$vkdw" ]; then
 			abuild=$(cd "$build" && pwd)
@@ -282,10 +287,8 @@ else
 			# lavapipe compiles on the VM's emulated CPU: a first
 			# dispatch may take longer than the default job timeout
 			# (10 s) there, so these jobs get 120 s.
-			set -- "$@" --host-root \
-				--run "echo 120000 >/sys/module/accelsched/parameters/job_timeout_ms"
-			# Only a TSan build this run made: one left from an
-			# earlier checkout would test older sources.
+			host_root=1
+			set -- "$@" --run "echo 120000 >/sys/module/accelsched/parameters/job_timeout_ms"
 			tsan_dw=0
 			[ "${tsan_built:-0}" = 1 ] &&
 				[ -x "$abuild/tsan/tests/unit/test-device-waits-vulkan" ] && tsan_dw=1
@@ -310,10 +313,11 @@ else
 			asan_env="ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS"
 			asan_env="$asan_env ACCEL_TEST_KERNELS=$adir/kernels/test-kernels.so"
 			asan_env="$asan_env ACCEL_TEST_CPU_KERNELS=$adir/kernels/test-cpu-kernels.so"
-			set -- "$@" --host-root \
-				--run "in-host env $ck $asan_env $adir/test-kernel-sched" \
+			host_root=1
+			set -- "$@" --run "in-host env $ck $asan_env $adir/test-kernel-sched" \
 				--run "in-host env $ck $asan_env ACCEL_KERNEL_ANSWER=1 $adir/test-queue"
 		fi
+		[ "$host_root" = 1 ] && set -- "$@" --host-root
 		# run-vm.sh picks the timeout: longer on a debug kernel.
 		"$top/tests/qemu/run-vm.sh" --kernel "$k" --module "$ko" --kmod vgem \
 			--out "$build/vm/$k" --counts "$out/ktap-$k.counts" "$@"

@@ -67,7 +67,7 @@ struct accel_sched_kernel {
 	pthread_mutex_t sq_lock;
 	bool reaping;
 	pthread_t reaper;
-	int efd;
+	int efd; /* the reaper's: the ring's CQEs, or ioctl jobs' waits */
 	atomic_bool stop;
 	/*
 	 * Device-side waits of pipelined jobs (kernel_job_device_wait()):

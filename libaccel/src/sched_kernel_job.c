@@ -32,8 +32,8 @@
  * Release. One reaper thread per scheduler (per open device file) learns
  * what the module decided: the SUBMIT's CQE (res = the released job's id,
  * or the error it failed or was refused with) and the device's events,
- * read with ACCEL_IOCTL_JOB_FETCH when the fd polls readable (through an
- * IORING_OP_POLL_ADD on the ring, or poll(2)): RELEASED for jobs submitted
+ * read with ACCEL_IOCTL_JOB_FETCH when the fd polls readable (poll(2), with
+ * the eventfd the ring signals for its CQEs): RELEASED for jobs submitted
  * by ioctl, TIMEDOUT for any. It hands each released job to its queue's
  * executor thread (executor.c) in release order (SUBMIT CQEs come in no
  * set order; release_in_order() puts them back by the numbers the module

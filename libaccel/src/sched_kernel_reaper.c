@@ -4,16 +4,17 @@
  * file), started with its first queue and joined by kernel_destroy(). It
  * learns what the module decided (see "Release", "Events", "Failures" and
  * TIMEDOUT under "Jobs" in sched_kernel_job.c): with io_uring, the SUBMIT
- * CQEs and the device's events behind a multishot POLL_ADD
+ * CQEs, which the ring announces on an eventfd, and the device's events
  * (reaper_uring()); without, the device's events and an eventfd that the
- * waits of ioctl jobs wake (reaper_ioctl()). It hands each released job to
+ * waits of ioctl jobs wake (reaper_ioctl()). Either way it sleeps in
+ * poll(2) on the device fd and its eventfd. It hands each released job to
  * its queue's executor in release order, and each job the module will
  * never release as not run. With events, executors fetch too (their
  * COMPLETEs'), and the reaper takes what is left.
  *
  * Locking: fetch_lock around a fetch and the handing on of what it took;
  * jobs_lock for the jobs in flight, then sq_lock for the ring's submission
- * side (arming its poll, stopping it); the reaper alone reads the CQ, and
+ * side (stopping it); the reaper alone reads the CQ, and
  * alone owns each queue's next_seq and held releases.
  */
 #include <errno.h>
@@ -31,9 +32,8 @@
 #include "sched_kernel.h"
 #include "uring.h"
 
-/* user_data of the ring's own requests (records are 16-byte aligned). */
+/* user_data of the ring's own request (records are 16-byte aligned). */
 #define TAG_STOP 1
-#define TAG_POLL 2
 /* The ioctl reaper's look at its jobs when nothing woke it, in ms. */
 #define SCAN_PERIOD_MS 1000
 
@@ -224,55 +224,54 @@ static void scan_failed(struct accel_sched_kernel *k)
 	}
 }
 
-/*
- * Multishot: each wake of the fd's pollers posts a CQE, and the poll stays
- * armed until a CQE without IORING_CQE_F_MORE says it was dropped (an
- * overflowing CQ, say); the reaper then arms it again.
- */
-static void arm_poll(struct accel_sched_kernel *k)
+/* The CQEs the ring holds, in their order; false at the STOP's. */
+static bool reap_cqes(struct accel_sched_kernel *k)
 {
-	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
 
-	pthread_mutex_lock(&k->sq_lock);
-	sqe = kernel_get_sqe_locked(k);
-	if (sqe) {
-		io_uring_prep_poll_multishot(sqe, k->fd, POLLIN);
-		io_uring_sqe_set_data64(sqe, TAG_POLL);
-		kernel_ring_flush_locked(k);
+	while (io_uring_peek_cqe(&k->ring, &cqe) == 0) {
+		uint64_t ud = io_uring_cqe_get_data64(cqe);
+		uint64_t x1 = k->ring.flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : 0;
+		int res = cqe->res;
+
+		io_uring_cqe_seen(&k->ring, cqe);
+		if (ud == TAG_STOP)
+			return false;
+		if (ud > TAG_STOP)
+			on_submit_cqe(k, (struct kernel_job *)(uintptr_t)ud, res, x1);
 	}
-	pthread_mutex_unlock(&k->sq_lock);
+	return true;
 }
 
+/*
+ * The reaper sleeps in poll(2) on the device fd (its events) and on an
+ * eventfd the ring signals when it posts CQEs (io_uring_register_eventfd:
+ * SUBMIT answers and refusals, and the STOP), never in io_uring_enter:
+ * a thread waiting for CQEs there makes every submitter's io_uring_enter
+ * wake its wait queue on the way out (even when it posted no CQE, as a
+ * SUBMIT with events does), and a multishot POLL_ADD would post the
+ * device's wakes as task work that takes the ring's lock against them.
+ * The eventfd is read before the CQ is drained, so a CQE posted meanwhile
+ * wakes the next poll.
+ */
 static void *reaper_uring(void *arg)
 {
 	struct accel_sched_kernel *k = arg;
+	struct pollfd p[2] = { { .fd = k->fd, .events = POLLIN },
+			       { .fd = k->efd, .events = POLLIN } };
+	uint64_t v;
 
-	arm_poll(k);
 	for (;;) {
-		struct io_uring_cqe *cqe;
-		uint64_t ud, x1;
-		unsigned int flags;
-		int res, ret = io_uring_wait_cqe(&k->ring, &cqe);
-
-		if (ret < 0) {
-			if (ret != -EINTR)
-				usleep(1000);
+		if (poll(p, 2, -1) < 0)
 			continue;
+		if (p[1].revents & POLLIN) {
+			if (read(k->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				usleep(1000);
+			if (!reap_cqes(k))
+				break;
 		}
-		ud = io_uring_cqe_get_data64(cqe);
-		res = cqe->res;
-		flags = cqe->flags;
-		x1 = k->ring.flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : 0;
-		io_uring_cqe_seen(&k->ring, cqe);
-		if (ud == TAG_STOP)
-			break;
-		if (ud == TAG_POLL) {
+		if (p[0].revents & POLLIN)
 			fetch_events(k);
-			if (!(flags & IORING_CQE_F_MORE))
-				arm_poll(k);
-		} else if (ud > TAG_POLL) {
-			on_submit_cqe(k, (struct kernel_job *)(uintptr_t)ud, res, x1);
-		}
 	}
 	return NULL;
 }
@@ -308,12 +307,20 @@ int kernel_reaper_start_locked(struct accel_sched_kernel *k)
 
 	if (k->reaping)
 		return 0;
-	if (!k->uring && k->efd < 0) {
+	if (k->efd < 0) {
 		k->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (k->efd < 0)
 			return accel_fail(errno,
 				"accel_queue_create: eventfd() for the kernel scheduler's reaper failed: %s",
 				accel_errno_name(errno));
+		err = k->uring ? io_uring_register_eventfd(&k->ring, k->efd) : 0;
+		if (err) {
+			close(k->efd);
+			k->efd = -1;
+			return accel_fail(-err,
+				"accel_queue_create: io_uring_register_eventfd() for the kernel scheduler's reaper failed: %s",
+				accel_errno_name(-err));
+		}
 	}
 	err = pthread_create(&k->reaper, NULL, k->uring ? reaper_uring : reaper_ioctl, k);
 	if (err)

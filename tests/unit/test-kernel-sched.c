@@ -13,11 +13,14 @@
  * in (accel_cpu_executable_create()), so the static variant needs no
  * dlopen().
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -262,6 +265,93 @@ START_TEST(test_jobs_are_kernel_jobs_polled)
 	jobs_are_kernel_jobs(false);
 out:
 	env_restore(ACCEL_URING_SQPOLL_ENV, saved);
+}
+END_TEST
+
+/*
+ * The syscall the thread named @comm of this process is blocked in, as
+ * /proc/self/task/TID/syscall gives it, once it is blocked (within 5 s);
+ * -1 if it never was, -2 if no thread has that name.
+ */
+static long blocked_syscall(const char *comm)
+{
+	char path[300], buf[256];
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long nr = -2;
+
+	ck_assert_ptr_nonnull(d);
+	while (nr == -2 && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && strcspn(buf, "\n") == strlen(comm) &&
+		    strncmp(buf, comm, strlen(comm)) == 0)
+			nr = -1;
+		fclose(f);
+		if (nr == -2)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/syscall", e->d_name);
+		for (int tries = 0; tries < 500 && nr == -1; tries++) {
+			f = fopen(path, "re");
+			ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
+			if (fgets(buf, sizeof(buf), f) && isdigit((unsigned char)buf[0]))
+				nr = strtol(buf, NULL, 10);
+			fclose(f);
+			if (nr == -1)
+				usleep(10000);
+		}
+	}
+	closedir(d);
+	return nr;
+}
+
+/*
+ * The reaper sleeps in poll(2) on the device fd and on the eventfd the
+ * ring signals, not in io_uring_enter: a thread waiting there for
+ * completions makes every submission's io_uring_enter wake its wait
+ * queue. Jobs still run, and a refused SUBMIT's CQE still reaches it.
+ */
+START_TEST(test_reaper_sleeps_in_poll)
+{
+	accel_buffer_t *b;
+	accel_command_buffer_t *cb;
+	accel_semaphore_t *s;
+	long nr;
+
+	if (!kernel_setup(false))
+		return;
+	ck_assert(uses_uring());
+	b = buffer_new(64 * 4);
+	cb = fill_cb(b, 64, 7);
+	s = sem_new(0);
+	{
+		POINT(sig, s, 1);
+		POINT(again, s, 1);
+
+		ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, NULL, 0));
+		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+		nr = blocked_syscall("accel-reap");
+		ck_assert_msg(nr != -2, "no thread of this process is named accel-reap");
+		ck_assert_msg(
+#ifdef SYS_poll
+			nr == SYS_poll ||
+#endif
+			nr == SYS_ppoll,
+			"the reaper is blocked in system call %ld, not poll or ppoll (io_uring_enter is %d; -1: it never blocked in 5 s)",
+			nr, SYS_io_uring_enter);
+		/* A point the semaphore has passed: the job runs, the signal fails. */
+		ASSERT_OK(accel_queue_execute(queue, NULL, &again, cb, NULL, 0));
+		ASSERT_ERRNO(accel_semaphore_wait(s, 2, 0, WAIT_LONG), EINVAL);
+	}
+	test_expect_u32(map(b), 64, 7, "buffer");
+	accel_semaphore_release(s);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+	kernel_teardown();
 }
 END_TEST
 
@@ -739,6 +829,7 @@ static Suite *kernel_sched_suite(void)
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_uring);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_ioctl);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_polled);
+	tcase_add_test(tc, test_reaper_sleeps_in_poll);
 	tcase_add_test(tc, test_releases_as_events_or_answers);
 	tcase_add_test(tc, test_predictions_reach_the_module);
 	tcase_add_test(tc, test_failure_across_queues_uring);

@@ -268,10 +268,22 @@ out:
 }
 END_TEST
 
+/* Is @nr a poll(2) of some kind? */
+static bool is_poll(long nr)
+{
+#ifdef SYS_poll
+	if (nr == SYS_poll)
+		return true;
+#endif
+	return nr == SYS_ppoll;
+}
+
 /*
- * The syscall the thread named @comm of this process is blocked in, as
- * /proc/self/task/TID/syscall gives it, once it is blocked (within 5 s);
- * -1 if it never was, -2 if no thread has that name.
+ * The system call the thread named @comm of this process is blocked in,
+ * from /proc/self/task/TID/syscall, read every 10 ms until it is a poll
+ * (a thread blocked for a moment on a lock is not asleep) or 5 s pass:
+ * the last one it was blocked in, -1 if it never was, -2 if no thread has
+ * that name.
  */
 static long blocked_syscall(const char *comm)
 {
@@ -295,14 +307,14 @@ static long blocked_syscall(const char *comm)
 		if (nr == -2)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%s/syscall", e->d_name);
-		for (int tries = 0; tries < 500 && nr == -1; tries++) {
+		for (int tries = 0; tries < 500 && !is_poll(nr); tries++) {
+			if (tries)
+				usleep(10000);
 			f = fopen(path, "re");
 			ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
 			if (fgets(buf, sizeof(buf), f) && isdigit((unsigned char)buf[0]))
 				nr = strtol(buf, NULL, 10);
 			fclose(f);
-			if (nr == -1)
-				usleep(10000);
 		}
 	}
 	closedir(d);
@@ -336,11 +348,7 @@ START_TEST(test_reaper_sleeps_in_poll)
 		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
 		nr = blocked_syscall("accel-reap");
 		ck_assert_msg(nr != -2, "no thread of this process is named accel-reap");
-		ck_assert_msg(
-#ifdef SYS_poll
-			nr == SYS_poll ||
-#endif
-			nr == SYS_ppoll,
+		ck_assert_msg(is_poll(nr),
 			"the reaper is blocked in system call %ld, not poll or ppoll (io_uring_enter is %d; -1: it never blocked in 5 s)",
 			nr, SYS_io_uring_enter);
 		/* A point the semaphore has passed: the job runs, the signal fails. */

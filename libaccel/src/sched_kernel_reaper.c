@@ -252,7 +252,12 @@ static bool reap_cqes(struct accel_sched_kernel *k)
  * SUBMIT with events does), and a multishot POLL_ADD would post the
  * device's wakes as task work that takes the ring's lock against them.
  * The eventfd is read before the CQ is drained, so a CQE posted meanwhile
- * wakes the next poll.
+ * wakes the next poll. The CQEs go before the events, as they came on the
+ * ring before: a release answered on the ring (ACCEL_KERNEL_EVENTS=0) is
+ * handed on before its job's TIMEDOUT is looked for. reaper_ioctl() is a
+ * loop of its own: it stops on @stop, looks at its jobs every
+ * SCAN_PERIOD_MS, and fetches before it looks (a job released by an event
+ * is not one to fail).
  */
 static void *reaper_uring(void *arg)
 {

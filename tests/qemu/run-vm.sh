@@ -31,6 +31,11 @@
 #                     programs (libaccel's suites on vulkan://0 through
 #                     lavapipe) run on the VM's kernel and module
 #   --append ARGS     extra kernel command line
+#   --plugin PATH[,ARG=VALUE...]
+#                     load this QEMU TCG plugin with these arguments
+#                     (tools/qemu-insn's accel-insn.so counts instructions
+#                     between markers); what it writes goes to
+#                     OUT/plugin.log
 #   --timeout SEC     kill the VM after SEC seconds (default 600; on a debug
 #                     kernel, one with KASAN, lockdep or kmemleak, 1200)
 #   --out DIR         logs and the initramfs go there (default: a temp dir)
@@ -49,10 +54,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 kernel= module= tests= runs= files= kmods= append= timeout= out= counts=
-test_args= host_root=0
+test_args= host_root=0 plugin=
 nl='
 '
-usage() { sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,50p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 die() { echo "run-vm.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -65,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--file) files="$files$2$nl"; shift 2 ;;
 	--kmod) kmods="$kmods $2"; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--plugin) plugin=$2; shift 2 ;;
 	--host-root) host_root=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
@@ -184,6 +190,14 @@ set --
 if [ "$host_root" = 1 ]; then
 	: >"$root/etc/host-root"
 	set -- -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on
+fi
+if [ -n "$plugin" ]; then
+	pfile=${plugin%%,*}
+	pargs=${plugin#"$pfile"}
+	[ -f "$pfile" ] || die "no QEMU plugin at $pfile; build it with 'make build'"
+	rm -f "$out/plugin.log"
+	set -- "$@" -plugin "$(cd "$(dirname "$pfile")" && pwd)/$(basename "$pfile")$pargs" \
+		-d plugin -D "$out/plugin.log"
 fi
 cp "$here/vm-init.sh" "$root/init"
 # A directory laid over the VM's root, for tools the tests do not need

@@ -183,6 +183,21 @@ else
 		"$b/accel-bench" -r 1 -n 128 ktenant
 fi
 
+# ---- the accel-insn QEMU plugin -------------------------------------------------
+# QEMU loads the plugin, resolving every symbol of its API it declares
+# (bound at load), and runs its install: a bad argument is refused there.
+if [ ! -f "$b/accel-insn.so" ]; then
+	ok "# SKIP accel-insn.so: not built on this architecture"
+elif ! command -v qemu-system-x86_64 >/dev/null; then
+	ok "# SKIP accel-insn.so: qemu-system-x86_64 is not installed (scripts/setup.sh installs it)"
+else
+	for arg in bogus=1 profile=maybe; do
+		refused 1 "accel-insn: unknown argument '$arg' (it takes profile=on)" \
+			timeout 20 qemu-system-x86_64 -M none -nodefaults -display none \
+			-plugin "$b/accel-insn.so,profile=on,$arg"
+	done
+fi
+
 # ---- --version, --help, help -----------------------------------------------
 vers=
 for tool in accelctl accel-run accel-bench; do

@@ -183,7 +183,16 @@ else
 		"$b/accel-bench" -r 1 -n 128 ktenant
 fi
 
-# ---- the accel-insn QEMU plugin -------------------------------------------------
+# ---- accel-bench insn and the accel-insn QEMU plugin --------------------------
+if [ -e /dev/accelsched ]; then
+	ok "# SKIP accel-bench insn without the module: /dev/accelsched exists here"
+else
+	refused 1 "accel-bench: insn needs the module, and /dev/accelsched does not exist" \
+		"$b/accel-bench" -r 1 insn
+fi
+"$b/accel-bench" --help >"$tmp/out" 2>&1
+check "accel-bench --help says insn runs only when named" \
+	grep -q '^  insn .*(only when named)' "$tmp/out"
 # QEMU loads the plugin, resolving every symbol of its API it declares
 # (bound at load), and runs its install: a bad argument is refused there.
 if [ ! -f "$b/accel-insn.so" ]; then

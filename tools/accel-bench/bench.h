@@ -15,10 +15,16 @@ struct opts {
 	long ops;    /* operations per round (each benchmark scales it) */
 };
 
+#define NAMED_ONLY 2
+
 struct bench {
 	const char *name;
 	const char *what;  /* one line for --help */
-	int needs_module;  /* runs only where /dev/accelsched exists (the VM) */
+	/*
+	 * 1: runs only where /dev/accelsched exists (the VM); NAMED_ONLY: that,
+	 * and only when named (insn, which wants a QEMU plugin to mean much).
+	 */
+	int needs_module;
 	int (*run)(const struct opts *o);
 };
 
@@ -47,6 +53,30 @@ int bench_write_vk_kernels(const char *path);
  * of the current JSON object (*first tracks the separator).
  */
 void metric(const struct opts *o, const char *name, double v, int *first);
+
+/*
+ * insn: windows for the accel-insn QEMU plugin (tools/qemu-insn), which
+ * counts the guest instructions each window runs; scripts/insn-summary.py
+ * turns the counts into METRIC lines. A window's id, its name and its
+ * operations are printed as "# insn: window ID NAME OPS" before it runs.
+ */
+enum insn_window {
+	INSN_URING_SUBMIT = 1, /* a batch of inline SUBMITs through the ring */
+	INSN_URING_CMD_NOP,    /* a batch of ACCEL_URING_CMD_NOP */
+	INSN_RING_NOP,         /* a batch of IORING_OP_NOP */
+	INSN_IOCTL_NOP,        /* one ACCEL_IOCTL_NOP */
+	INSN_EMBEDDED_SUBMIT,  /* libaccel's REUSABLE submit, embedded scheduler */
+	INSN_KERNEL_SUBMIT,    /* the same on the module's scheduler */
+};
+/* Prints window @id's line: its name and the operations one window runs. */
+void insn_window(enum insn_window id, const char *name, long ops);
+/* Pins the calling thread to the CPU it runs on (windows count per vCPU). */
+void insn_pin(void);
+void insn_unpin(void);
+int bench_insn(const struct opts *o);
+/* kernel.c and cmdbuf.c: their windows, run by bench_insn(). */
+int insn_kernel(const struct opts *o);
+int insn_libaccel(const struct opts *o);
 
 /* kernel.c: the module's submission and wake-up paths. */
 int bench_nop(const struct opts *o);

@@ -67,6 +67,7 @@
 #include <accel/accel.h>
 #include <accel/cpu_executable.h>
 
+#include "accel-insn.h"
 #include "bench.h"
 #include "cpu-common.h"
 
@@ -528,5 +529,56 @@ int bench_ksubmit(const struct opts *o)
 	for (int k = 0; k < N; k++)
 		teardown(&c[k]);
 	free(v);
+	return 0;
+}
+
+/*
+ * The windows of `accel-bench insn` (insn.c) on libaccel: one window per
+ * REUSABLE submit of 100 dispatches over 8 slots, the submission
+ * libaccel.kernel_vs_embedded_submit times, on the embedded scheduler and
+ * on the module's. The executors and the reaper run on other threads,
+ * started before the submitting thread is pinned, as in an application.
+ */
+int insn_libaccel(const struct opts *o)
+{
+	struct cmdbuf_bench c[2] = { 0 };
+
+	bench_name = "insn";
+	unsetenv(ACCEL_SCHEDULER_ENV);
+	unsetenv(ACCEL_URING_SQPOLL_ENV);
+	unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+	unsetenv(ACCEL_KERNEL_ANSWER_ENV);
+	if (setup_on(&c[0], ACCEL_SCHEDULER_EMBEDDED, 0))
+		die("cpu:// on the embedded scheduler");
+	if (setup_on(&c[1], ACCEL_SCHEDULER_KERNEL, 0))
+		die("cpu:// on the kernel scheduler (is the module loaded?)");
+	for (int k = 0; k < 2; k++)
+		submit_ns(&c[k], c[k].r100);
+	insn_window(INSN_EMBEDDED_SUBMIT, "embedded_submit", 1);
+	insn_window(INSN_KERNEL_SUBMIT, "kernel_submit", 1);
+	insn_pin();
+	for (int r = 0; r < o->rounds; r++)
+		for (int k = 0; k < 2; k++) {
+			for (int i = 0; i < REPS; i++) {
+				accel_binding_table_t t = { SLOTS, c[k].bindings[i & 1] };
+				int err;
+
+				if (k) {
+					ACCEL_INSN_BEGIN(INSN_KERNEL_SUBMIT);
+					err = bench_submit(&c[k].d, c[k].r100, &t);
+					ACCEL_INSN_END(INSN_KERNEL_SUBMIT);
+				} else {
+					ACCEL_INSN_BEGIN(INSN_EMBEDDED_SUBMIT);
+					err = bench_submit(&c[k].d, c[k].r100, &t);
+					ACCEL_INSN_END(INSN_EMBEDDED_SUBMIT);
+				}
+				if (err)
+					die("accel_queue_execute");
+			}
+			bench_drain(&c[k].d);
+		}
+	insn_unpin();
+	for (int k = 0; k < 2; k++)
+		teardown(&c[k]);
 	return 0;
 }

@@ -45,6 +45,7 @@
 
 #include <accelsched.h>
 
+#include "accel-insn.h"
 #include "bench.h"
 
 #define BATCH 128
@@ -64,45 +65,51 @@ static double run_ioctl_nop(int fd, long ops)
 	return (now_ns() - t0) / ops;
 }
 
-/* ns per op, BATCH SQEs per io_uring_enter; fd < 0 means IORING_OP_NOP. */
-static double run_ring(struct io_uring *ring, int fd, long ops)
+/* BATCH NOPs in one io_uring_enter; fd < 0 means IORING_OP_NOP. */
+static long ring_batch(struct io_uring *ring, int fd)
 {
 	struct accel_nop nop = { 0 };
 	struct io_uring_cqe *cqe;
+
+	for (int i = 0; i < BATCH; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		if (fd < 0) {
+			io_uring_prep_nop(sqe);
+		} else {
+			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+			sqe->cmd_op = ACCEL_URING_CMD_NOP;
+			memcpy(sqe->cmd, &nop, sizeof(nop));
+		}
+	}
+	int ret = io_uring_submit_and_wait(ring, BATCH);
+
+	if (ret < 0) {
+		fprintf(stderr, "accel-bench: io_uring_submit: %s\n", strerror(-ret));
+		exit(1);
+	}
+	unsigned int head, seen = 0;
+
+	io_uring_for_each_cqe(ring, head, cqe) {
+		if (cqe->res < 0) {
+			fprintf(stderr, "accel-bench: CQE res %d (%s)\n", cqe->res,
+				strerror(-cqe->res));
+			exit(1);
+		}
+		seen++;
+	}
+	io_uring_cq_advance(ring, seen);
+	return seen;
+}
+
+/* ns per op, BATCH SQEs per io_uring_enter; fd < 0 means IORING_OP_NOP. */
+static double run_ring(struct io_uring *ring, int fd, long ops)
+{
 	double t0 = now_ns();
 	long done = 0;
 
-	while (done < ops) {
-		for (int i = 0; i < BATCH; i++) {
-			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-			if (fd < 0) {
-				io_uring_prep_nop(sqe);
-			} else {
-				io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-				sqe->cmd_op = ACCEL_URING_CMD_NOP;
-				memcpy(sqe->cmd, &nop, sizeof(nop));
-			}
-		}
-		int ret = io_uring_submit_and_wait(ring, BATCH);
-
-		if (ret < 0) {
-			fprintf(stderr, "accel-bench: io_uring_submit: %s\n", strerror(-ret));
-			exit(1);
-		}
-		unsigned int head, seen = 0;
-
-		io_uring_for_each_cqe(ring, head, cqe) {
-			if (cqe->res < 0) {
-				fprintf(stderr, "accel-bench: CQE res %d (%s)\n", cqe->res,
-					strerror(-cqe->res));
-				exit(1);
-			}
-			seen++;
-		}
-		io_uring_cq_advance(ring, seen);
-		done += seen;
-	}
+	while (done < ops)
+		done += ring_batch(ring, fd);
 	return (now_ns() - t0) / done;
 }
 
@@ -410,6 +417,76 @@ static double run_jobs_ioctl(int fd, uint32_t q, long n)
 }
 
 /*
+ * BATCH SUBMITs of queue @q's job in one io_uring_enter (inline in 128-byte
+ * SQEs where the ring has them, as libaccel sends them): the released
+ * jobs' ids into @ids, their number returned.
+ */
+static unsigned int submit_batch(struct io_uring *ring, int fd, uint32_t q,
+				 uint32_t ids[BATCH])
+{
+	static struct accel_job j; /* read at submission: one serves all */
+	struct accel_uring_submit us = { .job = (uintptr_t)&j };
+	struct io_uring_cqe *cqe;
+	unsigned int head, k = 0;
+
+	j = (struct accel_job){ .queue = q };
+	for (int i = 0; i < BATCH; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+		if (ring->flags & IORING_SETUP_SQE128) {
+			/* The whole job in the SQE, as libaccel sends it. */
+			struct accel_uring_job ij = { .queue = q };
+
+			sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT_INLINE;
+			/* 80 bytes there in a 128-byte SQE. */
+			memcpy((void *)((uintptr_t)sqe + offsetof(struct io_uring_sqe, cmd)),
+			       &ij, sizeof(ij));
+		} else {
+			sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT;
+			memcpy(sqe->cmd, &us, sizeof(us));
+		}
+	}
+	must(io_uring_submit_and_wait(ring, BATCH) >= 0, "io_uring_submit");
+	io_uring_for_each_cqe(ring, head, cqe) {
+		if (cqe->res <= 0) {
+			fprintf(stderr, "accel-bench: SUBMIT CQE %d (%s)\n",
+				cqe->res, strerror(-cqe->res));
+			exit(1);
+		}
+		ids[k++] = cqe->res & ACCEL_JOB_RES_ID_MASK;
+	}
+	io_uring_cq_advance(ring, k);
+	return k;
+}
+
+/* COMPLETEs of the @k jobs @ids in one io_uring_enter. */
+static void complete_batch(struct io_uring *ring, int fd, const uint32_t *ids,
+			   unsigned int k)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0;
+
+	for (unsigned int i = 0; i < k; i++) {
+		struct accel_job_complete c = { .id = ids[i] };
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+		sqe->cmd_op = ACCEL_URING_CMD_JOB_COMPLETE;
+		memcpy(sqe->cmd, &c, sizeof(c));
+	}
+	must(io_uring_submit_and_wait(ring, k) >= 0, "io_uring_submit");
+	io_uring_for_each_cqe(ring, head, cqe) {
+		if (cqe->res < 0) {
+			fprintf(stderr, "accel-bench: COMPLETE CQE %d\n", cqe->res);
+			exit(1);
+		}
+		seen++;
+	}
+	io_uring_cq_advance(ring, seen);
+}
+
+/*
  * ns per job through the ring, BATCH per io_uring_enter: the SUBMITs (each
  * CQE carries the released job's id), then the COMPLETEs. With @submit_ns,
  * also the time of the SUBMIT batches alone.
@@ -417,71 +494,81 @@ static double run_jobs_ioctl(int fd, uint32_t q, long n)
 static double run_jobs_uring(struct io_uring *ring, int fd, uint32_t q, long n,
 			     double *submit_ns)
 {
-	static struct accel_job j; /* read at submission: one serves all */
 	uint32_t ids[BATCH];
 	double t0 = now_ns(), ts = 0;
 	long done = 0;
 
-	j = (struct accel_job){ .queue = q };
 	while (done < n) {
-		struct accel_uring_submit us = { .job = (uintptr_t)&j };
-		struct io_uring_cqe *cqe;
-		unsigned int head, k = 0;
 		double t1 = now_ns();
+		unsigned int k = submit_batch(ring, fd, q, ids);
 
-		for (int i = 0; i < BATCH; i++) {
-			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-			if (ring->flags & IORING_SETUP_SQE128) {
-				/* The whole job in the SQE, as libaccel sends it. */
-				struct accel_uring_job ij = { .queue = q };
-
-				sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT_INLINE;
-				/* 80 bytes there in a 128-byte SQE. */
-				memcpy((void *)((uintptr_t)sqe +
-						offsetof(struct io_uring_sqe, cmd)),
-				       &ij, sizeof(ij));
-			} else {
-				sqe->cmd_op = ACCEL_URING_CMD_JOB_SUBMIT;
-				memcpy(sqe->cmd, &us, sizeof(us));
-			}
-		}
-		must(io_uring_submit_and_wait(ring, BATCH) >= 0, "io_uring_submit");
-		io_uring_for_each_cqe(ring, head, cqe) {
-			if (cqe->res <= 0) {
-				fprintf(stderr, "accel-bench: SUBMIT CQE %d (%s)\n",
-					cqe->res, strerror(-cqe->res));
-				exit(1);
-			}
-			ids[k++] = cqe->res & ACCEL_JOB_RES_ID_MASK;
-		}
-		io_uring_cq_advance(ring, k);
 		ts += now_ns() - t1;
-		for (unsigned int i = 0; i < k; i++) {
-			struct accel_job_complete c = { .id = ids[i] };
-			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-			sqe->cmd_op = ACCEL_URING_CMD_JOB_COMPLETE;
-			memcpy(sqe->cmd, &c, sizeof(c));
-		}
-		must(io_uring_submit_and_wait(ring, k) >= 0, "io_uring_submit");
-		unsigned int seen = 0;
-
-		io_uring_for_each_cqe(ring, head, cqe) {
-			if (cqe->res < 0) {
-				fprintf(stderr, "accel-bench: COMPLETE CQE %d\n", cqe->res);
-				exit(1);
-			}
-			seen++;
-		}
-		io_uring_cq_advance(ring, seen);
+		complete_batch(ring, fd, ids, k);
 		done += k;
 	}
 	if (submit_ns)
 		*submit_ns = ts / done;
 	return (now_ns() - t0) / done;
+}
+
+/* The ring as bench_jobs() sets it up: SQE128 where the module takes inline jobs. */
+static void jobs_ring(int fd, struct io_uring *ring)
+{
+	struct accel_info info = { 0 };
+
+	must(!ioctl(fd, ACCEL_IOCTL_INFO, &info), "ACCEL_IOCTL_INFO");
+	must(io_uring_queue_init(2 * BATCH, ring,
+				 info.features & ACCEL_FEATURE_URING_INLINE_JOB ?
+				 IORING_SETUP_SQE128 : 0) == 0, "io_uring_queue_init");
+}
+
+/*
+ * The windows of `accel-bench insn` (insn.c) on the module's paths: what
+ * bench_jobs() times, a batch at a time. Each window is one batch, its
+ * SQEs' preparation and its CQEs' reaping included, as the times are.
+ */
+int insn_kernel(const struct opts *o)
+{
+	struct io_uring ring;
+	struct accel_nop nop = { 0 };
+	uint32_t ids[BATCH], q;
+	int fd = open_dev("insn");
+
+	if (fd < 0)
+		return 1;
+	jobs_ring(fd, &ring);
+	q = bench_queue(fd, "insn", ACCEL_PRIORITY_NORMAL, 1, ACCEL_CREDITS_MAX);
+	/* Warm: the job cache, the ring's request cache, the code. */
+	run_jobs_uring(&ring, fd, q, BATCH * 4, NULL);
+	run_ring(&ring, -1, BATCH * 4);
+	run_ring(&ring, fd, BATCH * 4);
+	run_ioctl_nop(fd, BATCH);
+	insn_window(INSN_URING_SUBMIT, "uring_job_submit", BATCH);
+	insn_window(INSN_URING_CMD_NOP, "uring_cmd_nop", BATCH);
+	insn_window(INSN_RING_NOP, "ring_nop", BATCH);
+	insn_window(INSN_IOCTL_NOP, "ioctl_nop", 1);
+	insn_pin();
+	for (int r = 0; r < o->rounds; r++) {
+		unsigned int k;
+
+		ACCEL_INSN_BEGIN(INSN_URING_SUBMIT);
+		k = submit_batch(&ring, fd, q, ids);
+		ACCEL_INSN_END(INSN_URING_SUBMIT);
+		complete_batch(&ring, fd, ids, k);
+		ACCEL_INSN_BEGIN(INSN_URING_CMD_NOP);
+		ring_batch(&ring, fd);
+		ACCEL_INSN_END(INSN_URING_CMD_NOP);
+		ACCEL_INSN_BEGIN(INSN_RING_NOP);
+		ring_batch(&ring, -1);
+		ACCEL_INSN_END(INSN_RING_NOP);
+		ACCEL_INSN_BEGIN(INSN_IOCTL_NOP);
+		must(!ioctl(fd, ACCEL_IOCTL_NOP, &nop), "ACCEL_IOCTL_NOP");
+		ACCEL_INSN_END(INSN_IOCTL_NOP);
+	}
+	insn_unpin();
+	io_uring_queue_exit(&ring);
+	close(fd);
+	return 0;
 }
 
 int bench_jobs(const struct opts *o)
@@ -501,13 +588,8 @@ int bench_jobs(const struct opts *o)
 		return 1;
 	if (n < BATCH)
 		n = BATCH;
-	struct accel_info info = { 0 };
-
-	must(!ioctl(fd, ACCEL_IOCTL_INFO, &info), "ACCEL_IOCTL_INFO");
 	/* SQE128 where the module takes inline jobs: libaccel's path. */
-	must(io_uring_queue_init(2 * BATCH, &ring,
-				 info.features & ACCEL_FEATURE_URING_INLINE_JOB ?
-				 IORING_SETUP_SQE128 : 0) == 0, "io_uring_queue_init");
+	jobs_ring(fd, &ring);
 	q = bench_queue(fd, "submit", ACCEL_PRIORITY_NORMAL, 1, ACCEL_CREDITS_MAX);
 	run_jobs_ioctl(fd, q, n / 10 + 1);
 	run_jobs_uring(&ring, fd, q, BATCH * 2, NULL);

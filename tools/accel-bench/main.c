@@ -31,6 +31,9 @@
  *	      measured device time, on cpu:// and vulkan://0.
  *	share fair share when one queue's jobs are 10x the other's and
  *	      change size, charged by prediction vs the running average.
+ *	insn  runs only when named: the module's and libaccel's submission
+ *	      paths in windows whose guest instructions the accel-insn QEMU
+ *	      plugin counts (scripts/insn-vm.sh, run by `make bench`).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -59,6 +62,7 @@ static const struct bench benches[] = {
 	{ "deadline", "frames with feasible deadlines under a two-tenant flood: miss rate with deadlines vs without", 1, bench_deadline },
 	{ "ktenant", "the module's tenants: HIGH p99 under a flood, 1:3 shares, 8 queues vs 1", 1, bench_ktenant },
 	{ "ksubmit", "libaccel's REUSABLE submit: kernel scheduler vs embedded", 1, bench_ksubmit },
+	{ "insn", "submit, NOP and libaccel submit windows for the accel-insn QEMU plugin (only when named)", NAMED_ONLY, bench_insn },
 	{ "cpu", "cpu:// fill/copy/saxpy vs memset/memcpy/C loop, same threads", 0, bench_cpu },
 	{ "cmdbuf", "reusable command buffers: submit cost vs re-recording, vs size", 0, bench_cmdbuf },
 	{ "alloca", "queue alloca+dealloca vs allocate+release, 256 B .. 1 MiB", 0, bench_alloca },
@@ -199,9 +203,11 @@ int main(int argc, char **argv)
 
 		for (size_t i = 0; i < NBENCH; i++)
 			n += (only < 0 || benches[i].needs_module == only) &&
-			     (!benches[i].needs_module || have_module);
+			     (!benches[i].needs_module || have_module) &&
+			     benches[i].needs_module != NAMED_ONLY;
 		for (size_t i = 0; i < NBENCH; i++) {
-			if (only >= 0 && benches[i].needs_module != only)
+			if ((only >= 0 && benches[i].needs_module != only) ||
+			    benches[i].needs_module == NAMED_ONLY)
 				continue;
 			if (benches[i].needs_module && !have_module) {
 				fprintf(notes, "# %s: skipped: /dev/accelsched does not exist "

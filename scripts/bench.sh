@@ -10,6 +10,9 @@
 # need the module run in the VM on ACCEL_BENCH_KERNEL (default deb6.12),
 # accel-bench chain there too on vulkan://0 (the host's lavapipe, through
 # run-vm.sh --host-root) for vulkan.chain_edge_device_vs_host_kernel.
+# Then the same kernel and module under the accel-insn QEMU plugin
+# (scripts/insn-vm.sh): the submission paths in guest instructions per
+# operation, insn.* ratios that do not drift with TCG's timing.
 # Every METRIC is a ratio measured side by side in one run, except one:
 # fuzz.calls_per_s, the uapi fuzzer's call rate over ACCEL_FUZZ_BENCH_S
 # seconds (default 20) in the VM on ACCEL_FUZZ_KERNEL (default debug6.12),
@@ -61,6 +64,17 @@ if [ "$rc" != 0 ]; then
 	cat "$out/vm.log"
 	echo "bench.sh: the VM benchmark run failed" >&2
 	exit "$rc"
+fi
+
+echo "# instructions in the VM ($kernel, accel-insn plugin)"
+irc=0
+BUILD=$build "$top/scripts/insn-vm.sh" --kernel "$kernel" --module "$ko" >"$out/insn.log" 2>&1 || irc=$?
+grep '^# insn' "$out/insn.log" || true
+grep '^METRIC ' "$out/insn.log" | tee -a "$out/metrics.txt" || true
+if [ "$irc" != 0 ]; then
+	cat "$out/insn.log"
+	echo "bench.sh: the instruction counts failed" >&2
+	exit "$irc"
 fi
 
 # The fuzzer's rate. A problem it finds is make check's to report; here it

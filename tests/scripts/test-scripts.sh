@@ -9,7 +9,9 @@
 #   - tests/qemu/ktap.py fails a VM run on a splat in its kernel log, not on
 #     the harness's markers that echo a command naming one;
 #   - ab-vm.sh refuses bad arguments before it boots anything, and
-#     ab-summary.py's medians and refusals are checked on canned runs.
+#     ab-summary.py's medians and refusals are checked on canned runs;
+#   - insn-summary.py's medians, ratios, profile and refusals on canned
+#     logs of the accel-insn plugin, and insn-vm.sh's refusals.
 # Each runs from a throwaway copy of the scripts and sources, with fake
 # apt, dpkg and kernel trees first in PATH: nothing real is at stake, and
 # the real apt can never run.
@@ -197,5 +199,67 @@ sh "$src/scripts/ab-vm.sh" "$tmp/no-such.ko" "$tmp/no-such.ko" >"$tmp/out" 2>&1
 rc=$?
 check "ab-vm.sh refuses a BASE that is neither a module nor a revision (got $rc)" test "$rc" = 2
 check "... saying so" grep -q "is neither a built module nor a git revision" "$tmp/out"
+
+# ---- scripts/insn-summary.py: instructions per op from canned logs --------
+cat >"$tmp/insn-vm.log" <<'LOG'
+    # insn: window 1 uring_job_submit 2
+    # insn: window 2 uring_cmd_nop 2
+    # insn: window 5 embedded_submit 1
+    # insn: window 6 kernel_submit 1
+    ffffffffc0001000 t accel_job_submit	[accelsched]
+    ffffffffc0001400 T accel_other	[accelsched]
+    ffffffff81000000 T _stext
+LOG
+cat >"$tmp/insn-plugin.log" <<'LOG'
+accel-insn: window 1 vcpu 0 start-vcpu 0 own-kernel 2000 own-user 200 all-kernel 2100 all-user 200
+accel-insn: window 1 vcpu 0 start-vcpu 0 own-kernel 2400 own-user 200 all-kernel 2400 all-user 200
+accel-insn: window 1 vcpu 0 start-vcpu 0 own-kernel 9000 own-user 200 all-kernel 9000 all-user 200
+accel-insn: window 1 vcpu 1 start-vcpu 0 own-kernel 1 own-user 1 all-kernel 1 all-user 1
+accel-insn: window 2 vcpu 1 start-vcpu 1 own-kernel 1000 own-user 100 all-kernel 1000 all-user 100
+accel-insn: window 5 vcpu 0 start-vcpu 0 own-kernel 0 own-user 3000 all-kernel 0 all-user 4000
+accel-insn: window 6 vcpu 0 start-vcpu 0 own-kernel 2000 own-user 2500 all-kernel 3000 all-user 2500
+accel-insn: profile 1 0xffffffffc0001000 2000
+accel-insn: profile 1 0xffffffffc0001010 600
+accel-insn: profile 1 0xffffffffc0001500 400
+accel-insn: profile 1 0x0000000000401000 200
+LOG
+python3 "$src/scripts/insn-summary.py" --profile uring_job_submit "$tmp/insn-vm.log" \
+	"$tmp/insn-plugin.log" >"$tmp/out" 2>&1
+rc=$?
+check "insn-summary.py summarises the canned counts (got $rc)" test "$rc" = 0
+check "... a window's median per op, its kernel and user, leaving out one that moved" \
+	grep -q "^# insn: uring_job_submit: 1300 instructions per op on its vCPU (kernel 1200, user 100), 1300 on all vCPUs; median of 3 windows of 2 ops; 1 that changed vCPU left out" "$tmp/out"
+check "... the SUBMIT over the NOP, median over median" \
+	grep -qx "METRIC insn.uring_job_vs_uring_cmd_nop 2.3636" "$tmp/out"
+check "... the kernel scheduler's submit over the embedded one's" \
+	grep -qx "METRIC insn.kernel_vs_embedded_submit 1.5000" "$tmp/out"
+check "... the profile per op over every window of the id, by function" \
+	grep -q "^# insn profile: uring_job_submit: 400 instructions per op over 4 windows" "$tmp/out"
+check "... blocks of one function summed, most first" \
+	sh -c "grep -A1 '^# insn profile' '$tmp/out' | tail -n1 | grep -q '325.0   81.2%  accel_job_submit \[accelsched\]'"
+check "... user addresses as [user]" grep -q "25.0    6.2%  \[user\]" "$tmp/out"
+grep -v "window 6" "$tmp/insn-plugin.log" >"$tmp/insn-short.log"
+python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-short.log" >"$tmp/out" 2>&1
+rc=$?
+check "insn-summary.py refuses a metric's window without counts (got $rc)" test "$rc" = 1
+check "... naming the window and the metric" \
+	grep -q "window 'kernel_submit' has no counts: insn.kernel_vs_embedded_submit needs it" "$tmp/out"
+sed 's/own-user 200 all-kernel 2100/own-user x all-kernel 2100/' "$tmp/insn-plugin.log" >"$tmp/insn-bad.log"
+python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-bad.log" >"$tmp/out" 2>&1
+rc=$?
+check "insn-summary.py refuses a count that is not a number (got $rc)" test "$rc" = 1
+check "... naming its line" grep -q "insn-bad.log:1: .* has a count that is not a number" "$tmp/out"
+python3 "$src/scripts/insn-summary.py" --profile no_such "$tmp/insn-vm.log" \
+	"$tmp/insn-plugin.log" >"$tmp/out" 2>&1
+rc=$?
+check "insn-summary.py refuses to profile a window the log does not name (got $rc)" test "$rc" = 1
+check "... listing the names it has" grep -q "no window named 'no_such' (the VM log names uring_job_submit, uring_cmd_nop" "$tmp/out"
+sh "$src/scripts/insn-vm.sh" --rounds 0 >"$tmp/out" 2>&1
+rc=$?
+check "insn-vm.sh refuses --rounds 0 before it boots anything (got $rc)" test "$rc" = 2
+check "... saying the range" grep -q "out of range (1 to 1000)" "$tmp/out"
+sh "$src/scripts/insn-vm.sh" --bogus >"$tmp/out" 2>&1
+rc=$?
+check "insn-vm.sh refuses an unknown argument (got $rc)" test "$rc" = 2
 
 tap_end

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""insn-summary.py: instructions per operation from an accel-insn run.
+
+Usage: insn-summary.py [--profile NAME] VMLOG PLUGINLOG
+
+VMLOG is what the VM printed: accel-bench insn's window lines
+("# insn: window ID NAME OPS") and, for --profile, the text symbols of
+/proc/kallsyms. PLUGINLOG is what the accel-insn QEMU plugin
+wrote ("accel-insn: window ..." at each window's end, "accel-insn:
+profile ..." at exit with profile=on).
+
+For each window it prints the median over its windows of the
+instructions per operation on the window's vCPU (kernel and user), and on
+every vCPU, in a '#' line; windows that ended on another vCPU than they
+began on are left out and counted. Then the METRIC lines, each a ratio of
+two windows' medians (own vCPU, kernel + user):
+
+  insn.uring_job_vs_uring_cmd_nop   uring_job_submit / uring_cmd_nop
+  insn.kernel_vs_embedded_submit    kernel_submit / embedded_submit
+
+With --profile NAME, the instructions per operation of window NAME by
+function, most first: kernel addresses named by the kallsyms lines, user
+addresses as [user].
+
+Exits 1, saying why, when a window a metric needs is missing or has no
+counts, or a line is malformed; 2 on usage.
+"""
+import bisect
+import statistics
+import sys
+
+METRICS = [
+    ("insn.uring_job_vs_uring_cmd_nop", "uring_job_submit", "uring_cmd_nop"),
+    ("insn.kernel_vs_embedded_submit", "kernel_submit", "embedded_submit"),
+]
+KERNEL_START = 0xFFFF800000000000
+
+
+class Fail(Exception):
+    pass
+
+
+def windows_and_symbols(path):
+    """Window id -> (name, ops); the kernel's text symbols, sorted."""
+    windows, syms = {}, []
+    with open(path, errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            w = line.split()
+            if w[:3] == ["#", "insn:", "window"]:
+                if len(w) != 6 or not w[3].isdigit() or not w[5].isdigit() or int(w[5]) < 1:
+                    raise Fail(f"{path}:{n}: '{line.strip()}' is not "
+                               "'# insn: window ID NAME OPS'")
+                windows[int(w[3])] = (w[4], int(w[5]))
+            elif len(w) >= 3 and len(w[0]) == 16 and w[1] in "tTwW" and len(w[1]) == 1:
+                try:
+                    addr = int(w[0], 16)
+                except ValueError:
+                    continue
+                syms.append((addr, " ".join(w[2:4])))
+    syms.sort()
+    return windows, syms
+
+
+def counts(path):
+    """Window id -> list of (own_k, own_u, all_k, all_u); migrated per id; profile."""
+    per, moved, profile = {}, {}, {}
+    with open(path, errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            w = line.split()
+            if w[:2] == ["accel-insn:", "window"]:
+                keys = w[3::2]
+                if len(w) != 15 or keys != ["vcpu", "start-vcpu", "own-kernel", "own-user",
+                                           "all-kernel", "all-user"]:
+                    raise Fail(f"{path}:{n}: '{line.strip()}' is not a window line")
+                try:
+                    v = [int(x) for x in w[2::2]]
+                except ValueError:
+                    raise Fail(f"{path}:{n}: '{line.strip()}' has a count that is not a number")
+                wid, vcpu, start = v[0], v[1], v[2]
+                if vcpu != start:
+                    moved[wid] = moved.get(wid, 0) + 1
+                    continue
+                per.setdefault(wid, []).append(tuple(v[3:]))
+            elif w[:2] == ["accel-insn:", "profile"]:
+                if len(w) != 5:
+                    raise Fail(f"{path}:{n}: '{line.strip()}' is not a profile line")
+                try:
+                    profile.setdefault(int(w[2]), []).append((int(w[3], 16), int(w[4])))
+                except ValueError:
+                    raise Fail(f"{path}:{n}: '{line.strip()}' has a field that is not a number")
+    return per, moved, profile
+
+
+def main(argv):
+    args, prof = [], None
+    it = iter(argv)
+    for a in it:
+        if a == "--profile":
+            prof = next(it, "")
+        else:
+            args.append(a)
+    if len(args) != 2 or prof == "":
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    windows, syms = windows_and_symbols(args[0])
+    per, moved, profile = counts(args[1])
+    med = {}
+    for wid, (name, ops) in sorted(windows.items()):
+        rows = per.get(wid, [])
+        left = f"; {moved[wid]} that changed vCPU left out" if moved.get(wid) else ""
+        if not rows:
+            print(f"# insn: {name}: no counts (was the accel-insn plugin loaded?){left}")
+            continue
+        own = statistics.median(k + u for k, u, _, _ in rows) / ops
+        ok = statistics.median(k for k, _, _, _ in rows) / ops
+        ou = statistics.median(u for _, u, _, _ in rows) / ops
+        al = statistics.median(k + u for _, _, k, u in rows) / ops
+        med[name] = own
+        print(f"# insn: {name}: {own:.0f} instructions per op on its vCPU "
+              f"(kernel {ok:.0f}, user {ou:.0f}), {al:.0f} on all vCPUs; "
+              f"median of {len(rows)} windows of {ops} ops{left}")
+    for metric, num, den in METRICS:
+        for n in (num, den):
+            if n not in med:
+                raise Fail(f"window '{n}' has no counts: {metric} needs it "
+                           "(run accel-bench insn under the accel-insn plugin)")
+        print(f"METRIC {metric} {med[num] / med[den]:.4f}")
+    if prof is None:
+        return 0
+    ids = [wid for wid, (name, _) in windows.items() if name == prof]
+    if not ids:
+        raise Fail(f"no window named '{prof}' (the VM log names "
+                   f"{', '.join(n for n, _ in windows.values()) or 'none'})")
+    wid = ids[0]
+    nwin = len(per.get(wid, [])) + moved.get(wid, 0)
+    if wid not in profile or not nwin:
+        raise Fail(f"no profile of window '{prof}' (load the plugin with profile=on)")
+    if not syms:
+        raise Fail("no kallsyms lines in the VM log: the kernel's addresses cannot be named")
+    starts = [a for a, _ in syms]
+    by = {}
+    for addr, insns in profile[wid]:
+        if addr < KERNEL_START:
+            name = "[user]"
+        else:
+            i = bisect.bisect_right(starts, addr) - 1
+            name = syms[i][1] if i >= 0 else f"0x{addr:x}"
+        by[name] = by.get(name, 0) + insns
+    ops = windows[wid][1] * nwin
+    total = sum(by.values())
+    print(f"# insn profile: {prof}: {total / ops:.0f} instructions per op over "
+          f"{nwin} windows, by function:")
+    for name, insns in sorted(by.items(), key=lambda x: -x[1]):
+        print(f"#   {insns / ops:8.1f}  {100 * insns / total:5.1f}%  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except Fail as e:
+        print(f"insn-summary.py: {e}", file=sys.stderr)
+        sys.exit(1)

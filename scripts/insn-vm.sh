@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# insn-vm.sh: the submission paths in guest instructions per operation,
+# counted by the accel-insn QEMU plugin (tools/qemu-insn) in the VM.
+#
+#   scripts/insn-vm.sh [--kernel NAME] [--module KO] [--rounds N]
+#                      [--profile WINDOW]
+#
+# Boots the kernel (default deb6.12) with the module (built for it unless
+# --module names one) under the plugin, runs `accel-bench -r N insn`
+# (default 20 rounds), and prints scripts/insn-summary.py's lines: each
+# window's instructions per operation and the METRIC ratios
+# (insn.uring_job_vs_uring_cmd_nop, insn.kernel_vs_embedded_submit).
+# A count is the same from run to run of the same module and kernel, so
+# two modules compare without pairs or medians of runs: run this with
+# each (--module) and compare the lines.
+#
+# --profile WINDOW (uring_job_submit, uring_cmd_nop, ring_nop, ioctl_nop,
+# embedded_submit, kernel_submit) adds that window's instructions per
+# operation by function; the VM then prints /proc/kallsyms to name them,
+# which takes about 15 s more.
+#
+# Exit status: 0, 1 when the VM run or the summary fails (the VM's log
+# is printed), 2 on usage.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+kernel=deb6.12 ko= rounds=20 profile=
+usage() { sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=${2:?}; shift 2 ;;
+	--module) ko=${2:?}; shift 2 ;;
+	--rounds) rounds=${2:?}; shift 2 ;;
+	--profile) profile=${2:?}; shift 2 ;;
+	-h|--help) usage ;;
+	*) echo "insn-vm.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+	esac
+done
+case $rounds in
+''|*[!0-9]*) echo "insn-vm.sh: --rounds '$rounds' is not a number of rounds (1 to 1000)" >&2; exit 2 ;;
+esac
+[ "$rounds" -ge 1 ] && [ "$rounds" -le 1000 ] ||
+	{ echo "insn-vm.sh: --rounds $rounds is out of range (1 to 1000)" >&2; exit 2; }
+plugin=$build/tools/accel-insn.so
+[ -f "$plugin" ] && [ -x "$build/tools/accel-bench" ] ||
+	{ echo "insn-vm.sh: $plugin or accel-bench is not built: run 'make build'" >&2; exit 1; }
+if [ -z "$ko" ]; then
+	line=$("$top/scripts/fetch-kernels.sh" "$kernel") ||
+		{ echo "insn-vm.sh: kernel '$kernel' is not available (see above)" >&2; exit 1; }
+	kdir=$(echo "$line" | awk '{ print $4 }')
+	"$top/scripts/build-kmod.sh" "$kdir" "$build/kmod/$kernel" >"$build/kmod-insn-$kernel.out" 2>&1 ||
+		{ cat "$build/kmod-insn-$kernel.out"; exit 1; }
+	ko=$(tail -n1 "$build/kmod-insn-$kernel.out")
+fi
+[ -f "$ko" ] || { echo "insn-vm.sh: no module at $ko" >&2; exit 1; }
+
+out=$build/vm/insn-$kernel
+mkdir -p "$build/vm"
+set -- --plugin "$plugin"
+if [ -n "$profile" ]; then
+	set -- --plugin "$plugin,profile=on" --run "grep -e ' [tT] ' /proc/kallsyms"
+fi
+rc=0
+"$top/tests/qemu/run-vm.sh" --kernel "$kernel" --module "$ko" \
+	--file "$build/tools/accel-bench" --run "accel-bench -r $rounds insn" "$@" \
+	--out "$out" >"$out.log" 2>&1 || rc=$?
+if [ "$rc" != 0 ]; then
+	cat "$out.log"
+	echo "insn-vm.sh: the VM run failed (exit $rc)" >&2
+	exit 1
+fi
+set --
+[ -n "$profile" ] && set -- --profile "$profile"
+python3 "$top/scripts/insn-summary.py" "$@" "$out.log" "$out/plugin.log"

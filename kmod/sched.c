@@ -681,7 +681,6 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 				  unsigned int issue_flags)
 {
 	const struct accel_uring_job *uj = accel_uring_cmd_payload(cmd);
-	struct accel_job_args a;
 
 	if (!(issue_flags & IO_URING_F_SQE128))
 		return -EINVAL;
@@ -691,22 +690,28 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 	 * with no copy of the whole job first.
 	 */
 	u16 flags = READ_ONCE(uj->flags);
-
-	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL)
-		return -EINVAL;
-	a = (struct accel_job_args){
-		.events = flags & ACCEL_URING_JOB_F_EVENTS,
-		.answer = flags & ACCEL_URING_JOB_F_ANSWER,
+	/*
+	 * Every field given where it is declared: a struct declared bare
+	 * is cleared first on kernels built with INIT_STACK_ALL_ZERO
+	 * (Debian's), and a compound literal assigned to it cleared again
+	 * what it leaves out, two rep stosq on every SUBMIT.
+	 */
+	const struct accel_job_args a = {
 		.user_data = READ_ONCE(uj->user_data),
 		.timeout_ns = READ_ONCE(uj->timeout_ns),
-		.kpoints = uj->points, .nwaits = READ_ONCE(uj->nwaits),
+		.uwaits = 0, .usignals = 0, .kpoints = uj->points,
+		/* Before ABI 1.6 the last 8 bytes were not the job's: only if said. */
+		.predicted_us = flags & ACCEL_URING_JOB_F_PREDICTED ?
+				READ_ONCE(uj->predicted_us) : 0,
+		.nwaits = READ_ONCE(uj->nwaits),
 		.nsignals = READ_ONCE(uj->nsignals),
 		.queue = READ_ONCE(uj->queue),
+		.events = flags & ACCEL_URING_JOB_F_EVENTS,
+		.answer = flags & ACCEL_URING_JOB_F_ANSWER,
 	};
-	/* Before ABI 1.6 the last 8 bytes were not the job's: only if said. */
-	if (flags & ACCEL_URING_JOB_F_PREDICTED)
-		a.predicted_us = READ_ONCE(uj->predicted_us);
-	if (a.nwaits + a.nsignals > ACCEL_URING_JOB_POINTS ||
+
+	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL ||
+	    a.nwaits + a.nsignals > ACCEL_URING_JOB_POINTS ||
 	    a.predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
 		return -EINVAL;
 	return accel_uring_job_issue(afile, cmd, issue_flags, &a);

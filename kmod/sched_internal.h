@@ -302,9 +302,9 @@ void accel_job_cancel(struct accel_sched_job *job, int error);
 struct accel_job_args {
 	u64 user_data;
 	u64 timeout_ns;
-	u32 predicted_us;
 	u64 uwaits, usignals;
 	const struct accel_point *kpoints;
+	u32 predicted_us;
 	u32 nwaits, nsignals;
 	u32 queue;
 	bool events;

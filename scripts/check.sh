@@ -7,8 +7,10 @@
 # test) and the kernel suites (KTAP, in a VM per kernel of
 # tests/qemu/kernels.conf: Debian's 6.1 and 6.12, and the debug 6.12 with
 # KASAN, lockdep, kmemleak and fault injection, built on first use and
-# cached), and the uapi fuzzer for a minute in a VM of its own on the debug
-# kernel. A line before the summary lists the kernels that were booted.
+# cached), the uapi fuzzer for a minute in a VM of its own on the debug
+# kernel, and the accel-insn QEMU plugin's counts of a known workload in a
+# short VM of their own. A line before the summary lists the kernels that
+# were booted.
 #
 # The library suites run twice more, each in a build of its own inside the
 # build directory: with ASan and UBSan ($build/asan: every test of meson's
@@ -27,6 +29,8 @@
 #   ACCEL_FUZZ_S=60                 the fuzzer's seconds (ACCEL_FUZZ_SEED=N
 #                                   replays a run, ACCEL_FUZZ_ARGS adds
 #                                   arguments, e.g. "--skip op,op")
+#   ACCEL_INSN_KERNEL=deb6.12       where the accel-insn plugin's self-test
+#                                   boots (one of ACCEL_KERNELS)
 set -u
 
 vm=1 user=1
@@ -338,6 +342,38 @@ else
 			add "ktap $k" 0 1 0
 		fi
 	done
+fi
+
+# The accel-insn QEMU plugin (tools/qemu-insn), which make bench's insn.*
+# figures rest on, held to a known workload (tests/insn/insn-selftest:
+# system calls and user loops in windows) by tests/insn/check-insn.py,
+# in a short VM of its own (no module) on ACCEL_INSN_KERNEL (deb6.12).
+insn_kernel=${ACCEL_INSN_KERNEL:-deb6.12}
+if [ "$vm" = 1 ] && case " $(echo $kernels) " in *" $insn_kernel "*) true ;; *) false ;; esac; then
+	say "accel-insn plugin on $insn_kernel"
+	t0=$(date +%s)
+	rm -f "$out/insn.tap"
+	if [ ! -f "$build/tools/accel-insn.so" ] || [ ! -x "$build/tests/insn/insn-selftest" ]; then
+		echo "check.sh: accel-insn.so or insn-selftest is not built (x86_64 only): skipped"
+		add "insn $insn_kernel" 0 0 1
+	elif "$top/tests/qemu/run-vm.sh" --kernel "$insn_kernel" --out "$build/vm/insn-selftest" \
+		--file "$build/tests/insn/insn-selftest" --run insn-selftest \
+		--run "grep -A1 -e ' __x64_sys_getppid\$' /proc/kallsyms" \
+		--plugin "$build/tools/accel-insn.so,profile=on" >"$out/insn-vm.log" 2>&1 &&
+		python3 "$top/tests/insn/check-insn.py" "$out/insn-vm.log" \
+			"$build/vm/insn-selftest/plugin.log" >"$out/insn.tap" 2>&1; then
+		add "insn $insn_kernel" "$(grep -c '^ok ' "$out/insn.tap")" 0 0
+	else
+		cat "$out/insn-vm.log" "$out/insn.tap" 2>/dev/null
+		echo "check.sh: the accel-insn plugin's counts are wrong or its VM failed (above)"
+		np=$(grep -c '^ok ' "$out/insn.tap" 2>/dev/null) || true
+		nf=$(grep -c '^not ok ' "$out/insn.tap" 2>/dev/null) || true
+		[ "${nf:-0}" -gt 0 ] || nf=1 # the VM run itself failed
+		add "insn $insn_kernel" "${np:-0}" "$nf" 0
+	fi
+	booted="$booted insn:$insn_kernel ($(($(date +%s) - t0)) s)"
+elif [ "$vm" = 0 ]; then
+	add "insn $insn_kernel" 0 0 1
 fi
 
 # The uapi fuzzer (tests/fuzz), in a VM of its own on the debug kernel, so

@@ -30,6 +30,8 @@
 
 /* Queue handles below this are found without the xarray (queue_fast). */
 #define ACCEL_QUEUE_FAST 64
+/* Syncobj handles below this are found without the xarray (syncobj_fast). */
+#define ACCEL_SYNCOBJ_FAST 64
 
 /*
  * Whether @e is an errno userspace may hand the module (a job's status, a
@@ -71,8 +73,15 @@ struct accel_file {
 	struct accel_device *adev;
 	u64 client_id;
 
-	/* Syncobj handles (from 1): the xarray's own lock. */
+	/*
+	 * Syncobj handles (from 1): the xarray's own lock. syncobj_fast
+	 * mirrors the lowest handles, written under that lock and read
+	 * under RCU (syncobjs are freed after a grace period): a job's
+	 * points are looked up with one load, not an xarray walk, on every
+	 * submission.
+	 */
 	struct xarray syncobjs;
+	struct accel_syncobj __rcu *syncobj_fast[ACCEL_SYNCOBJ_FAST];
 	/* Its sync_file imports still pending (they may outlive it). */
 	struct accel_import_quota *imports;
 

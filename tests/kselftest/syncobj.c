@@ -6,6 +6,7 @@
  * eventfd and io_uring notifications with their cancellation, limits, and
  * bad input of every kind.
  */
+#include <stdatomic.h>
 #include <sys/eventfd.h>
 #include "syncobj_util.h"
 
@@ -781,6 +782,145 @@ TEST_F(syncobj, limits)
 	ret = so_eventfd(fd, hs[1], 3, 0, efd);
 	set_param("max_pending_waits", old_w);
 	ASSERT_EQ(-ENOSPC, ret);
+}
+
+/*
+ * The module finds the lowest handles through a small table beside the
+ * xarray (kmod/syncobj_ioctl.c, ACCEL_SYNCOBJ_FAST = 64): a handle on
+ * either side of it, at its edges, destroyed and given out again, must
+ * name the syncobj it names now, never the one it named before.
+ */
+TEST_F(syncobj, handles_either_side_of_the_fast_table)
+{
+	enum { N = 70 };
+	int fd = accel_test_open();
+	uint32_t h[N + 1], again;
+	uint64_t want[N + 2];
+
+	ASSERT_GE(fd, 0);
+	for (int i = 1; i <= N; i++) {
+		h[i] = so_new(_metadata, fd, 1000 + i);
+		ASSERT_EQ((uint32_t)i, h[i]); /* handles from 1, lowest free first */
+		want[i] = 1000 + i;
+	}
+	for (int i = 1; i <= N; i++)
+		ASSERT_EQ(1000u + i, so_value(_metadata, fd, h[i]));
+	/* The table's last slot, the xarray's first handle, one well inside each. */
+	for (int k = 0; k < 4; k++) {
+		static const uint32_t which[4] = { 5, 63, 64, 66 };
+		uint32_t g = which[k];
+
+		ASSERT_EQ(0, so_destroy(fd, g));
+		ASSERT_EQ(-ENOENT, so_query(fd, g, NULL, NULL, NULL));
+		ASSERT_EQ(-ENOENT, so_signal(fd, g, 5000));
+		ASSERT_EQ(-ENOENT, so_destroy(fd, g));
+		/* Its neighbours are untouched. */
+		ASSERT_EQ(want[g - 1], so_value(_metadata, fd, g - 1));
+		ASSERT_EQ(want[g + 1], so_value(_metadata, fd, g + 1));
+		/* Given out again: the new syncobj, not the old one. */
+		again = so_new(_metadata, fd, 7);
+		ASSERT_EQ(g, again);
+		ASSERT_EQ(7, so_value(_metadata, fd, g));
+		ASSERT_EQ(0, so_signal(fd, g, 8));
+		ASSERT_EQ(8, so_value(_metadata, fd, g));
+		want[g] = 8;
+	}
+	for (int i = 1; i <= N; i++)
+		ASSERT_EQ(want[i], so_value(_metadata, fd, h[i]));
+	/*
+	 * A destroyed handle stays unknown once its syncobj's memory is freed
+	 * (after a grace period: drop_caches runs kfree_rcu()'s shrinker,
+	 * which starts it) and given to new syncobjs: a lookup that still
+	 * reached the old memory would find one of them, or KASAN would
+	 * report it.
+	 */
+	ASSERT_EQ(0, so_destroy(fd, 9));
+	{
+		int dc = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+		if (dc >= 0) {
+			ASSERT_EQ(1, write(dc, "2", 1));
+			close(dc);
+		}
+		usleep(300 * 1000);
+	}
+	{
+		int fd2 = accel_test_open(); /* its handles are its own */
+
+		ASSERT_GE(fd2, 0);
+		for (int i = 0; i < 64; i++)
+			so_new(_metadata, fd2, 4242);
+		ASSERT_EQ(-ENOENT, so_query(fd, 9, NULL, NULL, NULL));
+		close(fd2);
+	}
+	ASSERT_EQ(-ENOENT, so_signal(fd, 9, 5000));
+	/* Handles never given out, on both sides and at the ends. */
+	ASSERT_EQ(-ENOENT, so_query(fd, 0, NULL, NULL, NULL));
+	ASSERT_EQ(-ENOENT, so_query(fd, N + 66, NULL, NULL, NULL));
+	ASSERT_EQ(-ENOENT, so_query(fd, 0x7fffffff, NULL, NULL, NULL));
+	ASSERT_EQ(-ENOENT, so_query(fd, 0xffffffff, NULL, NULL, NULL));
+	ASSERT_EQ(-ENOENT, so_signal(fd, 0xffffffff, 1));
+	close(fd);
+}
+
+/*
+ * Three threads on one low handle: one destroys it and creates it again
+ * (the same handle comes back), two look it up (QUERY, SIGNAL, a WAIT
+ * that polls). A lookup gets a live syncobj (a value of at least the
+ * 100 every generation starts at) or ENOENT, never one freed under it
+ * (KASAN on the debug kernel reports a use after free).
+ */
+struct churn {
+	int fd;
+	uint32_t h;
+	atomic_int stop;
+	atomic_int bad;
+};
+
+static void *churn_lookups(void *arg)
+{
+	struct churn *c = arg;
+	unsigned int n = 0;
+
+	while (!atomic_load(&c->stop)) {
+		uint64_t v = 0;
+		int err = 0, ret = so_query(c->fd, c->h, &v, NULL, &err);
+
+		/* Every generation starts at 100 and is only signalled up. */
+		if ((ret && ret != -ENOENT) || (!ret && v < 100))
+			atomic_fetch_add(&c->bad, 1);
+		ret = so_signal(c->fd, c->h, 100 + (++n % 3));
+		if (ret && ret != -ENOENT && ret != -EINVAL)
+			atomic_fetch_add(&c->bad, 1);
+		ret = so_wait1(c->fd, c->h, 1, 0, 0);
+		if (ret && ret != -ENOENT)
+			atomic_fetch_add(&c->bad, 1);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(syncobj, destroy_races_lookups_of_a_low_handle, 60)
+{
+	struct churn c = { .fd = accel_test_open() };
+	pthread_t t[2];
+	uint32_t g;
+
+	ASSERT_GE(c.fd, 0);
+	c.h = so_new(_metadata, c.fd, 100);
+	ASSERT_LT(c.h, 64u); /* in the fast table */
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, churn_lookups, &c));
+	for (int i = 0; i < 3000; i++) {
+		ASSERT_EQ(0, so_destroy(c.fd, c.h));
+		ASSERT_EQ(0, so_create(c.fd, 100, &g));
+		ASSERT_EQ(c.h, g);
+	}
+	atomic_store(&c.stop, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ASSERT_EQ(0, atomic_load(&c.bad));
+	ASSERT_LE(100, so_value(_metadata, c.fd, c.h));
+	close(c.fd);
 }
 
 /* Several threads signalling and waiting on several syncobjs for a while:

@@ -248,6 +248,9 @@ static void kernel_destroy(accel_scheduler_t *s)
 	struct accel_sched_kernel *k = (struct accel_sched_kernel *)s;
 
 	kernel_reaper_stop(k);
+	/* No SUBMIT is in flight: the file goes from the table at once. */
+	if (k->fixed_fd)
+		io_uring_unregister_files(&k->ring);
 	if (k->uring)
 		io_uring_queue_exit(&k->ring);
 	if (k->efd >= 0)
@@ -424,7 +427,9 @@ int accel_sched_kernel_open(const struct accel_sched_config *cfg,
 				     uring_why, sizeof(uring_why)) == 0;
 	if (!k->uring)
 		k->sqpoll_ms = 0; /* no ring to poll, or to drain */
-	else if (*sq_note)
+	else if (!k->sqpoll_ms) /* polled: the SQ thread holds the table's file */
+		k->fixed_fd = io_uring_register_files(&k->ring, &fd, 1) == 0;
+	if (k->uring && *sq_note)
 		accel_strfmt(uring_why, sizeof(uring_why), "%s", sq_note);
 	k->events = kernel_events_usable(k);
 	no_answer = kernel_answer_setup(k);

@@ -42,6 +42,16 @@ struct accel_sched_kernel {
 	struct io_uring ring;
 	/* IORING_SETUP_SQPOLL's idle time (ms), or 0: kernel_sq_drain(). */
 	unsigned int sqpoll_ms;
+	/*
+	 * @fd is the ring's registered file 0, and SUBMITs name it so
+	 * (IOSQE_FIXED_FILE): io_uring then takes no reference on the file
+	 * for each of them. Unregistered before the ring goes, so that
+	 * closing @fd still releases the file at once. Not on a polled ring:
+	 * its SQ thread keeps the table's file until it exits, after the
+	 * ring is gone (seen on 6.12), and submitting there is no system
+	 * call anyway.
+	 */
+	bool fixed_fd;
 
 	/*
 	 * Jobs ask for their outcomes as events (ACCEL_JOB_F_EVENTS, ABI

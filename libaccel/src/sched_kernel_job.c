@@ -435,14 +435,18 @@ void kernel_refusal_message(struct kernel_job *r, int err)
  * ACCEL_URING_JOB_POINTS points travels whole in its SQE, so the module
  * reads nothing from this process; otherwise the SQE points at @r->kj.
  */
-static void prep_submit(struct io_uring_sqe *sqe, int fd, struct kernel_job *r,
-			bool sqe128)
+static void prep_submit(struct io_uring_sqe *sqe, const struct accel_sched_kernel *k,
+			struct kernel_job *r)
 {
+	bool sqe128 = k->ring.flags & IORING_SETUP_SQE128;
 	bool events = r->kj.flags & ACCEL_JOB_F_EVENTS;
 	struct accel_uring_submit p = { .job = (uint64_t)(uintptr_t)&r->kj };
 	uint32_t n = r->kj.nwaits + r->kj.nsignals;
 
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	/* The registered file 0 where there is one: no file reference per SQE. */
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, k->fixed_fd ? 0 : k->fd, NULL, 0, 0);
+	if (k->fixed_fd)
+		sqe->flags |= IOSQE_FIXED_FILE;
 	if (sqe128 && n <= ACCEL_URING_JOB_POINTS) {
 		struct accel_uring_job j = {
 			.user_data = r->kj.user_data, .timeout_ns = r->kj.timeout_ns,
@@ -556,7 +560,7 @@ int kernel_enter_submit(struct accel_sched_kernel *k, struct kernel_job *r)
 	pthread_mutex_lock(&k->sq_lock);
 	sqe = kernel_get_sqe_locked(k);
 	if (sqe) {
-		prep_submit(sqe, k->fd, r, k->ring.flags & IORING_SETUP_SQE128);
+		prep_submit(sqe, k, r);
 		/* After the last read of @r here; the kernel sees the SQE later. */
 		atomic_store_explicit(&r->published, true, memory_order_release);
 		kernel_ring_flush_locked(k);

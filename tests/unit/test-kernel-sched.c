@@ -363,6 +363,76 @@ START_TEST(test_reaper_sleeps_in_poll)
 }
 END_TEST
 
+/* The module's reference count: one per open file of the device; -1 if unknown. */
+static long module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/accelsched/refcnt", "re");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * The device's file goes when the scheduler goes, not later: the ring
+ * holds the fd as its registered file 0 (SUBMITs name it, so io_uring
+ * takes no file reference per SQE), and io_uring tears a ring down on a
+ * worker after close() returns, so the library unregisters the file
+ * first. Each open file of the device holds a module reference, so the
+ * count is back where it was as soon as the last release returns. (A
+ * straggler of an earlier test, a ring torn down meanwhile, can only
+ * lower it.) On a polled ring no file is registered (sched_kernel.h).
+ */
+START_TEST(test_release_closes_the_device_file_at_once)
+{
+	accel_buffer_t *b;
+	accel_command_buffer_t *cb;
+	accel_semaphore_t *s;
+	long before = module_refcnt(), during, after;
+	bool polled;
+
+	if (before < 0 || !kernel_setup(false))
+		return;
+	ck_assert(uses_uring());
+	/* make check runs this suite on a polled ring too. */
+	polled = strstr(accel_scheduler_reason(sched), "polled by a kernel thread");
+	b = buffer_new(64 * 4);
+	cb = fill_cb(b, 64, 9);
+	s = sem_new(0);
+	{
+		POINT(sig, s, 1);
+
+		ASSERT_OK(accel_queue_execute(queue, NULL, &sig, cb, NULL, 0));
+		ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+	}
+	test_expect_u32(map(b), 64, 9, "buffer");
+	during = module_refcnt();
+	ck_assert_msg(during > before, "refcnt %ld with the scheduler open, %ld before", during,
+		      before);
+	accel_semaphore_release(s);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+	kernel_teardown();
+	after = module_refcnt();
+	/*
+	 * A polled ring's SQ thread frees its last requests, and drops their
+	 * files, on its own time (6.12): there the file goes soon, not at
+	 * once, with or without the registered file.
+	 */
+	for (int i = 0; polled && after > before && i < 500; i++) {
+		usleep(10000);
+		after = module_refcnt();
+	}
+	ck_assert_msg(after <= before,
+		      "refcnt %ld %s after the last release, %ld before: the device's file outlived the scheduler",
+		      after, polled ? "5 s" : "right", before);
+}
+END_TEST
+
 /*
  * Releases as events (module ABI 1.8) unless ACCEL_KERNEL_EVENTS=0, those
  * decided during a submission answered by it (ABI 1.9) with
@@ -838,6 +908,7 @@ static Suite *kernel_sched_suite(void)
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_ioctl);
 	tcase_add_test(tc, test_jobs_are_kernel_jobs_polled);
 	tcase_add_test(tc, test_reaper_sleeps_in_poll);
+	tcase_add_test(tc, test_release_closes_the_device_file_at_once);
 	tcase_add_test(tc, test_releases_as_events_or_answers);
 	tcase_add_test(tc, test_predictions_reach_the_module);
 	tcase_add_test(tc, test_failure_across_queues_uring);

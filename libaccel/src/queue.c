@@ -468,6 +468,27 @@ static bool one_shot_repeated(accel_command_buffer_t *const *cbs, uint32_t i)
 	return false;
 }
 
+void accel_submission_label(char *label, size_t len, uint64_t n, const char *uri)
+{
+	static const char head[] = "submission #", mid[] = " on a queue of ";
+	char digits[20];
+	size_t at = 0, k = 0;
+
+	do
+		digits[k++] = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	for (const char *p = head; *p && at + 1 < len; p++)
+		label[at++] = *p;
+	while (k && at + 1 < len)
+		label[at++] = digits[--k];
+	for (const char *p = mid; *p && at + 1 < len; p++)
+		label[at++] = *p;
+	for (const char *p = uri; *p && at + 1 < len; p++)
+		label[at++] = *p;
+	if (len)
+		label[at] = '\0';
+}
+
 /* Checks command buffer @i of a batch; the message names it. */
 static int check_part(accel_queue_t *q, accel_command_buffer_t *const *cbs,
 		      const accel_binding_table_t *tables, uint32_t i,
@@ -575,9 +596,9 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 	sub->job.executor = q->executor;
 	sub->job.release = submission_release;
 	sub->job.destroy = submission_destroy;
-	accel_strfmt(sub->job.label, sizeof(sub->job.label),
-		     "submission #%" PRIu64 " on a queue of %s",
-		     (uint64_t)atomic_fetch_add(&q->next_submission, 1), q->device->uri);
+	accel_submission_label(sub->job.label, sizeof(sub->job.label),
+			       (uint64_t)atomic_fetch_add(&q->next_submission, 1),
+			       q->device->uri);
 	capture_points(sub, waits, signals);
 	for (uint32_t i = 0; i < count; i++)
 		capture_part(sub, i, cbs[i], tables ? &tables[i] : NULL);

@@ -450,6 +450,16 @@ accel_scheduler_t *accel_executor_scheduler(const struct accel_sched_executor *e
 void accel_sched_job_run(accel_scheduler_t *s, struct accel_sched_job *job);
 
 /*
+ * accel_submission_label() - "submission #<n> on a queue of <uri>" into
+ * @label (struct accel_sched_job's), cut to fit as snprintf() would.
+ * Every submission writes one (messages name the job): through
+ * vsnprintf() it was about 1,000 instructions, more than a quarter of an
+ * accel_queue_execute() (scripts/insn-vm.sh --profile, with the user
+ * addresses named from the static accel-bench's symbols).
+ */
+void accel_submission_label(char *label, size_t len, uint64_t n, const char *uri);
+
+/*
  * accel_sched_job_finish() - complete @job, whose ->execute returned
  * ACCEL_JOB_PENDING, with @status (0 or -errno) and @msg (what failed):
  * as accel_sched_job_run() would have. From any thread, exactly once;

@@ -29,6 +29,35 @@
 #include "src/uring.h"
 #include "test-util.h"
 
+/* The hand-made job label is what snprintf() made of it, cut alike. */
+START_TEST(test_submission_label)
+{
+	static const uint64_t ns[] = { 0, 1, 9, 10, 99, 4294967295ull, 4294967296ull,
+				       9223372036854775807ull, 9223372036854775808ull,
+				       18446744073709551615ull };
+	static const char *const uris[] = { "cpu://0", "", "vulkan://0" };
+	char got[96], want[96];
+
+	for (size_t u = 0; u < sizeof(uris) / sizeof(uris[0]); u++)
+		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+			for (size_t len = 1; len <= sizeof(got); len++) {
+				memset(got, 'x', sizeof(got));
+				snprintf(want, len, "submission #%" PRIu64 " on a queue of %s",
+					 ns[i], uris[u]);
+				accel_submission_label(got, len, ns[i], uris[u]);
+				ck_assert_msg(!strcmp(got, want), "n %" PRIu64 ", len %zu: '%s', want '%s'",
+					      ns[i], len, got, want);
+				/* Nothing written past the end. */
+				if (len < sizeof(got))
+					ck_assert_int_eq(got[len], 'x');
+			}
+	/* A length of 0 writes nothing. */
+	memset(got, 'x', sizeof(got));
+	accel_submission_label(got, 0, 7, "cpu://0");
+	ck_assert_int_eq(got[0], 'x');
+}
+END_TEST
+
 START_TEST(test_refcount)
 {
 	accel_scheduler_t *s;
@@ -717,6 +746,7 @@ static Suite *internal_suite(void)
 	tc = tcase_create("scheduler");
 	tcase_add_checked_fixture(tc, test_clear_env, NULL);
 	tcase_add_test(tc, test_refcount);
+	tcase_add_test(tc, test_submission_label);
 	tcase_add_test(tc, test_config_defaults);
 	tcase_add_test(tc, test_config_env_over_options);
 	tcase_add_test(tc, test_executor_pending_job);

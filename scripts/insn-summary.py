@@ -14,7 +14,9 @@ For each window it prints the median over its windows of the
 instructions per operation on the window's vCPU (kernel and user), and on
 every vCPU, in a '#' line; windows that ended on another vCPU than they
 began on are left out and counted. Then the METRIC lines, each a ratio of
-two windows' medians (own vCPU, kernel + user):
+two windows' medians (own vCPU, kernel + user), each after a '#' line
+with their difference (a ratio moves with what both windows pay; the
+difference is what one adds):
 
   insn.uring_job_vs_uring_cmd_nop   uring_job_submit / uring_cmd_nop
   insn.kernel_vs_embedded_submit    kernel_submit / embedded_submit
@@ -125,6 +127,8 @@ def main(argv):
             if n not in med:
                 raise Fail(f"window '{n}' has no counts: {metric} needs it "
                            "(run accel-bench insn under the accel-insn plugin)")
+        # A ratio falls or rises with what both sides pay; say the difference too.
+        print(f"# insn: {num} - {den}: {med[num] - med[den]:.0f} instructions per op")
         print(f"METRIC {metric} {med[num] / med[den]:.4f}")
     if prof is None:
         return 0

@@ -231,6 +231,8 @@ check "... a window's median per op, its kernel and user, leaving out one that m
 	grep -q "^# insn: uring_job_submit: 1300 instructions per op on its vCPU (kernel 1200, user 100), 1300 on all vCPUs; median of 3 windows of 2 ops; 1 that changed vCPU left out" "$tmp/out"
 check "... the SUBMIT over the NOP, median over median" \
 	grep -qx "METRIC insn.uring_job_vs_uring_cmd_nop 2.3636" "$tmp/out"
+check "... and what the SUBMIT adds, before it" \
+	sh -c "grep -B1 '^METRIC insn.uring_job_vs' '$tmp/out' | head -n1 | grep -qx '# insn: uring_job_submit - uring_cmd_nop: 750 instructions per op'"
 check "... the kernel scheduler's submit over the embedded one's" \
 	grep -qx "METRIC insn.kernel_vs_embedded_submit 1.5000" "$tmp/out"
 check "... the profile per op over every window of the id, by function" \

@@ -468,19 +468,39 @@ static bool one_shot_repeated(accel_command_buffer_t *const *cbs, uint32_t i)
 	return false;
 }
 
+/* @n's decimal digits, most significant first, at the end of @buf[20]: their count. */
+static size_t decimal(uint64_t n, char buf[20])
+{
+	size_t k = 20;
+
+	do
+		buf[--k] = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	return 20 - k;
+}
+
 void accel_submission_label(char *label, size_t len, uint64_t n, const char *uri)
 {
 	static const char head[] = "submission #", mid[] = " on a queue of ";
+	const size_t hl = sizeof(head) - 1, ml = sizeof(mid) - 1;
+	size_t dl, ul = strlen(uri), at = 0;
 	char digits[20];
-	size_t at = 0, k = 0;
+	const char *d;
 
-	do
-		digits[k++] = (char)('0' + n % 10);
-	while ((n /= 10) != 0);
+	dl = decimal(n, digits);
+	d = digits + 20 - dl;
+	if (hl + dl + ml + ul < len) { /* the usual case: whole pieces */
+		memcpy(label, head, hl);
+		memcpy(label + hl, d, dl);
+		memcpy(label + hl + dl, mid, ml);
+		memcpy(label + hl + dl + ml, uri, ul + 1);
+		return;
+	}
+	/* Cut to fit, as snprintf() cuts. */
 	for (const char *p = head; *p && at + 1 < len; p++)
 		label[at++] = *p;
-	while (k && at + 1 < len)
-		label[at++] = digits[--k];
+	for (size_t i = 0; i < dl && at + 1 < len; i++)
+		label[at++] = d[i];
 	for (const char *p = mid; *p && at + 1 < len; p++)
 		label[at++] = *p;
 	for (const char *p = uri; *p && at + 1 < len; p++)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """insn-summary.py: instructions per operation from an accel-insn run.
 
-Usage: insn-summary.py [--profile NAME] VMLOG PLUGINLOG
+Usage: insn-summary.py [--profile NAME [--user-map NM]] VMLOG PLUGINLOG
 
 VMLOG is what the VM printed: accel-bench insn's window lines
 ("# insn: window ID NAME OPS") and, for --profile, the text symbols of
@@ -23,7 +23,8 @@ difference is what one adds):
 
 With --profile NAME, the instructions per operation of window NAME by
 function, most first: kernel addresses named by the kallsyms lines, user
-addresses as [user].
+addresses by NM (`nm -n` of the statically linked program that ran, whose
+addresses are fixed) or as [user] without it.
 
 Exits 1, saying why, when a window a metric needs is missing or has no
 counts, or a line is malformed; 2 on usage.
@@ -95,14 +96,16 @@ def counts(path):
 
 
 def main(argv):
-    args, prof = [], None
+    args, prof, umap = [], None, None
     it = iter(argv)
     for a in it:
         if a == "--profile":
             prof = next(it, "")
+        elif a == "--user-map":
+            umap = next(it, "")
         else:
             args.append(a)
-    if len(args) != 2 or prof == "":
+    if len(args) != 2 or prof == "" or umap == "" or (umap and prof is None):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     windows, syms = windows_and_symbols(args[0])
@@ -143,10 +146,25 @@ def main(argv):
     if not syms:
         raise Fail("no kallsyms lines in the VM log: the kernel's addresses cannot be named")
     starts = [a for a, _ in syms]
+    usyms = []
+    if umap:
+        with open(umap) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 3 and w[1] in "tTwW":
+                    try:
+                        usyms.append((int(w[0], 16), w[2]))
+                    except ValueError:
+                        pass
+        if not usyms:
+            raise Fail(f"{umap} has no text symbols (give it `nm -n PROGRAM`)")
+        usyms.sort()
+    ustarts = [a for a, _ in usyms]
     by = {}
     for addr, insns in profile[wid]:
         if addr < KERNEL_START:
-            name = "[user]"
+            i = bisect.bisect_right(ustarts, addr) - 1
+            name = f"{usyms[i][1]} [user]" if i >= 0 else "[user]"
         else:
             i = bisect.bisect_right(starts, addr) - 1
             name = syms[i][1] if i >= 0 else f"0x{addr:x}"

@@ -18,8 +18,9 @@
 #
 # --profile WINDOW (uring_job_submit, uring_cmd_nop, ring_nop, ioctl_nop,
 # embedded_submit, kernel_submit) adds that window's instructions per
-# operation by function; the VM then prints /proc/kallsyms to name them,
-# which takes about 15 s more.
+# operation by function; the VM then prints /proc/kallsyms to name the
+# kernel's, which takes about 15 s more, and accel-bench's own symbols
+# (nm) name the user addresses.
 #
 # Exit status: 0, 1 when the VM run or the summary fails (the VM's log
 # is printed), 2 on usage.
@@ -73,5 +74,10 @@ if [ "$rc" != 0 ]; then
 	exit 1
 fi
 set --
-[ -n "$profile" ] && set -- --profile "$profile"
+if [ -n "$profile" ]; then
+	set -- --profile "$profile"
+	# accel-bench is static, not PIE: its symbols name the user addresses.
+	nm -n "$build/tools/accel-bench" >"$out/accel-bench.nm" 2>/dev/null &&
+		set -- "$@" --user-map "$out/accel-bench.nm"
+fi
 python3 "$top/scripts/insn-summary.py" "$@" "$out.log" "$out/plugin.log"

@@ -240,6 +240,16 @@ check "... the profile per op over every window of the id, by function" \
 check "... blocks of one function summed, most first" \
 	sh -c "grep -A1 '^# insn profile' '$tmp/out' | tail -n1 | grep -q '325.0   81.2%  accel_job_submit \[accelsched\]'"
 check "... user addresses as [user]" grep -q "25.0    6.2%  \[user\]" "$tmp/out"
+printf '0000000000401000 T submit\n0000000000401100 t label\n' >"$tmp/insn-user.nm"
+python3 "$src/scripts/insn-summary.py" --profile uring_job_submit --user-map "$tmp/insn-user.nm" \
+	"$tmp/insn-vm.log" "$tmp/insn-plugin.log" >"$tmp/out" 2>&1
+check "insn-summary.py --user-map names a user address by the program's symbols" \
+	grep -q "25.0    6.2%  submit \[user\]" "$tmp/out"
+: >"$tmp/empty.nm"
+python3 "$src/scripts/insn-summary.py" --profile uring_job_submit --user-map "$tmp/empty.nm" \
+	"$tmp/insn-vm.log" "$tmp/insn-plugin.log" >"$tmp/out" 2>&1
+rc=$?
+check "insn-summary.py refuses a --user-map with no symbols (got $rc)" test "$rc" = 1
 grep -v "window 6" "$tmp/insn-plugin.log" >"$tmp/insn-short.log"
 python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-short.log" >"$tmp/out" 2>&1
 rc=$?

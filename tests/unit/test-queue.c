@@ -2334,6 +2334,15 @@ END_TEST
  * ms is beyond it.
  */
 #define FLOOD_N 6
+/*
+ * How far off a "near" deadline is when its submissions start: they must
+ * all reach the scheduler before it passes (one that arrives after is
+ * sent without it: a passed deadline is a hint with nothing to say), and
+ * it must pass before the gate opens. 50 ms was too little once: the ASan
+ * build, run in the VM from the host's root over 9p, stalled longer than
+ * that between taking the time and its first submission.
+ */
+#define DL_NEAR_NS (150 * 1000000LL)
 
 /* Submits entry @ordinal (constant @id) on @q with @deadline (0: none). */
 static void arb_submit_dl(accel_queue_t *q, uint32_t ordinal, uint32_t id,
@@ -2427,7 +2436,7 @@ START_TEST(test_deadline_near_goes_ahead)
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
 	dl_stage(&s, 2000);
-	deadline = accel_now_ns_for_test() + 50000000;
+	deadline = accel_now_ns_for_test() + DL_NEAR_NS;
 	arb_submit_dl(s.d, 1, 100, NULL, NULL, deadline);
 	arb_submit_dl(s.d, 1, 101, NULL, NULL, 0);
 	arb_submit_dl(s.c, 1, 200, NULL, NULL, accel_now_ns_for_test() + 60 * SECOND);
@@ -2450,7 +2459,7 @@ START_TEST(test_deadline_bounded_by_lag)
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
 	dl_stage(&s, 40000);
-	deadline = accel_now_ns_for_test() + 50000000;
+	deadline = accel_now_ns_for_test() + DL_NEAR_NS;
 	arb_submit_dl(s.d, 1, 100, NULL, NULL, deadline);
 	dl_run(&s, deadline, FLOOD_N + 1);
 	for (uint32_t i = 0; i < FLOOD_N; i++)
@@ -2480,7 +2489,7 @@ START_TEST(test_deadline_on_a_point_and_passed_on)
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
 	dl_stage(&s, 2000);
-	deadline = accel_now_ns_for_test() + 50000000;
+	deadline = accel_now_ns_for_test() + DL_NEAR_NS;
 	{
 		POINT(sx, x, 1);
 		POINT(sy, y, 1);
@@ -2615,7 +2624,7 @@ START_TEST(test_deadline_set_on_point_alone)
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
 	dl_stage(&s, 2000);
-	deadline = accel_now_ns_for_test() + 50000000;
+	deadline = accel_now_ns_for_test() + DL_NEAR_NS;
 	{
 		POINT(sx, x, 5);
 

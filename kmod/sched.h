@@ -89,7 +89,6 @@ struct accel_engine {
 	u64 min_vruntime[3];
 	struct llist_head ready;
 	struct accel_pool pool;
-	struct llist_node * __percpu *pool_stash;
 	struct work_struct kick;
 	struct list_head released;
 	struct delayed_work timeout_work;

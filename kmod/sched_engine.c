@@ -32,9 +32,7 @@
  * holds an engine reference while queued. accel_engines_lock (a mutex)
  * guards the engine list, references reaching zero and the administrator's
  * pins; a sysfs write takes it, so an engine's directory is removed only
- * after it is dropped. The pool (pool.h) is pushed to without a lock;
- * a submission takes from its CPU's stash, with preemption off, and
- * refills the stash with the whole pool (llist_del_all(), no lock).
+ * after it is dropped. The pool (pool.h) takes no lock.
  */
 #include <linux/capability.h>
 #include <linux/debugfs.h>
@@ -72,7 +70,6 @@ static void accel_engine_free(struct kref *ref)
 {
 	struct accel_engine *e = container_of(ref, struct accel_engine, ref);
 	struct accel_sched_job *job, *tmp;
-	int cpu;
 
 	e->dying = true; /* listed, so its name stays taken until deleted */
 	mutex_unlock(&accel_engines_lock);
@@ -80,13 +77,6 @@ static void accel_engine_free(struct kref *ref)
 	WARN_ON_ONCE(!list_empty(&e->followers));
 	llist_for_each_entry_safe(job, tmp, accel_pool_drain(&e->pool), ready)
 		kmem_cache_free(accel_job_cache, job);
-	for_each_possible_cpu(cpu) {
-		struct llist_node **stash = per_cpu_ptr(e->pool_stash, cpu);
-
-		llist_for_each_entry_safe(job, tmp, *stash, ready)
-			kmem_cache_free(accel_job_cache, job);
-		*stash = NULL;
-	}
 	/*
 	 * The timeout work holds no reference (a running instance and one it
 	 * re-queued would share one, and both dropped it): the engine waits
@@ -136,7 +126,7 @@ static void accel_engine_kobj_release(struct kobject *kobj)
 {
 	struct accel_engine *e = container_of(kobj, struct accel_engine, kobj);
 
-	free_percpu(e->pool_stash);
+	accel_pool_fini(&e->pool);
 	kfree(e);
 }
 
@@ -171,10 +161,10 @@ retry:
 		return e;
 	}
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	if (e)
-		e->pool_stash = alloc_percpu(struct llist_node *);
-	if (!e || !e->pool_stash) {
+	if (!e || accel_pool_init(&e->pool)) {
 		mutex_unlock(&accel_engines_lock);
+		if (e)
+			accel_pool_fini(&e->pool);
 		kfree(e);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -198,7 +188,6 @@ retry:
 		e->dl[i] = RB_ROOT_CACHED;
 	}
 	init_llist_head(&e->ready);
-	accel_pool_init(&e->pool);
 	INIT_WORK(&e->kick, accel_engine_kick);
 	INIT_LIST_HEAD(&e->released);
 	INIT_LIST_HEAD(&e->followers);

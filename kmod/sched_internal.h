@@ -412,26 +412,9 @@ void accel_tenant_put(struct accel_tenant *t);
  */
 static inline struct accel_sched_job *accel_engine_pool_get(struct accel_engine *e)
 {
-	struct llist_node **stash, *n;
+	struct llist_node *n = accel_pool_get(&e->pool);
 
-	/*
-	 * This CPU's stash first, with preemption off; when it is empty, the
-	 * whole shared list moves to it. llist_del_all() needs no lock
-	 * against puts or other takers (llist_del_first() would, for every
-	 * get: a spinlock and a cmpxchg loop, a sixth of the module's share
-	 * of an inline SUBMIT).
-	 */
-	stash = get_cpu_ptr(e->pool_stash);
-	n = *stash;
-	if (!n && !llist_empty(&e->pool.head))
-		n = llist_del_all(&e->pool.head);
-	if (n)
-		*stash = n->next;
-	put_cpu_ptr(e->pool_stash);
-	if (!n)
-		return NULL;
-	atomic_dec(&e->pool.count); /* it counts the stashes too */
-	return llist_entry(n, struct accel_sched_job, ready);
+	return n ? llist_entry(n, struct accel_sched_job, ready) : NULL;
 }
 
 /* Whether nothing of @e is runnable: every class's run queue is empty. */

@@ -132,7 +132,7 @@ atomic_t accel_point_fences_live = ATOMIC_INIT(0);
 #define ACCEL_FENCE_FILL 256
 
 static struct kmem_cache *accel_fence_cache;
-struct accel_pool accel_fence_pool = ACCEL_POOL_INIT(accel_fence_pool);
+struct accel_pool accel_fence_pool; /* set up by accel_fence_cache_init() */
 
 static void accel_fence_recycle(struct rcu_head *rcu)
 {
@@ -186,8 +186,16 @@ static struct accel_point_fence *accel_fence_get(void)
 
 int accel_fence_cache_init(void)
 {
+	if (accel_pool_init(&accel_fence_pool)) {
+		accel_pool_fini(&accel_fence_pool);
+		return -ENOMEM;
+	}
 	accel_fence_cache = KMEM_CACHE(accel_point_fence, 0);
-	return accel_fence_cache ? 0 : -ENOMEM;
+	if (!accel_fence_cache) {
+		accel_pool_fini(&accel_fence_pool);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void accel_fence_cache_fini(void)
@@ -197,6 +205,7 @@ void accel_fence_cache_fini(void)
 	rcu_barrier(); /* every recycle callback has run */
 	llist_for_each_entry_safe(pf, tmp, accel_pool_drain(&accel_fence_pool), free)
 		kmem_cache_free(accel_fence_cache, pf);
+	accel_pool_fini(&accel_fence_pool);
 	kmem_cache_destroy(accel_fence_cache);
 }
 

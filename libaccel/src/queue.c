@@ -483,30 +483,20 @@ void accel_submission_label(char *label, size_t len, uint64_t n, const char *uri
 {
 	static const char head[] = "submission #", mid[] = " on a queue of ";
 	const size_t hl = sizeof(head) - 1, ml = sizeof(mid) - 1;
-	size_t dl, ul = strlen(uri), at = 0;
+	size_t dl, ul = strlen(uri);
 	char digits[20];
 	const char *d;
 
 	dl = decimal(n, digits);
 	d = digits + 20 - dl;
-	if (hl + dl + ml + ul < len) { /* the usual case: whole pieces */
-		memcpy(label, head, hl);
-		memcpy(label + hl, d, dl);
-		memcpy(label + hl + dl, mid, ml);
-		memcpy(label + hl + dl + ml, uri, ul + 1);
+	if (hl + dl + ml + ul >= len) { /* a label cut short: rare, and snprintf()'s cut */
+		accel_strfmt(label, len, "%s%" PRIu64 "%s%s", head, n, mid, uri);
 		return;
 	}
-	/* Cut to fit, as snprintf() cuts. */
-	for (const char *p = head; *p && at + 1 < len; p++)
-		label[at++] = *p;
-	for (size_t i = 0; i < dl && at + 1 < len; i++)
-		label[at++] = d[i];
-	for (const char *p = mid; *p && at + 1 < len; p++)
-		label[at++] = *p;
-	for (const char *p = uri; *p && at + 1 < len; p++)
-		label[at++] = *p;
-	if (len)
-		label[at] = '\0';
+	memcpy(label, head, hl);
+	memcpy(label + hl, d, dl);
+	memcpy(label + hl + dl, mid, ml);
+	memcpy(label + hl + dl + ml, uri, ul + 1);
 }
 
 /* Checks command buffer @i of a batch; the message names it. */

@@ -419,6 +419,19 @@ int bench_cmdbuf(const struct opts *o)
 	return 0;
 }
 
+/*
+ * The comparisons name their schedulers and their modes: nothing from
+ * outside (ACCEL_SCHEDULER, ACCEL_URING_SQPOLL, ACCEL_KERNEL_EVENTS,
+ * ACCEL_KERNEL_ANSWER) may change what is compared.
+ */
+static void clear_scheduler_env(void)
+{
+	unsetenv(ACCEL_SCHEDULER_ENV);
+	unsetenv(ACCEL_URING_SQPOLL_ENV);
+	unsetenv(ACCEL_KERNEL_EVENTS_ENV);
+	unsetenv(ACCEL_KERNEL_ANSWER_ENV);
+}
+
 int bench_ksubmit(const struct opts *o)
 {
 	/*
@@ -446,10 +459,7 @@ int bench_ksubmit(const struct opts *o)
 
 	bench_name = "ksubmit";
 	/* The comparison names its schedulers: no override from outside. */
-	unsetenv(ACCEL_SCHEDULER_ENV);
-	unsetenv(ACCEL_URING_SQPOLL_ENV);
-	unsetenv(ACCEL_KERNEL_EVENTS_ENV);
-	unsetenv(ACCEL_KERNEL_ANSWER_ENV);
+	clear_scheduler_env();
 	for (int k = 0; k < N; k++) {
 		if (k == KSQ)
 			setenv(ACCEL_URING_SQPOLL_ENV, "2", 1);
@@ -459,9 +469,7 @@ int bench_ksubmit(const struct opts *o)
 			setenv(ACCEL_KERNEL_ANSWER_ENV, "1", 1);
 		if (!v || setup_on(&c[k], kinds[k], 0))
 			die(what[k]);
-		unsetenv(ACCEL_URING_SQPOLL_ENV);
-		unsetenv(ACCEL_KERNEL_EVENTS_ENV);
-		unsetenv(ACCEL_KERNEL_ANSWER_ENV);
+		clear_scheduler_env();
 	}
 	/* Warm every path (the kernel's job cache, the executors' threads). */
 	for (int k = 0; k < N; k++) {
@@ -544,10 +552,7 @@ int insn_libaccel(const struct opts *o)
 	struct cmdbuf_bench c[2] = { 0 };
 
 	bench_name = "insn";
-	unsetenv(ACCEL_SCHEDULER_ENV);
-	unsetenv(ACCEL_URING_SQPOLL_ENV);
-	unsetenv(ACCEL_KERNEL_EVENTS_ENV);
-	unsetenv(ACCEL_KERNEL_ANSWER_ENV);
+	clear_scheduler_env();
 	if (setup_on(&c[0], ACCEL_SCHEDULER_EMBEDDED, 0))
 		die("cpu:// on the embedded scheduler");
 	if (setup_on(&c[1], ACCEL_SCHEDULER_KERNEL, 0))

@@ -541,6 +541,7 @@ struct accel_queue {
 	struct accel_sched_executor *executor;
 	atomic_uint_fast64_t next_submission;
 	_Atomic(struct accel_drain *) drain; /* drain.c */
+	struct accel_pool *pool;             /* its submissions' records (pool.h) */
 };
 
 /*

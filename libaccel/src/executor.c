@@ -48,6 +48,7 @@
 #include "error.h"
 #include <accel/semaphore.h>
 
+#include "pool.h"
 #include "sched.h"
 #include "worker.h"
 
@@ -335,7 +336,7 @@ static void job_complete(accel_scheduler_t *s, struct accel_sched_job *job,
 	}
 	if (s->ops->job_settled)
 		s->ops->job_settled(s, job);
-	free(job->priv);
+	accel_pool_free(job->priv); /* the scheduler's, from accel_pool_alloc() */
 	job->priv = NULL;
 	job->destroy(job);
 	accel_scheduler_release(s);

@@ -17,6 +17,7 @@
 
 #include "core.h"
 #include "error.h"
+#include "pool.h"
 
 /* One command buffer of a submission and its captured table. */
 struct submission_part {
@@ -44,6 +45,16 @@ struct submission {
 	struct accel_sched_point *points; /* waits, then signals */
 	struct accel_drain *drains[2];    /* the queue's and device's (drain.c) */
 };
+
+/*
+ * A submission of up to this many points, parts and slots in all comes
+ * from its queue's pool (pool.h): most do. 1.4 KiB a record, and at most
+ * ACCEL_POOL_MAX of them kept free per queue.
+ */
+#define SUBMISSION_POOLED                                                   \
+	(sizeof(struct submission) + 16 * sizeof(struct accel_sched_point) + \
+	 2 * sizeof(struct submission_part) +                               \
+	 32 * (sizeof(struct accel_plan_slot) + sizeof(accel_buffer_t *)))
 
 static const char *const priority_names[] = {
 	[ACCEL_QUEUE_PRIORITY_NORMAL] = "NORMAL",
@@ -119,10 +130,15 @@ static int queue_create(accel_device_t *device,
 	accel_queue_t *q = calloc(1, sizeof(*q));
 	int err;
 
-	if (!q)
+	if (q)
+		q->pool = accel_pool_new(SUBMISSION_POOLED);
+	if (!q || !q->pool) {
+		free(q);
 		return accel_fail(ENOMEM, "%s: out of memory", params->caller);
+	}
 	err = s->ops->executor_create(s, device->uri, params, &q->executor);
 	if (err) {
+		accel_pool_put(q->pool);
 		free(q);
 		return err;
 	}
@@ -185,6 +201,7 @@ ACCEL_EXPORT void accel_queue_release(accel_queue_t *queue)
 	d = queue->device;
 	d->scheduler->ops->executor_destroy(queue->executor);
 	accel_drain_disown(&queue->drain);
+	accel_pool_put(queue->pool);
 	free(queue);
 	accel_device_release(d);
 }
@@ -212,7 +229,7 @@ static void submission_destroy(struct accel_sched_job *job)
 	for (uint32_t i = 0; i < job->wait_count + job->signal_count; i++)
 		accel_semaphore_release(sub->points[i].sem);
 	accel_drain_done(sub->drains);
-	free(sub);
+	accel_pool_free(sub);
 }
 
 /* @what: the failure of the driver's replay of part sub->next. */
@@ -389,10 +406,11 @@ static uint64_t submission_predict(struct submission *sub)
 }
 
 /*
- * The submission and its arrays in one zeroed allocation, the parts'
- * slot arrays carved out of it; NULL: ENOMEM.
+ * The submission and its arrays in one zeroed allocation from @q's pool,
+ * the parts' slot arrays carved out of it; NULL: ENOMEM.
  */
-static struct submission *submission_alloc(uint32_t points, uint32_t count,
+static struct submission *submission_alloc(accel_queue_t *q, uint32_t points,
+					   uint32_t count,
 					   accel_command_buffer_t *const *cbs)
 {
 	size_t nslots = 0, size;
@@ -405,9 +423,10 @@ static struct submission *submission_alloc(uint32_t points, uint32_t count,
 	       (size_t)points * sizeof(struct accel_sched_point) +
 	       (size_t)count * sizeof(struct submission_part) +
 	       nslots * (sizeof(struct accel_plan_slot) + sizeof(accel_buffer_t *));
-	sub = calloc(1, size);
+	sub = accel_pool_alloc(q->pool, size);
 	if (!sub)
 		return NULL;
+	memset(sub, 0, size);
 	p = (uint8_t *)(sub + 1);
 	sub->points = (struct accel_sched_point *)p;
 	p += (size_t)points * sizeof(struct accel_sched_point);
@@ -591,7 +610,7 @@ static int submit(accel_queue_t *q, const accel_semaphore_list_t *waits,
 	struct submission *sub;
 	int err;
 
-	sub = submission_alloc((waits ? waits->count : 0) +
+	sub = submission_alloc(q, (waits ? waits->count : 0) +
 			       (signals ? signals->count : 0), count, cbs);
 	if (!sub)
 		return accel_fail(ENOMEM, "%s: out of memory capturing the submission", fn);

@@ -191,7 +191,9 @@ struct accel_sched_queue_params {
  *                a pending job, what the finisher set (0: the time from
  *                @start_ns to accel_sched_job_finish()).
  * @next:         link in the executor's ready list.
- * @priv:         the scheduler kind's state (embedded: its timepoints).
+ * @priv:         the scheduler kind's state (embedded: its timepoints),
+ *                from accel_pool_alloc() (pool.h): the executor frees it
+ *                with accel_pool_free() before @destroy.
  * @domain:       set by the submitter: the device that can order this job
  *                after others of the same device on the device itself
  *                (device-side waits), or NULL (host waits only).

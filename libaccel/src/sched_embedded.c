@@ -70,6 +70,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "pool.h"
 #include "sched.h"
 
 struct emb_timepoint {
@@ -544,6 +545,7 @@ struct emb_queue {
 	struct emb_job *runnable;
 	uint32_t dl_runnable;
 	atomic_uint_fast64_t next_seq;
+	struct accel_pool *pool; /* its jobs' struct emb_job (pool.h) */
 };
 
 struct job_tp {
@@ -554,7 +556,8 @@ struct job_tp {
 
 /*
  * struct emb_job - a job's arbitration state and its wait timepoints
- * (struct accel_sched_job.priv; one allocation, freed by the executor).
+ * (struct accel_sched_job.priv; one allocation from its queue's pool,
+ * freed by the executor).
  * @charged: the device time charged at release (its prediction, else the
  *           queue's average).
  * @credit:  it holds one of its engine's credits.
@@ -578,6 +581,10 @@ struct emb_job {
 	struct emb_engine *settle; /* a reference, from ->job_done to ->job_settled */
 	struct job_tp tps[];
 };
+
+/* A job of this many waits or fewer takes its struct emb_job from its queue's pool. */
+#define EMB_JOB_POOLED_WAITS 16
+#define EMB_JOB_POOLED (sizeof(struct emb_job) + EMB_JOB_POOLED_WAITS * sizeof(struct job_tp))
 
 static struct accel_sched_embedded *to_sched(accel_scheduler_t *s)
 {
@@ -899,7 +906,9 @@ static void job_tp_fire(struct emb_timepoint *tp, int status)
 
 static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 {
-	struct emb_job *j = calloc(1, sizeof(*j) + job->wait_count * sizeof(j->tps[0]));
+	struct emb_queue *q = accel_executor_data(job->executor);
+	size_t size = sizeof(struct emb_job) + job->wait_count * sizeof(struct job_tp);
+	struct emb_job *j = accel_pool_alloc(q->pool, size);
 	struct dl_step todo[EMB_DL_VISITS];
 	uint32_t n = 0;
 	struct job_tp *tps;
@@ -907,9 +916,10 @@ static int emb_job_submit(accel_scheduler_t *sched, struct accel_sched_job *job)
 	if (!j)
 		return accel_fail(ENOMEM, "accel_queue_execute: out of memory for %u waits",
 				  job->wait_count);
+	memset(j, 0, size);
 	/* The point of no return. */
 	j->job = job;
-	j->queue = accel_executor_data(job->executor);
+	j->queue = q;
 	j->seq = atomic_fetch_add(&j->queue->next_seq, 1);
 	tps = j->tps;
 	job->priv = j;
@@ -1031,13 +1041,18 @@ static int emb_executor_create(accel_scheduler_t *sched, const char *name,
 	struct emb_queue *q = calloc(1, sizeof(*q));
 	int err;
 
-	if (!q)
+	if (q)
+		q->pool = accel_pool_new(EMB_JOB_POOLED);
+	if (!q || !q->pool) {
+		free(q);
 		return accel_fail(ENOMEM, "%s: out of memory", params->caller);
+	}
 	q->priority = params->priority;
 	q->weight = params->weight;
 	atomic_init(&q->next_seq, 0);
 	err = accel_executor_thread_create(sched, name, &q->executor);
 	if (err) {
+		accel_pool_put(q->pool);
 		free(q);
 		return err;
 	}
@@ -1051,6 +1066,7 @@ static int emb_executor_create(accel_scheduler_t *sched, const char *name,
 	pthread_mutex_unlock(&es->lock);
 	if (err) {
 		accel_executor_thread_destroy(q->executor);
+		accel_pool_put(q->pool);
 		free(q);
 		return err;
 	}
@@ -1073,6 +1089,7 @@ static void emb_executor_destroy(struct accel_sched_executor *ex)
 	*at = q->next;
 	engine_put_locked(es, q->engine);
 	pthread_mutex_unlock(&es->lock);
+	accel_pool_put(q->pool);
 	free(q);
 }
 

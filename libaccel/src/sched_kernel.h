@@ -194,7 +194,13 @@ struct kernel_queue {
 	struct kernel_job *held;
 	/* With answers: jobs submitted and not completed (kernel_job_submit()). */
 	atomic_uint in_flight;
+	struct accel_pool *pool; /* its jobs' struct kernel_job (pool.h) */
 };
+
+/* A struct kernel_job with this many points or fewer comes from its queue's pool. */
+#define KERNEL_JOB_POOLED_POINTS 16
+#define KERNEL_JOB_POOLED \
+	(sizeof(struct kernel_job) + KERNEL_JOB_POOLED_POINTS * sizeof(struct accel_point))
 
 #define for_each_job(r, k)                                                   \
 	for (struct job_link *l_ = (k)->jobs.next;                            \

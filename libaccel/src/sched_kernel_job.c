@@ -116,6 +116,7 @@
 #include <accelsched.h>
 
 #include "error.h"
+#include "pool.h"
 #include "sched.h"
 #include "sched_kernel.h"
 #include "uring.h"
@@ -317,10 +318,11 @@ void kernel_resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem
 
 static struct kernel_job *kernel_job_new(struct accel_sched_kernel *k,
 					 struct accel_sched_job *job,
-					 uint32_t queue)
+					 const struct kernel_queue *q)
 {
 	uint32_t nw = job->wait_count, ns = job->signal_count;
-	struct kernel_job *r = malloc(sizeof(*r) + (nw + ns + 1) * sizeof(r->pts[0]));
+	struct kernel_job *r = accel_pool_alloc(q->pool, sizeof(*r) +
+						(nw + ns + 1) * sizeof(r->pts[0]));
 
 	if (!r)
 		return NULL;
@@ -352,7 +354,7 @@ static struct kernel_job *kernel_job_new(struct accel_sched_kernel *k,
 	r->kj.signals = (uint64_t)(uintptr_t)(r->pts + nw);
 	r->kj.nwaits = nw;
 	r->kj.nsignals = ns;
-	r->kj.queue = queue;
+	r->kj.queue = q->handle;
 	r->kj.flags = k->events ? ACCEL_JOB_F_EVENTS : 0;
 	/*
 	 * The deadline rides last among the signals (ABI 1.7); a module
@@ -679,7 +681,7 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 
 	if (err)
 		return err;
-	r = kernel_job_new(k, job, q->handle);
+	r = kernel_job_new(k, job, q);
 	if (!r)
 		return accel_fail(ENOMEM, "accel_queue_execute: out of memory for the kernel job");
 	atomic_init(&job->pending, 0);
@@ -712,7 +714,7 @@ int kernel_job_submit(accel_scheduler_t *s, struct accel_sched_job *job)
 	if (k->answer)
 		atomic_fetch_sub(&q->in_flight, 1);
 	job->priv = NULL;
-	free(r);
+	accel_pool_free(r);
 	return accel_fail(-err,
 		"accel_queue_execute: the kernel scheduler refused the submission: %s failed with %s%s",
 		k->uring && !answer ? "io_uring_enter (ACCEL_URING_CMD_JOB_SUBMIT)" :
@@ -1040,6 +1042,7 @@ static void queue_destroy(struct accel_sched_kernel *k, struct kernel_queue *q)
 	struct accel_queue_destroy a = { .handle = q->handle };
 
 	kioctl(k->fd, ACCEL_IOCTL_QUEUE_DESTROY, &a);
+	accel_pool_put(q->pool);
 	free(q);
 }
 
@@ -1061,11 +1064,16 @@ int kernel_executor_create(accel_scheduler_t *s, const char *name,
 	if (err)
 		return err;
 	q = calloc(1, sizeof(*q));
-	if (!q)
+	if (q)
+		q->pool = accel_pool_new(KERNEL_JOB_POOLED);
+	if (!q || !q->pool) {
+		free(q);
 		return accel_fail(ENOMEM, "accel_queue_create: out of memory");
+	}
 	q->k = k;
 	err = queue_create(k, name, params, q);
 	if (err) {
+		accel_pool_put(q->pool);
 		free(q);
 		return err;
 	}

@@ -5,7 +5,7 @@
 # counted by the accel-insn QEMU plugin (tools/qemu-insn) in the VM.
 #
 #   scripts/insn-vm.sh [--kernel NAME] [--module KO] [--rounds N]
-#                      [--profile WINDOW]
+#                      [--profile WINDOW [--all-vcpus]]
 #
 # Boots the kernel (default deb6.12) with the module (built for it unless
 # --module names one) under the plugin, runs `accel-bench -r N insn`
@@ -17,8 +17,10 @@
 # each (--module) and compare the lines.
 #
 # --profile WINDOW (uring_job_submit, uring_cmd_nop, ring_nop, ioctl_nop,
-# embedded_submit, kernel_submit) adds that window's instructions per
-# operation by function; the VM then prints /proc/kallsyms to name the
+# embedded_submit, kernel_submit, embedded_stream, kernel_stream) adds
+# that window's instructions per operation by function, on the window's
+# vCPU; with --all-vcpus, on every vCPU (the threads the path woke: the
+# reaper, the executor). The VM then prints /proc/kallsyms to name the
 # kernel's, which takes about 15 s more, and accel-bench's own symbols
 # (nm) name the user addresses.
 #
@@ -28,18 +30,21 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
-kernel=deb6.12 ko= rounds=20 profile=
-usage() { sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+kernel=deb6.12 ko= rounds=20 profile= mode=on
+usage() { sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:?}; shift 2 ;;
 	--module) ko=${2:?}; shift 2 ;;
 	--rounds) rounds=${2:?}; shift 2 ;;
 	--profile) profile=${2:?}; shift 2 ;;
+	--all-vcpus) mode=all; shift ;;
 	-h|--help) usage ;;
 	*) echo "insn-vm.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 done
+[ "$mode" = on ] || [ -n "$profile" ] ||
+	{ echo "insn-vm.sh: --all-vcpus widens a profile: name its window with --profile" >&2; exit 2; }
 case $rounds in
 ''|*[!0-9]*) echo "insn-vm.sh: --rounds '$rounds' is not a number of rounds (1 to 1000)" >&2; exit 2 ;;
 esac
@@ -62,7 +67,7 @@ out=$build/vm/insn-$kernel
 mkdir -p "$build/vm"
 set -- --plugin "$plugin"
 if [ -n "$profile" ]; then
-	set -- --plugin "$plugin,profile=on" --run "grep -e ' [tT] ' /proc/kallsyms"
+	set -- --plugin "$plugin,profile=$mode" --run "grep -e ' [tT] ' /proc/kallsyms"
 fi
 rc=0
 "$top/tests/qemu/run-vm.sh" --kernel "$kernel" --module "$ko" \

@@ -273,5 +273,9 @@ check "... saying the range" grep -q "out of range (1 to 1000)" "$tmp/out"
 sh "$src/scripts/insn-vm.sh" --bogus >"$tmp/out" 2>&1
 rc=$?
 check "insn-vm.sh refuses an unknown argument (got $rc)" test "$rc" = 2
+sh "$src/scripts/insn-vm.sh" --all-vcpus >"$tmp/out" 2>&1
+rc=$?
+check "insn-vm.sh refuses --all-vcpus without --profile (got $rc)" test "$rc" = 2
+check "... saying what it needs" grep -q "name its window with --profile" "$tmp/out"
 
 tap_end

@@ -201,9 +201,9 @@ elif ! command -v qemu-system-x86_64 >/dev/null; then
 	ok "# SKIP accel-insn.so: qemu-system-x86_64 is not installed (scripts/setup.sh installs it)"
 else
 	for arg in bogus=1 profile=maybe; do
-		refused 1 "accel-insn: unknown argument '$arg' (it takes profile=on)" \
+		refused 1 "accel-insn: unknown argument '$arg' (it takes profile=on or profile=all)" \
 			timeout 20 qemu-system-x86_64 -M none -nodefaults -display none \
-			-plugin "$b/accel-insn.so,profile=on,$arg"
+			-plugin "$b/accel-insn.so,profile=all,$arg"
 	done
 fi
 

@@ -67,6 +67,8 @@ enum insn_window {
 	INSN_IOCTL_NOP,        /* one ACCEL_IOCTL_NOP */
 	INSN_EMBEDDED_SUBMIT,  /* libaccel's REUSABLE submit, embedded scheduler */
 	INSN_KERNEL_SUBMIT,    /* the same on the module's scheduler */
+	INSN_EMBEDDED_STREAM,  /* a stream of one-dispatch jobs until the last signal */
+	INSN_KERNEL_STREAM,    /* the same on the module's scheduler */
 };
 /* Prints window @id's line: its name and the operations one window runs. */
 void insn_window(enum insn_window id, const char *name, long ops);

@@ -561,6 +561,8 @@ int insn_libaccel(const struct opts *o)
 		submit_ns(&c[k], c[k].r100);
 	insn_window(INSN_EMBEDDED_SUBMIT, "embedded_submit", 1);
 	insn_window(INSN_KERNEL_SUBMIT, "kernel_submit", 1);
+	insn_window(INSN_EMBEDDED_STREAM, "embedded_stream", REPS);
+	insn_window(INSN_KERNEL_STREAM, "kernel_stream", REPS);
 	insn_pin();
 	for (int r = 0; r < o->rounds; r++)
 		for (int k = 0; k < 2; k++) {
@@ -581,6 +583,18 @@ int insn_libaccel(const struct opts *o)
 					die("accel_queue_execute");
 			}
 			bench_drain(&c[k].d);
+		}
+	for (int r = 0; r < o->rounds; r++)
+		for (int k = 0; k < 2; k++) {
+			if (k)
+				ACCEL_INSN_BEGIN(INSN_KERNEL_STREAM);
+			else
+				ACCEL_INSN_BEGIN(INSN_EMBEDDED_STREAM);
+			submit_ns(&c[k], c[k].r1);
+			if (k)
+				ACCEL_INSN_END(INSN_KERNEL_STREAM);
+			else
+				ACCEL_INSN_END(INSN_EMBEDDED_STREAM);
 		}
 	insn_unpin();
 	for (int k = 0; k < 2; k++)

@@ -62,7 +62,7 @@ static const struct bench benches[] = {
 	{ "deadline", "frames with feasible deadlines under a two-tenant flood: miss rate with deadlines vs without", 1, bench_deadline },
 	{ "ktenant", "the module's tenants: HIGH p99 under a flood, 1:3 shares, 8 queues vs 1", 1, bench_ktenant },
 	{ "ksubmit", "libaccel's REUSABLE submit: kernel scheduler vs embedded", 1, bench_ksubmit },
-	{ "insn", "submit, NOP and libaccel submit windows for the accel-insn QEMU plugin (only when named)", NAMED_ONLY, bench_insn },
+	{ "insn", "submit, NOP, libaccel submit and stream windows for the accel-insn QEMU plugin (only when named)", NAMED_ONLY, bench_insn },
 	{ "cpu", "cpu:// fill/copy/saxpy vs memset/memcpy/C loop, same threads", 0, bench_cpu },
 	{ "cmdbuf", "reusable command buffers: submit cost vs re-recording, vs size", 0, bench_cmdbuf },
 	{ "alloca", "queue alloca+dealloca vs allocate+release, 256 B .. 1 MiB", 0, bench_alloca },

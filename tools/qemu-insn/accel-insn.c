@@ -40,6 +40,12 @@
  * summed over every window with that id. scripts/insn-summary.py
  * --profile maps the addresses to functions.
  *
+ * profile=all counts the blocks of every vCPU while a window is open on
+ * any, for the window opened last: what the threads a path wakes run
+ * (a reaper, an executor, the kernel's work on their behalf) as well.
+ * Such a profile is exact while one window is open at a time, and
+ * includes whatever else runs meanwhile.
+ *
  * The declarations below are the part of QEMU's plugin API (version 1,
  * QEMU 4.2 to 8.1) that this file calls: distributions install the QEMU
  * binary with plugin support but not its qemu-plugin.h.
@@ -122,21 +128,23 @@ static unsigned int nvcpus;
 
 /*
  * One per translation (a block translated again gets another): what its
- * execution adds, and with profile=ID its instructions run while window
- * ID was open on its vCPU.
+ * execution adds, and with a profile its runs while window ID was open on
+ * its vCPU (profile=all: on any).
  */
 struct block {
 	uint64_t vaddr;
 	uint32_t insns;
 	uint32_t kernel;
 	struct block *next;
-	uint64_t hits[]; /* profile=on: runs in each window id's windows */
+	uint64_t hits[]; /* a profile: runs in each window id's windows */
 };
 
 static struct block *blocks; /* every block, pushed at translation */
-static bool profile;
+static bool profile, profile_all;
 /* profile=on: the window id open on each vCPU, or -1. */
 static int open_id[MAX_VCPUS];
+/* profile=all: the window id opened last while it is open, or -1. */
+static int open_any = -1;
 
 struct window {
 	unsigned int vcpu;
@@ -160,8 +168,13 @@ static void tb_exec(unsigned int vcpu, void *udata)
 		return;
 	c = &counts[vcpu].insns[b->kernel];
 	__atomic_store_n(c, *c + b->insns, __ATOMIC_RELAXED);
-	if (profile && open_id[vcpu] >= 0)
-		b->hits[open_id[vcpu]]++;
+	if (profile) {
+		int id = profile_all ? __atomic_load_n(&open_any, __ATOMIC_RELAXED) :
+				       open_id[vcpu];
+
+		if (id >= 0)
+			b->hits[id]++;
+	}
 }
 
 static void sum(uint64_t all[2])
@@ -184,8 +197,17 @@ static void marker(unsigned int vcpu, void *udata)
 	if (vcpu >= MAX_VCPUS)
 		return;
 	sum(all);
-	if (id < ACCEL_INSN_PROFILE_IDS)
-		open_id[vcpu] = (m & ACCEL_INSN_MAGIC_MASK) == ACCEL_INSN_START ? (int)id : -1;
+	if (id < ACCEL_INSN_PROFILE_IDS) {
+		bool start = (m & ACCEL_INSN_MAGIC_MASK) == ACCEL_INSN_START;
+		int was = (int)id;
+
+		open_id[vcpu] = start ? (int)id : -1;
+		if (start)
+			__atomic_store_n(&open_any, (int)id, __ATOMIC_RELAXED);
+		else
+			__atomic_compare_exchange_n(&open_any, &was, -1, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
 	if ((m & ACCEL_INSN_MAGIC_MASK) == ACCEL_INSN_START) {
 		w->vcpu = vcpu;
 		w->own[0] = load(&counts[vcpu].insns[0]);
@@ -301,12 +323,15 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, 
 		return -1;
 	}
 	for (int i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "profile=on") && strcmp(argv[i], "profile=off")) {
-			fprintf(stderr, "accel-insn: unknown argument '%s' (it takes profile=on)\n",
+		if (strcmp(argv[i], "profile=on") && strcmp(argv[i], "profile=all") &&
+		    strcmp(argv[i], "profile=off")) {
+			fprintf(stderr,
+				"accel-insn: unknown argument '%s' (it takes profile=on or profile=all)\n",
 				argv[i]);
 			return -1;
 		}
-		profile = !strcmp(argv[i], "profile=on");
+		profile = strcmp(argv[i], "profile=off");
+		profile_all = !strcmp(argv[i], "profile=all");
 	}
 	nvcpus = info->system.max_vcpus;
 	if (nvcpus > MAX_VCPUS) {

@@ -247,7 +247,28 @@ void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
 	}
 }
 
-/* accel_queue_charge_locked() for a queue or tenant on its run queue. */
+/*
+ * Whether @node, its key just changed, is where rb_add_cached() would put
+ * it again: after every node whose key is not above its own (a key equal
+ * to others goes after them, as a new node's does), before every node
+ * whose key is. The tree is sorted but for @node, so its neighbours tell.
+ */
+static bool accel_rb_in_place(struct rb_node *node,
+			      bool (*less)(struct rb_node *, const struct rb_node *))
+{
+	struct rb_node *prev = rb_prev(node), *next = rb_next(node);
+
+	return (!prev || !less(node, prev)) && (!next || less(node, next));
+}
+
+/*
+ * accel_queue_charge_locked() for a queue or tenant on its run queue. A
+ * node whose new vruntime leaves it between the same neighbours stays: a
+ * queue with jobs waiting is charged at each release and each COMPLETE,
+ * and is usually alone in its tenant, its tenant alone in the class, or
+ * still short of the next one, where moving it (an erase and an insert in
+ * each tree) changed nothing. Where it must move, it moves as before.
+ */
 void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns)
 {
 	struct accel_engine *e = q->engine;
@@ -255,15 +276,16 @@ void accel_queue_charge_slow_locked(struct accel_queue *q, s64 ns)
 	struct rb_root_cached *rq = &e->rq[ent->priority];
 
 	lockdep_assert_held(&e->lock);
-	if (ent->on_rq)
-		rb_erase_cached(&ent->rb, rq);
-	if (q->on_rq)
-		rb_erase_cached(&q->rb, &ent->rq);
 	accel_vruntime_charge(q, ns);
-	if (q->on_rq)
+	/* An erase reads no key: the node may leave after its key changed. */
+	if (q->on_rq && !accel_rb_in_place(&q->rb, accel_queue_less)) {
+		rb_erase_cached(&q->rb, &ent->rq);
 		rb_add_cached(&q->rb, &ent->rq, accel_queue_less);
-	if (ent->on_rq)
+	}
+	if (ent->on_rq && !accel_rb_in_place(&ent->rb, accel_entity_less)) {
+		rb_erase_cached(&ent->rb, rq);
 		rb_add_cached(&ent->rb, rq, accel_entity_less);
+	}
 }
 
 /*

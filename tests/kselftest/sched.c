@@ -789,6 +789,124 @@ TEST_F_TIMEOUT(sched, fair_share_follows_weights, 120)
 	ASSERT_TRUE(share > 0.75 * 0.9 && share < 0.75 * 1.1);
 }
 
+/*
+ * Three queues of one weight, flooded on a one-credit engine, each job
+ * taking the same time: they take turns exactly, A B C A B C. A queue
+ * charged to the vruntime of the one after it must go behind it, as a
+ * new arrival goes behind its equals, or one queue is picked twice.
+ */
+TEST_F(sched, equal_queues_take_turns)
+{
+	enum { QUEUES = 3, DEPTH = 4, JOBS = 30 };
+	int fd = accel_test_open(), order[JOBS];
+	const char *e = engine_name("turns");
+	uint32_t q[QUEUES];
+
+	ASSERT_GE(fd, 0);
+	for (int k = 0; k < QUEUES; k++)
+		q[k] = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, k ? 0 : 1);
+	for (int k = 0; k < QUEUES; k++)
+		for (int i = 0; i < DEPTH; i++) {
+			ASSERT_GT(submit(fd, q[k], NOPTS, NOPTS, k, 0), 0);
+		}
+	for (int n = 0; n < JOBS; n++) {
+		struct accel_job_event ev = next_release(_metadata, fd, 1000);
+
+		order[n] = (int)ev.user_data;
+		ASSERT_EQ(0, complete(fd, ev.id, 0, 1000000));
+		ASSERT_GT(submit(fd, q[order[n]], NOPTS, NOPTS, order[n], 0), 0);
+	}
+	for (int n = 0; n < QUEUES; n++) {
+		ASSERT_EQ(n, order[n]);
+	}
+	for (int n = QUEUES; n < JOBS; n++) {
+		ASSERT_EQ(order[n - QUEUES], order[n]) TH_LOG("release %d", n);
+	}
+}
+
+/*
+ * A queue whose jobs are predicted at 20 ms and take 1 ms is charged
+ * 20 ms at each release, behind its peer, and corrected by -19 ms at each
+ * COMPLETE, ahead of it again: charges that move a queue either way keep
+ * it in its place, so two queues of one weight whose jobs take the same
+ * time share the engine evenly however wrong the predictions.
+ */
+TEST_F_TIMEOUT(sched, corrected_charges_keep_fair_share, 120)
+{
+	enum { JOBS = 200, DEPTH = 8 };
+	int fd = accel_test_open(), count[2] = { 0, 0 };
+	const char *e = engine_name("corr");
+	struct accel_job_submit a;
+	struct accel_job j;
+	uint32_t q[2];
+
+	ASSERT_GE(fd, 0);
+	q[0] = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 1);
+	q[1] = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, 0);
+	for (int n = -2 * DEPTH; n < JOBS; n++) {
+		int k;
+
+		if (n < 0) {
+			k = (n + 2 * DEPTH) / DEPTH;
+		} else {
+			struct accel_job_event ev = next_release(_metadata, fd, 1000);
+
+			k = (int)ev.user_data;
+			count[k]++;
+			ASSERT_EQ(0, complete(fd, ev.id, 0, 1000000));
+		}
+		job_fill(&j, q[k], &NOPTS, &NOPTS, k);
+		j.predicted_us = k ? 0 : 20000;
+		a = (struct accel_job_submit){ .jobs = (uintptr_t)&j, .count = 1 };
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+	}
+	TH_LOG("predicted 20 ms, took 1 ms: jobs %d against %d of a queue without predictions",
+	       count[0], count[1]);
+	ASSERT_TRUE(count[0] > JOBS / 2 * 0.9 && count[0] < JOBS / 2 * 1.1);
+}
+
+/*
+ * A correction can move a queue ahead of others in its run queue. Two
+ * credits, three queues of one weight: A's jobs are predicted at 20 ms,
+ * so the two released at once charge it 40 ms and B and C queue ahead of
+ * it; each takes 1 ms. The first COMPLETE corrects A to 21 ms, still
+ * behind B and C (20 ms, their floor), and B goes next; the second
+ * corrects A to 2 ms, ahead of both, and A goes next.
+ */
+TEST_F(sched, corrected_charge_moves_a_queue_ahead)
+{
+	enum { DEPTH = 4 };
+	int fd = accel_test_open(), first[2];
+	const char *e = engine_name("ahead");
+	struct accel_job_submit a;
+	struct accel_job_event ev;
+	struct accel_job j;
+	uint32_t q[3];
+
+	ASSERT_GE(fd, 0);
+	for (int k = 0; k < 3; k++)
+		q[k] = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1, k ? 0 : 2);
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < DEPTH; i++) {
+			job_fill(&j, q[k], &NOPTS, &NOPTS, k);
+			j.predicted_us = k ? 0 : 20000;
+			a = (struct accel_job_submit){ .jobs = (uintptr_t)&j, .count = 1 };
+			ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+		}
+	for (int i = 0; i < 2; i++) {
+		ev = next_release(_metadata, fd, 1000);
+		ASSERT_EQ(0, ev.user_data);
+		first[i] = ev.id;
+	}
+	expect_no_event(_metadata, fd);
+	ASSERT_EQ(0, complete(fd, first[0], 0, 1000000));
+	ev = next_release(_metadata, fd, 1000);
+	ASSERT_EQ(1, ev.user_data) TH_LOG("A at 21 ms is still behind B and C at 20");
+	ASSERT_EQ(0, complete(fd, first[1], 0, 1000000));
+	ev = next_release(_metadata, fd, 1000);
+	ASSERT_EQ(0, ev.user_data) TH_LOG("A at 2 ms must go ahead of C at 20");
+}
+
 TEST_F(sched, bad_job_input_changes_nothing)
 {
 	int fd = accel_test_open();

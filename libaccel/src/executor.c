@@ -40,6 +40,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,28 +58,33 @@
 #define ACCEL_EXIT_WAIT_NS (30 * INT64_C(1000000000))
 
 /*
- * Jobs pushed to an executor and not yet completed, in this process.
- * @active_lock guards @active_jobs; @active_idle is signalled when it
- * reaches 0.
+ * Jobs pushed to an executor and not yet completed, in this process: an
+ * atomic count, which every executor of the process changes twice a job.
+ * Only process exit waits for it to reach 0: it says so in
+ * @active_waiting, and from then on the job that takes the count to 0
+ * takes @active_lock and signals @active_idle. Both sides order their
+ * store before their load (sequentially consistent), so either the last
+ * job sees the waiter or the waiter sees the count at 0; the waiter reads
+ * the count under the lock the signaller takes, so no signal is lost.
  */
 static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t active_idle;
-static uint64_t active_jobs;
+static atomic_uint_fast64_t active_jobs;
+static atomic_bool active_waiting;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 static void active_get(void)
 {
-	pthread_mutex_lock(&active_lock);
-	active_jobs++;
-	pthread_mutex_unlock(&active_lock);
+	atomic_fetch_add_explicit(&active_jobs, 1, memory_order_relaxed);
 }
 
 static void active_put(void)
 {
-	pthread_mutex_lock(&active_lock);
-	if (--active_jobs == 0)
+	if (atomic_fetch_sub(&active_jobs, 1) == 1 && atomic_load(&active_waiting)) {
+		pthread_mutex_lock(&active_lock);
 		pthread_cond_broadcast(&active_idle);
-	pthread_mutex_unlock(&active_lock);
+		pthread_mutex_unlock(&active_lock);
+	}
 }
 
 /* atexit(): lets the active jobs finish before the libraries are finalized. */
@@ -88,8 +95,9 @@ static void wait_active_at_exit(void)
 
 	ts.tv_sec = deadline / 1000000000;
 	ts.tv_nsec = deadline % 1000000000;
+	atomic_store(&active_waiting, true);
 	pthread_mutex_lock(&active_lock);
-	while (active_jobs &&
+	while (atomic_load(&active_jobs) &&
 	       pthread_cond_timedwait(&active_idle, &active_lock, &ts) != ETIMEDOUT)
 		;
 	pthread_mutex_unlock(&active_lock);
@@ -99,7 +107,8 @@ static void wait_active_at_exit(void)
 static void active_forget_in_child(void)
 {
 	pthread_mutex_init(&active_lock, NULL);
-	active_jobs = 0;
+	atomic_store(&active_jobs, 0);
+	atomic_store(&active_waiting, false);
 }
 
 static void exit_wait_init(void)

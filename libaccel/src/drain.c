@@ -18,6 +18,13 @@
  * It is made at the first submission: a queue or device never used has
  * none and is idle.
  *
+ * One lock, the device drain's, guards the device's count and its
+ * queues': a submission changes both at once, so a thread that saw its
+ * queue idle then finds the device counting none of the queue's work,
+ * and the other way round, for one lock taken per change. The device's
+ * drain outlives its queues' use of the lock: a queue holds its device,
+ * and work a released queue still counts, the device counts too.
+ *
  * IREE's counterpart: iree_hal_device_wait_idle() (and, per queue, a
  * wait on the queue's last signal).
  */
@@ -30,20 +37,24 @@
 #include "error.h"
 
 struct accel_drain {
-	pthread_mutex_t lock;
-	pthread_cond_t idle;    /* CLOCK_MONOTONIC; broadcast at pending == 0 */
+	pthread_mutex_t lock;       /* a device's drain's: see @guard */
+	pthread_cond_t idle;        /* CLOCK_MONOTONIC; broadcast at pending == 0 */
+	struct accel_drain *guard;  /* whose lock guards the rest: the device's */
 	uint64_t pending;
-	bool owned;             /* its queue or device is alive */
+	bool owned;                 /* its queue or device is alive */
 };
 
-static struct accel_drain *drain_new(void)
+/* A drain guarded by @guard's lock, or by its own (a device's: NULL). */
+static struct accel_drain *drain_new(struct accel_drain *guard)
 {
 	struct accel_drain *d = calloc(1, sizeof(*d));
 	pthread_condattr_t attr;
 
 	if (!d)
 		return NULL;
-	pthread_mutex_init(&d->lock, NULL);
+	d->guard = guard ? guard : d;
+	if (!guard)
+		pthread_mutex_init(&d->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&d->idle, &attr);
@@ -55,18 +66,20 @@ static struct accel_drain *drain_new(void)
 static void drain_free(struct accel_drain *d)
 {
 	pthread_cond_destroy(&d->idle);
-	pthread_mutex_destroy(&d->lock);
+	if (d->guard == d)
+		pthread_mutex_destroy(&d->lock);
 	free(d);
 }
 
-/* @slot's drain, made on first use; NULL: out of memory. */
-static struct accel_drain *drain_of(_Atomic(struct accel_drain *) *slot)
+/* @slot's drain, made on first use (guarded by @guard); NULL: out of memory. */
+static struct accel_drain *drain_of(_Atomic(struct accel_drain *) *slot,
+				    struct accel_drain *guard)
 {
 	struct accel_drain *d = atomic_load_explicit(slot, memory_order_acquire), *expected = NULL;
 
 	if (d)
 		return d;
-	d = drain_new();
+	d = drain_new(guard);
 	if (!d)
 		return NULL;
 	if (!atomic_compare_exchange_strong(slot, &expected, d)) {
@@ -74,26 +87,6 @@ static struct accel_drain *drain_of(_Atomic(struct accel_drain *) *slot)
 		d = expected;
 	}
 	return d;
-}
-
-/*
- * A submission counts in its queue's drain and its device's, and both
- * change under both locks (device's first, the only order any path takes
- * two): a thread that saw its queue idle then finds the device counting
- * none of the queue's work, and the other way round. Changed one after
- * the other, a queue's drain could return while the device still counted
- * the submission that made it idle.
- */
-static void drain_lock_pair(struct accel_drain *d[2])
-{
-	pthread_mutex_lock(&d[1]->lock);
-	pthread_mutex_lock(&d[0]->lock);
-}
-
-static void drain_unlock_pair(struct accel_drain *d[2])
-{
-	pthread_mutex_unlock(&d[0]->lock);
-	pthread_mutex_unlock(&d[1]->lock);
 }
 
 /* One submission fewer in @d; locked. True: @d is to be freed. */
@@ -112,26 +105,32 @@ void accel_drain_disown(_Atomic(struct accel_drain *) *slot)
 
 	if (!d)
 		return;
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->guard->lock);
 	d->owned = false;
 	gone = !d->pending;
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->guard->lock);
 	if (gone)
 		drain_free(d);
 }
 
+/*
+ * A submission counts in its queue's drain and its device's, and both
+ * change under the device's lock (out[1], d[1]). Changed one after the
+ * other, a queue's drain could return while the device still counted the
+ * submission that made it idle.
+ */
 int accel_drain_submit(accel_queue_t *q, struct accel_drain *out[2])
 {
-	out[0] = drain_of(&q->drain);
-	out[1] = out[0] ? drain_of(&q->device->drain) : NULL;
-	if (!out[1]) {
-		out[0] = NULL;
+	out[1] = drain_of(&q->device->drain, NULL);
+	out[0] = out[1] ? drain_of(&q->drain, out[1]) : NULL;
+	if (!out[0]) {
+		out[1] = NULL;
 		return -ENOMEM;
 	}
-	drain_lock_pair(out);
+	pthread_mutex_lock(&out[1]->lock);
 	out[0]->pending++;
 	out[1]->pending++;
-	drain_unlock_pair(out);
+	pthread_mutex_unlock(&out[1]->lock);
 	return 0;
 }
 
@@ -141,10 +140,10 @@ void accel_drain_done(struct accel_drain *d[2])
 
 	if (!d[0])
 		return;
-	drain_lock_pair(d);
+	pthread_mutex_lock(&d[1]->lock);
 	gone[0] = drain_dec(d[0]);
 	gone[1] = drain_dec(d[1]);
-	drain_unlock_pair(d);
+	pthread_mutex_unlock(&d[1]->lock);
 	for (int i = 0; i < 2; i++)
 		if (gone[i])
 			drain_free(d[i]);
@@ -163,15 +162,15 @@ static int drain_wait(_Atomic(struct accel_drain *) *slot, int64_t deadline_ns)
 		ts.tv_sec = (time_t)(deadline_ns / 1000000000);
 		ts.tv_nsec = (long)(deadline_ns % 1000000000);
 	}
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->guard->lock);
 	while (d->pending && !err) {
 		if (deadline_ns <= 0)
 			err = ETIME;
-		else if (pthread_cond_timedwait(&d->idle, &d->lock, &ts) == ETIMEDOUT &&
+		else if (pthread_cond_timedwait(&d->idle, &d->guard->lock, &ts) == ETIMEDOUT &&
 			 d->pending)
 			err = ETIME;
 	}
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->guard->lock);
 	return -err;
 }
 

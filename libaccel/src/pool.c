@@ -13,15 +13,13 @@
  * pthread mutex took about 50 instructions a pair, and a submission takes
  * two pools' locks. Only a push or a pop is done under it.
  */
-#include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "pool.h"
+#include "sched.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -59,7 +57,7 @@ static void pool_lock(atomic_uint *w)
 	if (c != 2)
 		c = atomic_exchange_explicit(w, 2, memory_order_acquire);
 	while (c) {
-		syscall(SYS_futex, w, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 2, NULL, NULL, 0);
+		accel_futex_wait(w, 2, ACCEL_DEADLINE_INFINITE);
 		c = atomic_exchange_explicit(w, 2, memory_order_acquire);
 	}
 }
@@ -67,7 +65,7 @@ static void pool_lock(atomic_uint *w)
 static void pool_unlock(atomic_uint *w)
 {
 	if (atomic_exchange_explicit(w, 0, memory_order_release) == 2)
-		syscall(SYS_futex, w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+		accel_futex_wake_one(w);
 }
 
 struct accel_pool *accel_pool_new(size_t size)

@@ -493,5 +493,6 @@ int64_t accel_now_ns(void);
 /* Sleeps while *@word == @val, until @deadline (absolute monotonic ns). */
 void accel_futex_wait(atomic_uint *word, unsigned int val, int64_t deadline);
 void accel_futex_wake_all(atomic_uint *word);
+void accel_futex_wake_one(atomic_uint *word);
 
 #endif /* ACCEL_SRC_SCHED_H */

@@ -153,6 +153,11 @@ void accel_futex_wake_all(atomic_uint *word)
 		NULL, NULL, 0);
 }
 
+void accel_futex_wake_one(atomic_uint *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+
 /* ---- deferred host wakes ---------------------------------------------- */
 
 struct host_wait;

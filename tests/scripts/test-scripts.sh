@@ -7,7 +7,8 @@
 #   - setup.sh on anything but Debian bookworm (it edits apt's sources);
 #   - build-debug-kernel.sh keeps the build log its failure message names;
 #   - tests/qemu/ktap.py fails a VM run on a splat in its kernel log, not on
-#     the harness's markers that echo a command naming one;
+#     the harness's markers that echo a command naming one, and tells
+#     run-vm.sh to run again one whose kernel trapped on a stale int3;
 #   - ab-vm.sh refuses bad arguments before it boots anything, and
 #     ab-summary.py's medians and refusals are checked on canned runs;
 #   - insn-summary.py's medians, ratios, profile and refusals on canned
@@ -145,6 +146,45 @@ rc=$?
 check "ktap.py fails a run with a UBSAN report in its log (got $rc)" test "$rc" = 1
 check "... names the line" grep -q "UBSAN: shift-out-of-bounds" "$tmp/out"
 check "... and counts it as a failure" grep -qx "1 1 0" "$tmp/counts"
+
+# A kernel that trapped on an int3 its code patching had already replaced
+# (the byte before RIP's in Code: is not cc any more): run-vm.sh runs such
+# a VM again when ktap.py exits with --flake-exit's status, no counts
+# written. A real int3, or another splat first, fails the run as before.
+int3_console() {
+	cat <<LOG
+[    2.3] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    2.3] CPU: 1 UID: 0 PID: 90 Comm: accelctl Tainted: G           O       6.12.0 #1
+[    2.3] RIP: 0010:__schedule+0x46/0xb40
+[    2.3] Code: 90 90 90 90 f3 0f 1e fa 55 48 89 e5 41 57 41 56 41 55 41 54 53 48 83 ec 48 $1 <1f> 44 00 00 48 8b 45 08
+[    2.3] Call Trace:
+[    2.3] Kernel panic - not syncing: Fatal exception in interrupt
+LOG
+}
+printf 'KTAP version 1\n1..2\nok 1 insmod\n' >"$tmp/ktap.log"
+int3_console 0f >"$tmp/console.log"
+rm -f "$tmp/counts"
+python3 "$src/tests/qemu/ktap.py" --kernel fake --ktap "$tmp/ktap.log" \
+	--console "$tmp/console.log" --counts "$tmp/counts" --flake-exit 3 >"$tmp/out" 2>&1
+rc=$?
+check "ktap.py gives --flake-exit's status for a stale int3 (got $rc)" test "$rc" = 3
+check "... says why the run does not count" grep -q "had already replaced (.*Oops: int3" "$tmp/out"
+check "... and writes no counts" test ! -e "$tmp/counts"
+python3 "$src/tests/qemu/ktap.py" --kernel fake --ktap "$tmp/ktap.log" \
+	--console "$tmp/console.log" --counts "$tmp/counts" >"$tmp/out" 2>&1
+rc=$?
+check "without --flake-exit the stale int3 fails the run (got $rc)" test "$rc" = 1
+check "... and counts it a failure" grep -qx "1 3 0" "$tmp/counts"
+int3_console cc >"$tmp/console.log"
+python3 "$src/tests/qemu/ktap.py" --kernel fake --ktap "$tmp/ktap.log" \
+	--console "$tmp/console.log" --flake-exit 3 >"$tmp/out" 2>&1
+rc=$?
+check "an int3 still in the code fails the run (got $rc)" test "$rc" = 1
+{ echo "[    2.2] WARNING: CPU: 1 PID: 90 at kmod/x.c:1 f+0x1/0x2"; int3_console 0f; } >"$tmp/console.log"
+python3 "$src/tests/qemu/ktap.py" --kernel fake --ktap "$tmp/ktap.log" \
+	--console "$tmp/console.log" --flake-exit 3 >"$tmp/out" 2>&1
+rc=$?
+check "a stale int3 after another splat fails the run (got $rc)" test "$rc" = 1
 
 # ---- scripts/ab-vm.sh and ab-summary.py: an A/B run's medians --------------
 cat >"$tmp/runs.txt" <<'RUNS'

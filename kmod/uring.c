@@ -33,8 +33,6 @@
 int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct accel_file *afile = cmd->file->private_data;
-	struct accel_syncobj_signal sig;
-	struct accel_nop nop;
 
 	/*
 	 * io_uring cancelling a pending command at ring or task exit: only
@@ -49,13 +47,25 @@ int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 		return 0;
 	}
 
+	/*
+	 * Each command's copy of its payload is declared in its case: a
+	 * local declared for the whole function is cleared on every command
+	 * on kernels built with INIT_STACK_ALL_ZERO (Debian's), and makes a
+	 * stack frame that a SUBMIT, a tail call, does not need.
+	 */
 	switch (cmd->cmd_op) {
-	case ACCEL_URING_CMD_NOP:
+	case ACCEL_URING_CMD_NOP: {
+		struct accel_nop nop;
+
 		memcpy(&nop, accel_uring_cmd_payload(cmd), sizeof(nop));
 		return accel_nop(&nop);
-	case ACCEL_URING_CMD_SYNCOBJ_SIGNAL:
+	}
+	case ACCEL_URING_CMD_SYNCOBJ_SIGNAL: {
+		struct accel_syncobj_signal sig;
+
 		memcpy(&sig, accel_uring_cmd_payload(cmd), sizeof(sig));
 		return accel_syncobj_do_signal(afile, &sig);
+	}
 	case ACCEL_URING_CMD_SYNCOBJ_WAIT:
 		return accel_uring_wait(afile, cmd, issue_flags);
 	case ACCEL_URING_CMD_JOB_SUBMIT:

@@ -1130,8 +1130,12 @@ ready:
 		taken = true;
 	}
 	failed = __accel_job_ready_locked(job);
-	/* Usually released as it came, leaving nothing to release. */
-	if (!accel_engine_idle_locked(e))
+	/*
+	 * Usually released as it came, leaving nothing to release: that is
+	 * done only on an engine with nothing runnable (jobs taken from the
+	 * ready list included) and puts nothing on a run queue.
+	 */
+	if (job->state != ACCEL_JOB_RELEASED && !accel_engine_idle_locked(e))
 		accel_engine_schedule_locked(e);
 	ret = accel_job_issued_locked(job, cmd);
 	spin_unlock_irq(&e->lock);

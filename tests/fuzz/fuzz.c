@@ -7,13 +7,14 @@
  * (flags, padding, an output, a handle, a value, a pointer, a count, an fd).
  * A call is built valid from what the fuzzer holds (syncobj handles and their
  * last seen value, queues, released jobs, exported syncobj fds, sync_files,
- * eventfds, io_uring rings), then most often left alone, else mutated once:
- * a field set to an edge value (0, 1, 2^31±1, 2^32±1, 2^63±1, 2^64-1, its
- * valid value ±1), the pointer made NULL, unmapped, read-only or crossing
- * into an unmapped page, the size bits of the ioctl number moved around the
- * struct's size, the direction or number bits changed, or the whole struct
- * random. A few meta operations close fds, reopen the device, set up and
- * tear down rings with commands pending, and poll.
+ * eventfds, io_uring rings of 64- or 128-byte SQEs), then most often left
+ * alone, else mutated once: a field set to an edge value (0, 1, 2^31±1,
+ * 2^32±1, 2^63±1, 2^64-1, its valid value ±1), the pointer made NULL,
+ * unmapped, read-only or crossing into an unmapped page, the size bits of
+ * the ioctl number moved around the struct's size, the direction or number
+ * bits changed, or the whole struct random. A few meta operations close
+ * fds, reopen the device, set up and tear down rings with commands pending,
+ * and poll.
  *
  * Several worker processes (--procs) each run several threads (--threads)
  * on shared device fds; a supervisor SIGKILLs a random worker every second
@@ -151,8 +152,8 @@ enum op {
 	OP_SO_EXPORT_SF, OP_SO_IMPORT_SF, OP_SO_EVENTFD, OP_SO_CANCEL,
 	OP_SO_SET_DEADLINE, OP_Q_CREATE, OP_Q_DESTROY, OP_JOB_SUBMIT, OP_JOB_COMPLETE, OP_JOB_FETCH,
 	OP_JOB_COMPLETE_FETCH,
-	OP_U_NOP, OP_U_SIGNAL, OP_U_WAIT, OP_U_SUBMIT, OP_U_COMPLETE,
-	OP_RAW_IOCTL, OP_RAW_URING, OP_RING_SETUP, OP_RING_EXIT, OP_CLOSE_FD,
+	OP_U_NOP, OP_U_SIGNAL, OP_U_WAIT, OP_U_SUBMIT, OP_U_SUBMIT_INLINE,
+	OP_U_COMPLETE, OP_RAW_IOCTL, OP_RAW_URING, OP_RING_SETUP, OP_RING_EXIT, OP_CLOSE_FD,
 	OP_REOPEN_DEV, OP_POLL,
 	NOPS
 };
@@ -311,6 +312,23 @@ static const struct field f_usubmit[] = {
 	FLD(accel_uring_submit, job, FK_PTR),
 	FLD(accel_uring_submit, reserved, FK_ZERO),
 };
+/* The whole job in an SQE128's command: no pointer, so never -EFAULT. */
+#define FLDP(i, m, k) { "points[" #i "]." #m, \
+	offsetof(struct accel_uring_job, points) + (i) * sizeof(struct accel_point) + \
+	offsetof(struct accel_point, m), sizeof(((struct accel_point *)0)->m), k }
+static const struct field f_uinline[] = {
+	FLD(accel_uring_job, user_data, FK_VAL),
+	FLD(accel_uring_job, timeout_ns, FK_VAL),
+	FLD(accel_uring_job, queue, FK_HANDLE),
+	FLD(accel_uring_job, nwaits, FK_VAL),
+	FLD(accel_uring_job, nsignals, FK_VAL),
+	FLD(accel_uring_job, flags, FK_FLAGS),
+	FLDP(0, handle, FK_HANDLE), FLDP(0, flags, FK_VAL), FLDP(0, point, FK_VAL),
+	FLDP(1, handle, FK_HANDLE), FLDP(1, flags, FK_VAL), FLDP(1, point, FK_VAL),
+	FLDP(2, handle, FK_HANDLE), FLDP(2, flags, FK_VAL), FLDP(2, point, FK_VAL),
+	FLD(accel_uring_job, predicted_us, FK_VAL),
+	FLD(accel_uring_job, pad, FK_VAL), /* not read */
+};
 /* The nested job of JOB_SUBMIT and the uring SUBMIT (no oracle on these). */
 static const struct field f_job[] = {
 	FLD(accel_job, user_data, FK_VAL), FLD(accel_job, waits, FK_PTR),
@@ -352,6 +370,8 @@ static const struct opdesc ops[NOPS] = {
 	[OP_U_SIGNAL] = UOP("uring_signal", ACCEL_URING_CMD_SYNCOBJ_SIGNAL, accel_syncobj_signal, 0, 6, f_signal),
 	[OP_U_WAIT] = UOP("uring_wait", ACCEL_URING_CMD_SYNCOBJ_WAIT, accel_uring_wait, ACCEL_WAIT_SUBMITTED, 6, f_uwait),
 	[OP_U_SUBMIT] = UOP("uring_submit", ACCEL_URING_CMD_JOB_SUBMIT, accel_uring_submit, 0, 8, f_usubmit),
+	[OP_U_SUBMIT_INLINE] = UOP("uring_submit_inline", ACCEL_URING_CMD_JOB_SUBMIT_INLINE,
+				   accel_uring_job, ACCEL_URING_JOB_FLAGS_ALL, 8, f_uinline),
 	[OP_U_COMPLETE] = UOP("uring_complete", ACCEL_URING_CMD_JOB_COMPLETE, accel_job_complete, 0, 6, f_complete),
 	[OP_RAW_IOCTL] = MOP("raw_ioctl", 2),
 	[OP_RAW_URING] = MOP("raw_uring", 1),
@@ -747,7 +767,7 @@ struct jslot {
 };
 
 struct ring {
-	int live, cqe32, pending;
+	int live, cqe32, sqe128, pending;
 	struct io_uring r;
 	struct jslot slot[NSLOT];
 };
@@ -798,12 +818,14 @@ static int32_t pick_status(struct rng *r, bool allow_zero)
 	return errs[rn(r, N(errs))];
 }
 
+/* A job's timeout: the module's default (0), or 1 ms to 1 s. */
+static const uint64_t job_timeouts[] = { 0, 1000000, 5000000, 20000000,
+					 200000000, 1000000000 };
+
 /* Build a valid job into @j (arrays at @w/@s) on device slot @d. */
 static bool build_job(struct thr *t, int d, struct accel_job *j,
 		      struct accel_point *w, struct accel_point *s)
 {
-	static const uint64_t tmo[] = { 0, 1000000, 5000000, 20000000,
-					200000000, 1000000000 };
 	struct q_ent q = { 0 };
 	struct so_ent e;
 	uint32_t nw = rn(&t->r, 4), ns = rn(&t->r, 3);
@@ -813,7 +835,7 @@ static bool build_job(struct thr *t, int d, struct accel_job *j,
 		q.handle = 1 + rn(&t->r, 4);
 	j->queue = q.handle;
 	j->user_data = r64(&t->r);
-	j->timeout_ns = tmo[rn(&t->r, N(tmo))];
+	j->timeout_ns = job_timeouts[rn(&t->r, N(job_timeouts))];
 	/*
 	 * Outcomes as events, half the time (ABI 1.8), a third of those
 	 * with the release answered by the SUBMIT (ABI 1.9); now and then
@@ -853,6 +875,56 @@ static bool build_job(struct thr *t, int d, struct accel_job *j,
 		return f->kind != FK_PTR && f->kind != FK_COUNT;
 	}
 	return true;
+}
+
+/*
+ * Build a valid inline job (ACCEL_URING_CMD_JOB_SUBMIT_INLINE) into @u on
+ * device slot @d: as build_job(), its waits, signals and deadline in the
+ * three entries the SQE has.
+ */
+static void build_inline_job(struct thr *t, int d, struct accel_uring_job *u)
+{
+	struct q_ent q = { 0 };
+	struct so_ent e;
+	uint32_t nw = rn(&t->r, 3), ns = rn(&t->r, 3), n = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (!pick_q(&t->r, d, &q))
+		q.handle = 1 + rn(&t->r, 4);
+	u->queue = q.handle;
+	u->user_data = r64(&t->r);
+	u->timeout_ns = job_timeouts[rn(&t->r, N(job_timeouts))];
+	if (one_in(&t->r, 2))
+		u->flags = ACCEL_URING_JOB_F_EVENTS;
+	if (one_in(&t->r, u->flags ? 3 : 16))
+		u->flags |= ACCEL_URING_JOB_F_ANSWER;
+	if (one_in(&t->r, 3)) {
+		u->flags |= ACCEL_URING_JOB_F_PREDICTED;
+		u->predicted_us = (uint32_t)(r64(&t->r) % (ACCEL_JOB_PREDICTION_MAX_US + 1ULL));
+	} else if (one_in(&t->r, 4)) {
+		u->predicted_us = (uint32_t)r64(&t->r); /* not read */
+	}
+	if (one_in(&t->r, 4))
+		u->pad = (uint32_t)r64(&t->r); /* not read */
+	for (uint32_t i = 0; i < nw && n < ACCEL_URING_JOB_POINTS; i++) {
+		if (!pick_so(&t->r, d, &e))
+			break;
+		u->points[n++] = (struct accel_point){ .handle = e.handle,
+			.point = e.val + rn(&t->r, 4) };
+		u->nwaits++;
+	}
+	for (uint32_t i = 0; i < ns && n < ACCEL_URING_JOB_POINTS; i++) {
+		if (!pick_so(&t->r, d, &e))
+			break;
+		u->points[n++] = (struct accel_point){ .handle = e.handle,
+			.point = e.val + 1 + rn(&t->r, 4) };
+		u->nsignals++;
+	}
+	if (n < ACCEL_URING_JOB_POINTS && one_in(&t->r, 4)) {
+		u->points[n++] = (struct accel_point){ .flags = ACCEL_POINT_F_DEADLINE,
+			.point = (uint64_t)now_ns() + 1000000ULL * (1 + rn(&t->r, 10000)) };
+		u->nsignals++;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1077,6 +1149,9 @@ static void build(struct thr *t, struct call *c)
 		a->max = 1 + rn(&t->r, 16);
 		break;
 	}
+	case OP_U_SUBMIT_INLINE:
+		build_inline_job(t, c->d, b);
+		break;
 	case OP_U_WAIT: {
 		struct accel_uring_wait *a = b;
 
@@ -1218,6 +1293,22 @@ static void content_oracle(struct call *c)
 		if (((const struct accel_uring_submit *)b)->job & 7)
 			c->exp = EXP_EINVAL, c->what = "misaligned job";
 		break;
+	case OP_U_SUBMIT_INLINE: {
+		const struct accel_uring_job *u = b;
+
+		/* Refused before anything is looked up (flags: above). */
+		if (u->nwaits + u->nsignals > ACCEL_URING_JOB_POINTS)
+			c->exp = EXP_EINVAL, c->what = "nwaits + nsignals";
+		else if ((u->flags & ACCEL_URING_JOB_F_PREDICTED) &&
+			 u->predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
+			c->exp = EXP_EINVAL, c->what = "predicted_us";
+		else if ((u->flags & ACCEL_URING_JOB_F_ANSWER) &&
+			 !(u->flags & ACCEL_URING_JOB_F_EVENTS))
+			c->exp = EXP_EINVAL, c->what = "answer without events";
+		else if (u->timeout_ns > 3600ULL * 1000000000ULL)
+			c->exp = EXP_EINVAL, c->what = "timeout_ns";
+		break;
+	}
 	default:
 		break;
 	}
@@ -1515,7 +1606,8 @@ static void reap_ring(struct thr *t, int ri)
 		if (slot >= 0 && slot < NSLOT)
 			rg->slot[slot].used = 0;
 		judge(op, exp, expv, res < 0 ? -res : 0, "cqe");
-		if (op == OP_U_SUBMIT && res >= 0 && d < NDEV && !one_in(&t->r, 10))
+		if ((op == OP_U_SUBMIT || op == OP_U_SUBMIT_INLINE) && res >= 0 &&
+		    d < NDEV && !one_in(&t->r, 10))
 			rel_add(d, ps.devgen[d], res & ACCEL_JOB_RES_ID_MASK);
 	}
 }
@@ -1545,12 +1637,16 @@ static void ring_setup(struct thr *t)
 
 		if (rg->live)
 			continue;
+		/* 128-byte SQEs, which an inline SUBMIT needs, half the time. */
+		if (one_in(&t->r, 2))
+			flags |= IORING_SETUP_SQE128;
 		count_call(OP_RING_SETUP);
 		ret = io_uring_queue_init(RING_ENTRIES, &rg->r, flags);
 		count_result(OP_RING_SETUP, ret < 0 ? -ret : 0);
 		if (ret == 0) {
 			rg->live = 1;
-			rg->cqe32 = !!flags;
+			rg->cqe32 = !!(flags & IORING_SETUP_CQE32);
+			rg->sqe128 = !!(flags & IORING_SETUP_SQE128);
 		}
 		return;
 	}
@@ -1563,6 +1659,9 @@ static void run_uring(struct thr *t, struct call *c)
 	struct ring *rg = &t->ring[ri];
 	struct io_uring_sqe *sqe;
 	uint32_t cmd_op = o->cmd, m = rn(&t->r, 100);
+	/* The command's bytes: the inline job's 80 on a 128-byte SQE. */
+	unsigned int len = c->op == OP_U_SUBMIT_INLINE && rg->sqe128 ?
+			   sizeof(struct accel_uring_job) : 16;
 	int ret;
 
 	if (rg->live && rg->pending >= 2 * RING_ENTRIES - 4) {
@@ -1602,15 +1701,21 @@ static void run_uring(struct thr *t, struct call *c)
 		mutate_field(t, c);
 		c->what = "field";
 	} else if (m < 90) {
-		for (unsigned int i = 0; i < 16; i++)
+		for (unsigned int i = 0; i < len; i++)
 			c->buf[i] = (unsigned char)r64(&t->r);
-		c->ptr_ok = false;
+		/* The inline job holds no pointer: never -EFAULT. */
+		c->ptr_ok = c->op == OP_U_SUBMIT_INLINE;
 		c->what = "random payload";
 	}
 	no_internal_errno(c);
 	content_oracle(c);
 	if (!c->ptr_ok && c->exp == EXP_NOFAULT)
 		c->exp = EXP_ANY;
+	/* A 64-byte SQE has 16 bytes of command: no room for the job. */
+	if (c->op == OP_U_SUBMIT_INLINE && !rg->sqe128) {
+		c->exp = EXP_EINVAL;
+		c->what = "inline job on a ring of 64-byte SQEs";
+	}
 	if (m >= 90 && c->op == OP_U_SUBMIT && m < 95) {
 		uint64_t bad[] = { 0, (uintptr_t)(t->arena + A_NONE),
 				   (uintptr_t)(t->arena + A_NONE - 40) };
@@ -1626,9 +1731,9 @@ static void run_uring(struct thr *t, struct call *c)
 		else if (k == 1)
 			cmd_op = _IOC(_IOC_READ | _IOC_WRITE, _IOC_TYPE(cmd_op),
 				      _IOC_NR(cmd_op), _IOC_SIZE(cmd_op));
-		else
+		else /* a number past the last command's (0x85) */
 			cmd_op = _IOC(_IOC_DIR(cmd_op), _IOC_TYPE(cmd_op),
-				      0x85 + rn(&t->r, 0x7b), _IOC_SIZE(cmd_op));
+				      0x86 + rn(&t->r, 0x7a), _IOC_SIZE(cmd_op));
 		c->exp = EXP_FAIL;
 		c->what = "cmd_op";
 	}
@@ -1641,7 +1746,7 @@ static void run_uring(struct thr *t, struct call *c)
 	}
 	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, c->fd, NULL, 0, 0);
 	sqe->cmd_op = cmd_op;
-	memcpy(sqe->cmd, c->buf, 16);
+	memcpy(sqe->cmd, c->buf, len);
 	if (one_in(&t->r, 8))
 		sqe->flags |= IOSQE_ASYNC;
 	sqe->user_data = ud_make(c->op, c->exp, slot, ri, c->d, c->expv);

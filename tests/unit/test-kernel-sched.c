@@ -278,6 +278,31 @@ static bool is_poll(long nr)
 	return nr == SYS_ppoll;
 }
 
+/* The id of a thread of this process named @comm, or -1 if none is. */
+static long thread_named(const char *comm)
+{
+	char path[300], buf[256];
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long tid = -1;
+
+	ck_assert_ptr_nonnull(d);
+	while (tid < 0 && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && strcspn(buf, "\n") == strlen(comm) &&
+		    strncmp(buf, comm, strlen(comm)) == 0)
+			tid = strtol(e->d_name, NULL, 10);
+		fclose(f);
+	}
+	closedir(d);
+	return tid;
+}
+
 /*
  * The system call the thread named @comm of this process is blocked in,
  * from /proc/self/task/TID/syscall, read every 10 ms until it is a poll
@@ -287,37 +312,23 @@ static bool is_poll(long nr)
  */
 static long blocked_syscall(const char *comm)
 {
-	char path[300], buf[256];
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	long nr = -2;
+	char path[64], buf[256];
+	long tid = thread_named(comm), nr = -1;
 
-	ck_assert_ptr_nonnull(d);
-	while (nr == -2 && (e = readdir(d))) {
+	if (tid < 0)
+		return -2;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall", tid);
+	for (int tries = 0; tries < 500 && !is_poll(nr); tries++) {
 		FILE *f;
 
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (tries)
+			usleep(10000);
 		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f) && strcspn(buf, "\n") == strlen(comm) &&
-		    strncmp(buf, comm, strlen(comm)) == 0)
-			nr = -1;
+		ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
+		if (fgets(buf, sizeof(buf), f) && isdigit((unsigned char)buf[0]))
+			nr = strtol(buf, NULL, 10);
 		fclose(f);
-		if (nr == -2)
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/syscall", e->d_name);
-		for (int tries = 0; tries < 500 && !is_poll(nr); tries++) {
-			if (tries)
-				usleep(10000);
-			f = fopen(path, "re");
-			ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
-			if (fgets(buf, sizeof(buf), f) && isdigit((unsigned char)buf[0]))
-				nr = strtol(buf, NULL, 10);
-			fclose(f);
-		}
 	}
-	closedir(d);
 	return nr;
 }
 
@@ -377,31 +388,6 @@ static long module_refcnt(void)
 	return n;
 }
 
-/* Whether a thread of this process is named @name. */
-static bool thread_named(const char *name)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	bool found = false;
-
-	while (d && !found && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "re");
-		if (f && fgets(comm, sizeof(comm), f))
-			found = !strncmp(comm, name, strlen(name)) && comm[strlen(name)] == '\n';
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 /*
  * The device's file goes when the scheduler goes, not later: the ring
  * holds the fd as its registered file 0 (SUBMITs name it, so io_uring
@@ -450,7 +436,7 @@ START_TEST(test_release_closes_the_device_file_at_once)
 	accel_command_buffer_release(cb);
 	accel_buffer_release(b);
 	kernel_teardown();
-	for (int i = 0; i < 5000 && thread_named("accel-exec"); i++)
+	for (int i = 0; i < 5000 && thread_named("accel-exec") >= 0; i++)
 		usleep(1000);
 	after = module_refcnt();
 	/*

@@ -878,53 +878,40 @@ static bool build_job(struct thr *t, int d, struct accel_job *j,
 }
 
 /*
- * Build a valid inline job (ACCEL_URING_CMD_JOB_SUBMIT_INLINE) into @u on
- * device slot @d: as build_job(), its waits, signals and deadline in the
- * three entries the SQE has.
+ * Build an inline job (ACCEL_URING_CMD_JOB_SUBMIT_INLINE) into @u on device
+ * slot @d: build_job()'s, its waits and then its signals (the deadline
+ * included) in the three entries the SQE has, the unread predicted_us and
+ * pad filled now and then.
  */
 static void build_inline_job(struct thr *t, int d, struct accel_uring_job *u)
 {
-	struct q_ent q = { 0 };
-	struct so_ent e;
-	uint32_t nw = rn(&t->r, 3), ns = rn(&t->r, 3), n = 0;
+	struct accel_point w[4] = { 0 }, s[4] = { 0 };
+	struct accel_job j;
+	uint32_t nw, ns, n = 0;
 
+	build_job(t, d, &j, w, s);
+	nw = j.nwaits < 4 ? j.nwaits : 4; /* build_job() may set a count at an edge */
+	ns = j.nsignals < 4 ? j.nsignals : 4;
 	memset(u, 0, sizeof(*u));
-	if (!pick_q(&t->r, d, &q))
-		q.handle = 1 + rn(&t->r, 4);
-	u->queue = q.handle;
-	u->user_data = r64(&t->r);
-	u->timeout_ns = job_timeouts[rn(&t->r, N(job_timeouts))];
-	if (one_in(&t->r, 2))
-		u->flags = ACCEL_URING_JOB_F_EVENTS;
-	if (one_in(&t->r, u->flags ? 3 : 16))
+	u->queue = j.queue;
+	u->user_data = j.user_data;
+	u->timeout_ns = j.timeout_ns;
+	if (j.flags & ACCEL_JOB_F_EVENTS)
+		u->flags |= ACCEL_URING_JOB_F_EVENTS;
+	if (j.flags & ACCEL_JOB_F_ANSWER)
 		u->flags |= ACCEL_URING_JOB_F_ANSWER;
-	if (one_in(&t->r, 3)) {
+	if (j.predicted_us) {
 		u->flags |= ACCEL_URING_JOB_F_PREDICTED;
-		u->predicted_us = (uint32_t)(r64(&t->r) % (ACCEL_JOB_PREDICTION_MAX_US + 1ULL));
+		u->predicted_us = j.predicted_us;
 	} else if (one_in(&t->r, 4)) {
 		u->predicted_us = (uint32_t)r64(&t->r); /* not read */
 	}
 	if (one_in(&t->r, 4))
 		u->pad = (uint32_t)r64(&t->r); /* not read */
-	for (uint32_t i = 0; i < nw && n < ACCEL_URING_JOB_POINTS; i++) {
-		if (!pick_so(&t->r, d, &e))
-			break;
-		u->points[n++] = (struct accel_point){ .handle = e.handle,
-			.point = e.val + rn(&t->r, 4) };
-		u->nwaits++;
-	}
-	for (uint32_t i = 0; i < ns && n < ACCEL_URING_JOB_POINTS; i++) {
-		if (!pick_so(&t->r, d, &e))
-			break;
-		u->points[n++] = (struct accel_point){ .handle = e.handle,
-			.point = e.val + 1 + rn(&t->r, 4) };
-		u->nsignals++;
-	}
-	if (n < ACCEL_URING_JOB_POINTS && one_in(&t->r, 4)) {
-		u->points[n++] = (struct accel_point){ .flags = ACCEL_POINT_F_DEADLINE,
-			.point = (uint64_t)now_ns() + 1000000ULL * (1 + rn(&t->r, 10000)) };
-		u->nsignals++;
-	}
+	for (uint32_t i = 0; i < nw && n < ACCEL_URING_JOB_POINTS; i++, u->nwaits++)
+		u->points[n++] = w[i];
+	for (uint32_t i = 0; i < ns && n < ACCEL_URING_JOB_POINTS; i++, u->nsignals++)
+		u->points[n++] = s[i];
 }
 
 /* ------------------------------------------------------------------ */

@@ -430,6 +430,25 @@ static inline bool accel_engine_idle_locked(struct accel_engine *e)
 }
 
 /*
+ * The engine's invariant whenever its lock is free: a credit is free only
+ * while nothing is runnable. Every section that frees or adds a credit
+ * (a COMPLETE, accel_engine_ready_now(), a cancel, the timeout work, the
+ * credits attribute) or makes jobs runnable (the kick, a submission)
+ * releases what the credits allow before it unlocks: by
+ * accel_engine_schedule_locked(), or by accel_job_runnable_locked()'s
+ * release at once, which takes a job straight to its executor only on
+ * an idle engine with a free credit and otherwise queues it where the
+ * held credits keep it. So a submission whose job is not released at
+ * once has nothing to release: true here means a section broke the
+ * invariant and left a credit idle under runnable jobs.
+ */
+static inline bool accel_engine_unsettled_locked(struct accel_engine *e)
+{
+	lockdep_assert_held(&e->lock);
+	return e->in_flight < e->credits && !accel_engine_idle_locked(e);
+}
+
+/*
  * ACCEL_WEIGHT_UNIT / @weight as a 32.32 fixed-point factor: a charge
  * multiplies by it instead of dividing by the weight, so the release and
  * the COMPLETE on the hot path take no division (a 64-bit divide is tens

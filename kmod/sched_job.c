@@ -1131,11 +1131,15 @@ ready:
 	}
 	failed = __accel_job_ready_locked(job);
 	/*
-	 * Usually released as it came, leaving nothing to release: that is
-	 * done only on an engine with nothing runnable (jobs taken from the
-	 * ready list included) and puts nothing on a run queue.
+	 * Released as it came, or left where the credits keep it: the
+	 * engine's invariant (accel_engine_unsettled_locked()) leaves
+	 * nothing else to release, the jobs just taken from the ready list
+	 * included. Checked, and mended, where a job stays: a section that
+	 * broke it would otherwise leave this job, and those before it, for
+	 * the next COMPLETE, kick or timeout.
 	 */
-	if (job->state != ACCEL_JOB_RELEASED && !accel_engine_idle_locked(e))
+	if (job->state != ACCEL_JOB_RELEASED &&
+	    WARN_ON_ONCE(accel_engine_unsettled_locked(e)))
 		accel_engine_schedule_locked(e);
 	ret = accel_job_issued_locked(job, cmd);
 	spin_unlock_irq(&e->lock);

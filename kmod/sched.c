@@ -615,11 +615,15 @@ __poll_t accel_sched_poll(struct accel_file *afile, struct file *file,
 
 /* ------------------------------------------------------------- io_uring */
 
-/* Submit the job @a describes for the SUBMIT @cmd: its answer, or -EIOCBQUEUED. */
+/*
+ * Submit the job @a describes, or (an inline SUBMIT) the one in the SQE @uj,
+ * for the SUBMIT @cmd: its answer, or -EIOCBQUEUED.
+ */
 static __always_inline int accel_uring_job_issue(struct accel_file *afile,
 						 struct io_uring_cmd *cmd,
 						 unsigned int issue_flags,
-						 const struct accel_job_args *a)
+						 const struct accel_job_args *a,
+						 const struct accel_uring_job *uj)
 {
 	bool early = issue_flags & IO_URING_F_UNLOCKED;
 	int ret, idx;
@@ -637,7 +641,8 @@ static __always_inline int accel_uring_job_issue(struct accel_file *afile,
 		accel_uring_cmd_mark_cancelable(cmd, issue_flags);
 	}
 	idx = srcu_read_lock(&accel_submit_srcu);
-	ret = accel_job_submit(afile, a, NULL, cmd);
+	ret = uj ? accel_job_submit_sqe(afile, uj, cmd) :
+		   accel_job_submit(afile, a, NULL, cmd);
 	srcu_read_unlock(&accel_submit_srcu, idx);
 	if (ret != -EIOCBQUEUED) {
 		if (!early)
@@ -668,7 +673,7 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 		return -EFAULT;
 	if (accel_job_args_user(&a, &uj))
 		return -EINVAL;
-	return accel_uring_job_issue(afile, cmd, issue_flags, &a);
+	return accel_uring_job_issue(afile, cmd, issue_flags, &a, NULL);
 }
 
 /*
@@ -680,41 +685,10 @@ int accel_uring_job_submit_inline(struct accel_file *afile,
 				  struct io_uring_cmd *cmd,
 				  unsigned int issue_flags)
 {
-	const struct accel_uring_job *uj = accel_uring_cmd_payload(cmd);
-
 	if (!(issue_flags & IO_URING_F_SQE128))
 		return -EINVAL;
-	/*
-	 * The SQE may sit in the ring userspace shares: each field is read
-	 * once (accel_job_point() copies each point before it checks it),
-	 * with no copy of the whole job first.
-	 */
-	u16 flags = READ_ONCE(uj->flags);
-	/*
-	 * Every field given where it is declared: a struct declared bare
-	 * is cleared first on kernels built with INIT_STACK_ALL_ZERO
-	 * (Debian's), and a compound literal assigned to it cleared again
-	 * what it leaves out, two rep stosq on every SUBMIT.
-	 */
-	const struct accel_job_args a = {
-		.user_data = READ_ONCE(uj->user_data),
-		.timeout_ns = READ_ONCE(uj->timeout_ns),
-		.uwaits = 0, .usignals = 0, .kpoints = uj->points,
-		/* Before ABI 1.6 the last 8 bytes were not the job's: only if said. */
-		.predicted_us = flags & ACCEL_URING_JOB_F_PREDICTED ?
-				READ_ONCE(uj->predicted_us) : 0,
-		.nwaits = READ_ONCE(uj->nwaits),
-		.nsignals = READ_ONCE(uj->nsignals),
-		.queue = READ_ONCE(uj->queue),
-		.events = flags & ACCEL_URING_JOB_F_EVENTS,
-		.answer = flags & ACCEL_URING_JOB_F_ANSWER,
-	};
-
-	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL ||
-	    a.nwaits + a.nsignals > ACCEL_URING_JOB_POINTS ||
-	    a.predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
-		return -EINVAL;
-	return accel_uring_job_issue(afile, cmd, issue_flags, &a);
+	return accel_uring_job_issue(afile, cmd, issue_flags, NULL,
+				     accel_uring_cmd_payload(cmd));
 }
 
 int accel_uring_job_complete(struct accel_file *afile, struct io_uring_cmd *cmd)

@@ -331,6 +331,9 @@ static inline int accel_job_args_user(struct accel_job_args *a,
 
 int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args,
 		     u32 __user *uid, struct io_uring_cmd *cmd);
+int accel_job_submit_sqe(struct accel_file *afile,
+			 const struct accel_uring_job *uj,
+			 struct io_uring_cmd *cmd);
 struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id);
 struct accel_sched_job *accel_job_next(struct accel_file *afile, u32 *pos);
 int accel_job_do_complete(struct accel_file *afile,

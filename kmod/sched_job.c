@@ -588,8 +588,8 @@ static __always_inline void accel_job_clear(struct accel_sched_job *job)
 }
 
 /* The fallible half of a submission: a job ready to arm, or an error. */
-static struct accel_sched_job *accel_job_init(struct accel_file *afile,
-					      const struct accel_job_args *args)
+static __always_inline struct accel_sched_job *
+accel_job_init(struct accel_file *afile, const struct accel_job_args *args)
 {
 	struct accel_point pt;
 	struct accel_queue *q;
@@ -1034,7 +1034,8 @@ static void accel_job_settle_earlier(struct accel_sched_job *job)
  * lock section that readied the job when it has no wait left (one irq-off
  * section per submission on the hot path, not two); 0 without @cmd.
  */
-static int accel_job_arm(struct accel_sched_job *job, struct io_uring_cmd *cmd)
+static __always_inline int accel_job_arm(struct accel_sched_job *job,
+					 struct io_uring_cmd *cmd)
 {
 	struct accel_engine *e = job->engine;
 	bool guard = job->nwaits, failed = false, taken = false;
@@ -1155,29 +1156,17 @@ ready:
 	return ret;
 }
 
-/**
- * accel_job_submit() - submit one job: accel_job_init(), then accel_job_arm().
- * @afile: the submitting file.
- * @args:  the job.
- * @uid:   where to write the job's id before it is armed
- *         (ACCEL_IOCTL_JOB_SUBMIT's struct accel_job), or NULL.
- * @cmd:   the io_uring SUBMIT issuing it, or NULL.
- *
- * Both halves are here, each with one caller, so that the compiler makes
- * the submission one function. Context: the caller's accel_submit_srcu
- * read section, which keeps the job's queue.
- *
- * Return: with @cmd, what the SUBMIT answers at once, or -EIOCBQUEUED when
- * the release answers it later; without @cmd, or for a job that asked for
- * events (ACCEL_JOB_F_EVENTS: its release and failure are events), 0,
- * except that a job with ACCEL_JOB_F_ANSWER released meanwhile returns its
- * release's answer (the id, with ACCEL_JOB_RES_PIPELINED). A
- * negative errno if the job was refused (nothing of it remains then). The
- * job may be gone once this returns: released, completed and freed on
- * another thread.
+/*
+ * Submit one job: accel_job_init(), then accel_job_arm(). Both halves
+ * are here, each with this one caller, so that the compiler makes the
+ * submission one function; and this is inlined into its two entries,
+ * accel_job_submit() and accel_job_submit_sqe(), so that each is one
+ * function with its own source of fields (see there).
  */
-int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args,
-		     u32 __user *uid, struct io_uring_cmd *cmd)
+static __always_inline int __accel_job_submit(struct accel_file *afile,
+					      const struct accel_job_args *args,
+					      u32 __user *uid,
+					      struct io_uring_cmd *cmd)
 {
 	struct accel_sched_job *job = accel_job_init(afile, args);
 
@@ -1192,6 +1181,82 @@ int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args
 		cmd = NULL;
 	job->issuing = cmd != NULL || job->answer;
 	return accel_job_arm(job, cmd);
+}
+
+/**
+ * accel_job_submit() - submit one job.
+ * @afile: the submitting file.
+ * @args:  the job.
+ * @uid:   where to write the job's id before it is armed
+ *         (ACCEL_IOCTL_JOB_SUBMIT's struct accel_job), or NULL.
+ * @cmd:   the io_uring SUBMIT issuing it, or NULL.
+ *
+ * Context: the caller's accel_submit_srcu read section, which keeps the
+ * job's queue.
+ *
+ * Return: with @cmd, what the SUBMIT answers at once, or -EIOCBQUEUED when
+ * the release answers it later; without @cmd, or for a job that asked for
+ * events (ACCEL_JOB_F_EVENTS: its release and failure are events), 0,
+ * except that a job with ACCEL_JOB_F_ANSWER released meanwhile returns its
+ * release's answer (the id, with ACCEL_JOB_RES_PIPELINED). A
+ * negative errno if the job was refused (nothing of it remains then). The
+ * job may be gone once this returns: released, completed and freed on
+ * another thread.
+ */
+int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args,
+		     u32 __user *uid, struct io_uring_cmd *cmd)
+{
+	return __accel_job_submit(afile, args, uid, cmd);
+}
+
+/**
+ * accel_job_submit_sqe() - submit the job of an inline SUBMIT.
+ * @afile: the submitting file.
+ * @uj:    the job, in the SQE (ACCEL_URING_CMD_JOB_SUBMIT_INLINE).
+ * @cmd:   the SUBMIT.
+ *
+ * As accel_job_submit(), with the fields read from the SQE here, where
+ * the submission is compiled: they stay in registers, and what an SQE
+ * cannot hold (user pointers, an id to write back) is known absent, so
+ * the inline SUBMIT builds no struct accel_job_args in memory for a call
+ * to read back. The SQE may sit in the ring userspace shares: each field
+ * is read once (accel_job_point() copies each point before it checks
+ * it), with no copy of the whole job first.
+ *
+ * Context and return: as accel_job_submit(); -EINVAL also for what the
+ * SQE's format refuses (unknown flags, more than ACCEL_URING_JOB_POINTS
+ * points, a prediction past ACCEL_JOB_PREDICTION_MAX_US).
+ */
+int accel_job_submit_sqe(struct accel_file *afile,
+			 const struct accel_uring_job *uj,
+			 struct io_uring_cmd *cmd)
+{
+	u16 flags = READ_ONCE(uj->flags);
+	/*
+	 * Every field given where it is declared: a struct declared bare
+	 * is cleared first on kernels built with INIT_STACK_ALL_ZERO
+	 * (Debian's), and a compound literal assigned to it cleared again
+	 * what it leaves out.
+	 */
+	const struct accel_job_args a = {
+		.user_data = READ_ONCE(uj->user_data),
+		.timeout_ns = READ_ONCE(uj->timeout_ns),
+		.uwaits = 0, .usignals = 0, .kpoints = uj->points,
+		/* Before ABI 1.6 the last 8 bytes were not the job's: only if said. */
+		.predicted_us = flags & ACCEL_URING_JOB_F_PREDICTED ?
+				READ_ONCE(uj->predicted_us) : 0,
+		.nwaits = READ_ONCE(uj->nwaits),
+		.nsignals = READ_ONCE(uj->nsignals),
+		.queue = READ_ONCE(uj->queue),
+		.events = flags & ACCEL_URING_JOB_F_EVENTS,
+		.answer = flags & ACCEL_URING_JOB_F_ANSWER,
+	};
+
+	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL ||
+	    a.nwaits + a.nsignals > ACCEL_URING_JOB_POINTS ||
+	    a.predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
+		return -EINVAL;
+	return __accel_job_submit(afile, &a, NULL, cmd);
 }
 
 /* Look a job up by id; a reference. */

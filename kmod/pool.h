@@ -10,6 +10,13 @@
  * about 40 instructions of an inline SUBMIT, scripts/insn-vm.sh).
  * @count is what the pool holds, stashes included, for the bound and for
  * debugfs.
+ *
+ * On a KASAN kernel (the debug kernel of make check) nothing is kept:
+ * accel_pool_put() refuses, so a freed object goes back to its slab, whose
+ * quarantine turns a use after free into a KASAN report. A pool would hand
+ * the memory to the next allocation unchecked: a job used after its last
+ * reference (the defect robust.submit_races_release_and_complete was
+ * written for) could go unseen.
  */
 #ifndef _ACCEL_POOL_H
 #define _ACCEL_POOL_H
@@ -17,6 +24,9 @@
 #include <linux/atomic.h>
 #include <linux/llist.h>
 #include <linux/percpu.h>
+
+/* Whether pools keep anything: not under KASAN (above). */
+#define ACCEL_POOLING (!IS_ENABLED(CONFIG_KASAN))
 
 struct accel_pool {
 	struct llist_head head;
@@ -37,6 +47,8 @@ static inline int accel_pool_init(struct accel_pool *p)
 static inline bool accel_pool_put(struct accel_pool *p, struct llist_node *n,
 				  int max)
 {
+	if (!ACCEL_POOLING)
+		return false;
 	if (atomic_inc_return(&p->count) > max) {
 		atomic_dec(&p->count);
 		return false;

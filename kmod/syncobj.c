@@ -174,7 +174,8 @@ static struct accel_point_fence *accel_fence_get(void)
 	struct llist_node *n = accel_pool_get(&accel_fence_pool);
 	struct accel_point_fence *pf;
 
-	if (atomic_read(&accel_fence_pool.count) < ACCEL_FENCE_LOW &&
+	if (ACCEL_POOLING &&
+	    atomic_read(&accel_fence_pool.count) < ACCEL_FENCE_LOW &&
 	    !work_pending(&accel_fence_fill_work))
 		queue_work(accel_wq, &accel_fence_fill_work);
 	if (!n)

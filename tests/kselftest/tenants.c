@@ -391,6 +391,102 @@ TEST_F(tenants, raised_credits_release_at_once)
 	ASSERT_EQ(2, read_num(path));
 }
 
+/*
+ * Three threads on one engine: one submits, keeping at most 32 jobs out;
+ * one fetches the releases and completes them; one rewrites the credit
+ * limit (1, 3, 2, 4, ...) as fast as it can. Whatever changes the credits
+ * or what is runnable releases what the credits allow before it lets the
+ * engine go, and a submission whose job stays runnable checks that no
+ * credit was left free under a runnable job (a kernel warning, which the
+ * fixture counts as a failure). Every job must be released and completed,
+ * the engine left with nothing in flight.
+ */
+struct credit_race {
+	int fd;
+	char path[160];
+	atomic_int stop, completed, err;
+};
+
+static void *credit_race_writer(void *arg)
+{
+	static const char *const v[] = { "1", "3", "2", "4" };
+	struct credit_race *r = arg;
+
+	for (unsigned int i = 0; !atomic_load(&r->stop); i++)
+		if (write_file(r->path, v[i % 4]))
+			atomic_store(&r->err, 1);
+	return NULL;
+}
+
+static void *credit_race_completer(void *arg)
+{
+	struct credit_race *r = arg;
+	struct accel_job_event ev[32];
+
+	while (!atomic_load(&r->stop)) {
+		struct accel_job_fetch f = { .events = (uintptr_t)ev, .max = 32 };
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+
+		if (xioctl(r->fd, ACCEL_IOCTL_JOB_FETCH, &f)) {
+			atomic_store(&r->err, 2);
+			return NULL;
+		}
+		for (uint32_t i = 0; i < f.count; i++) {
+			if (ev[i].type != ACCEL_JOB_EVENT_RELEASED ||
+			    complete(r->fd, ev[i].id, 1000))
+				atomic_store(&r->err, 3);
+			else
+				atomic_fetch_add(&r->completed, 1);
+		}
+		if (!f.count)
+			poll(&p, 1, 1);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(tenants, credit_writes_race_submissions_and_completes, 120)
+{
+	struct credit_race r = { .fd = accel_test_open() };
+	const char *e = engine_name("crace");
+	uint64_t t0 = now_ns();
+	pthread_t tw, tc;
+	int submitted = 0;
+	uint32_t q;
+
+	ASSERT_GE(r.fd, 0);
+	q = queue_new(_metadata, r.fd, e, ACCEL_PRIORITY_NORMAL, 1);
+	engine_path(r.path, sizeof(r.path), e, "credits");
+	ASSERT_EQ(0, write_file(r.path, "1"));
+	ASSERT_EQ(0, pthread_create(&tw, NULL, credit_race_writer, &r));
+	ASSERT_EQ(0, pthread_create(&tc, NULL, credit_race_completer, &r));
+	/* 3000 jobs, or 5 s under TCG and KASAN. */
+	while (submitted < 3000 && now_ns() - t0 < 5000000000ull &&
+	       !atomic_load(&r.err)) {
+		if (submitted - atomic_load(&r.completed) >= 32) {
+			usleep(100);
+			continue;
+		}
+		if (submit(r.fd, q, submitted + 1) <= 0) {
+			atomic_store(&r.err, 4);
+			break;
+		}
+		submitted++;
+	}
+	for (int w = 0; w < 10000 && atomic_load(&r.completed) < submitted; w++)
+		usleep(1000);
+	atomic_store(&r.stop, 1);
+	pthread_join(tw, NULL);
+	pthread_join(tc, NULL);
+	TH_LOG("%d jobs submitted, %d completed, while the credits changed",
+	       submitted, atomic_load(&r.completed));
+	ASSERT_EQ(0, atomic_load(&r.err));
+	ASSERT_GT(submitted, 100);
+	ASSERT_EQ(submitted, atomic_load(&r.completed));
+	engine_path(r.path, sizeof(r.path), e, "in_flight");
+	ASSERT_EQ(0, read_num(r.path));
+	close(r.fd);
+}
+
 TEST_F(tenants, configured_engine_outlives_its_queues)
 {
 	int fd = accel_test_open();

@@ -55,7 +55,8 @@ static void accel_engine_kick(struct work_struct *work);
  * submissions: a job's memory comes from the pool, not the slab. Under a
  * batched load the slab handed back whole pages and zeroed new ones (on a
  * kernel built with INIT_ON_ALLOC) for every batch: a fifth of the
- * submission path. The pool is pool.h's, as the point fences have.
+ * submission path. The pool is pool.h's, as the point fences have, and
+ * keeps nothing on a KASAN kernel (freed jobs go to the slab's quarantine).
  */
 #define ACCEL_ENGINE_POOL 256
 

@@ -18,7 +18,8 @@
  * (accel_job_do_complete()) reaches or fails its points;
  * accel_job_cancel() fails a job not completed. Its id stays in its file's
  * table until it is unlinked, which drops the table's reference; the last
- * reference gives its memory to its engine's pool.
+ * reference gives its memory to its engine's pool (to the slab under
+ * KASAN, pool.h).
  *
  * **Locking.** A job's state, like its queue's scheduling fields, is under
  * its engine's spinlock (interrupts off); the file's event lock nests

@@ -2410,6 +2410,34 @@ static void dl_stage_end(struct dl_stage *s)
 	accel_queue_release(s->c);
 }
 
+/*
+ * Whether the submissions made since @deadline was taken, *@near ahead,
+ * all went before it. A deadline that has passed when it is submitted is
+ * sent as none (a hint with nothing to say), so a run whose submissions
+ * overran it cannot judge the policy: a VM under load stalled longer than
+ * 150 ms between taking the time and its last submission, on the debug
+ * kernel, and the flood went first. Then the stage is run out and undone
+ * (the caller releases what it made besides), and the caller tries again
+ * with twice the margin, up to 8 * DL_NEAR_NS.
+ */
+static bool dl_in_time(struct dl_stage *s, int64_t deadline, int64_t *near)
+{
+	if (accel_now_ns_for_test() < deadline)
+		return true;
+	ck_assert_msg(*near < 8 * DL_NEAR_NS,
+		      "the submissions overran their deadline, %.1f ms ahead, at every try",
+		      *near / 1e6);
+	fprintf(stderr, "# the submissions overran their deadline, %.1f ms ahead: again, %.1f ms ahead\n",
+		*near / 1e6, *near * 2 / 1e6);
+	atomic_store(&gate_open, 1);
+	dl_stage_end(s);
+	atomic_store(&gate_open, 0);
+	atomic_store(&gate_entered, 0);
+	atomic_store(&order_len, 0);
+	*near *= 2;
+	return false;
+}
+
 /* The run order as text, for messages. */
 static const char *order_text(void)
 {
@@ -2435,11 +2463,15 @@ START_TEST(test_deadline_near_goes_ahead)
 
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
-	dl_stage(&s, 2000);
-	deadline = accel_now_ns_for_test() + DL_NEAR_NS;
-	arb_submit_dl(s.d, 1, 100, NULL, NULL, deadline);
-	arb_submit_dl(s.d, 1, 101, NULL, NULL, 0);
-	arb_submit_dl(s.c, 1, 200, NULL, NULL, accel_now_ns_for_test() + 60 * SECOND);
+	for (int64_t near = DL_NEAR_NS;;) {
+		dl_stage(&s, 2000);
+		deadline = accel_now_ns_for_test() + near;
+		arb_submit_dl(s.d, 1, 100, NULL, NULL, deadline);
+		arb_submit_dl(s.d, 1, 101, NULL, NULL, 0);
+		arb_submit_dl(s.c, 1, 200, NULL, NULL, accel_now_ns_for_test() + 60 * SECOND);
+		if (dl_in_time(&s, deadline, &near))
+			break;
+	}
 	dl_run(&s, deadline, FLOOD_N + 3);
 	ck_assert_msg(order[0] == 100, "run order %s: expected 100 (near deadline) first",
 		      order_text());
@@ -2458,9 +2490,13 @@ START_TEST(test_deadline_bounded_by_lag)
 
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
-	dl_stage(&s, 40000);
-	deadline = accel_now_ns_for_test() + DL_NEAR_NS;
-	arb_submit_dl(s.d, 1, 100, NULL, NULL, deadline);
+	for (int64_t near = DL_NEAR_NS;;) {
+		dl_stage(&s, 40000);
+		deadline = accel_now_ns_for_test() + near;
+		arb_submit_dl(s.d, 1, 100, NULL, NULL, deadline);
+		if (dl_in_time(&s, deadline, &near))
+			break;
+	}
 	dl_run(&s, deadline, FLOOD_N + 1);
 	for (uint32_t i = 0; i < FLOOD_N; i++)
 		ck_assert_msg(order[i] == i + 1, "run order %s: expected the flood 1..%u first (the deadline's queue is past the lag bound)",
@@ -2483,25 +2519,33 @@ END_TEST
 START_TEST(test_deadline_on_a_point_and_passed_on)
 {
 	int64_t deadline;
-	accel_semaphore_t *x = sem_new(0), *y = sem_new(0);
+	accel_semaphore_t *x, *y;
 	struct dl_stage s;
 
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
-	dl_stage(&s, 2000);
-	deadline = accel_now_ns_for_test() + DL_NEAR_NS;
-	{
-		POINT(sx, x, 1);
-		POINT(sy, y, 1);
-		POINT(wy, y, 1);
+	for (int64_t near = DL_NEAR_NS;;) {
+		x = sem_new(0);
+		y = sem_new(0);
+		dl_stage(&s, 2000);
+		deadline = accel_now_ns_for_test() + near;
+		{
+			POINT(sx, x, 1);
+			POINT(sy, y, 1);
+			POINT(wy, y, 1);
 
-		arb_submit_dl(s.d, 1, 100, NULL, &sx, 0);
-		/* A hint with nothing to do: reached, or not promised. */
-		ASSERT_OK(accel_semaphore_set_deadline(x, 0, deadline));
-		ASSERT_OK(accel_semaphore_set_deadline(x, 2, deadline));
-		ASSERT_OK(accel_semaphore_set_deadline(x, 1, deadline));
-		arb_submit_dl(s.d, 1, 101, NULL, &sy, 0);
-		arb_submit_dl(s.c, 1, 200, &wy, NULL, deadline);
+			arb_submit_dl(s.d, 1, 100, NULL, &sx, 0);
+			/* A hint with nothing to do: reached, or not promised. */
+			ASSERT_OK(accel_semaphore_set_deadline(x, 0, deadline));
+			ASSERT_OK(accel_semaphore_set_deadline(x, 2, deadline));
+			ASSERT_OK(accel_semaphore_set_deadline(x, 1, deadline));
+			arb_submit_dl(s.d, 1, 101, NULL, &sy, 0);
+			arb_submit_dl(s.c, 1, 200, &wy, NULL, deadline);
+		}
+		if (dl_in_time(&s, deadline, &near))
+			break;
+		accel_semaphore_release(x);
+		accel_semaphore_release(y);
 	}
 	dl_run(&s, deadline, FLOOD_N + 3);
 	ck_assert_msg(order[0] == 100 && order[1] == 101 && order[2] == 200,
@@ -2618,22 +2662,28 @@ END_TEST
 START_TEST(test_deadline_set_on_point_alone)
 {
 	int64_t deadline;
-	accel_semaphore_t *x = sem_new(0);
+	accel_semaphore_t *x;
 	struct dl_stage s;
 
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
-	dl_stage(&s, 2000);
-	deadline = accel_now_ns_for_test() + DL_NEAR_NS;
-	{
-		POINT(sx, x, 5);
+	for (int64_t near = DL_NEAR_NS;;) {
+		x = sem_new(0);
+		dl_stage(&s, 2000);
+		deadline = accel_now_ns_for_test() + near;
+		{
+			POINT(sx, x, 5);
 
-		arb_submit_dl(s.d, 1, 100, NULL, &sx, 0);
+			arb_submit_dl(s.d, 1, 100, NULL, &sx, 0);
+		}
+		arb_submit_dl(s.c, 1, 200, NULL, NULL, 0);
+		/* Below the promised value: the same promiser. */
+		ASSERT_OK(accel_semaphore_set_deadline(x, 3, deadline));
+		ASSERT_OK(accel_semaphore_set_deadline(x, 5, INT64_MAX));
+		if (dl_in_time(&s, deadline, &near))
+			break;
+		accel_semaphore_release(x);
 	}
-	arb_submit_dl(s.c, 1, 200, NULL, NULL, 0);
-	/* Below the promised value: the same promiser. */
-	ASSERT_OK(accel_semaphore_set_deadline(x, 3, deadline));
-	ASSERT_OK(accel_semaphore_set_deadline(x, 5, INT64_MAX));
 	dl_run(&s, deadline, FLOOD_N + 2);
 	ck_assert_msg(order[0] == 100,
 		      "run order %s: expected 100 (the deadline set on its point) first",

@@ -191,13 +191,14 @@ check "a stale int3 after another splat fails the run (got $rc)" test "$rc" = 1
 # The inline SUBMIT, the hot path, went unfuzzed for nine ABI versions:
 # each ioctl and uring_cmd that uapi/accelsched.h defines must have its
 # entry in the fuzzer's op table (an IOP or UOP line naming it).
+cmds=$(sed -n 's/^#define \(ACCEL_\(IOCTL\|URING_CMD\)_[A-Z0-9_]*\) _IO.*/\1/p' \
+	"$src/uapi/accelsched.h")
 missing=
-for op in $(sed -n 's/^#define \(ACCEL_\(IOCTL\|URING_CMD\)_[A-Z0-9_]*\) _IO.*/\1/p' \
-		"$src/uapi/accelsched.h"); do
+for op in $cmds; do
 	grep -Eq "^[[:space:]]*\[OP_[A-Z_]+\] = [IU]OP\(\"[a-z_]+\", $op," "$src/tests/fuzz/fuzz.c" ||
 		missing="$missing $op"
 done
-ncmd=$(sed -n 's/^#define \(ACCEL_\(IOCTL\|URING_CMD\)_[A-Z0-9_]*\) _IO.*/\1/p' "$src/uapi/accelsched.h" | wc -l)
+ncmd=$(echo "$cmds" | wc -l)
 check "the uapi defines its 27 commands, 21 ioctls and 6 uring_cmds (got $ncmd)" test "$ncmd" = 27
 check "the fuzzer has an op for each of them (missing:${missing:- none})" test -z "$missing"
 

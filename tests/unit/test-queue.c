@@ -2343,6 +2343,8 @@ END_TEST
  * that between taking the time and its first submission.
  */
 #define DL_NEAR_NS (150 * 1000000LL)
+/* The lag bound, on both schedulers (EMB_DL_LAG_NS, the module's). */
+#define DL_LAG_NS INT64_C(20000000)
 
 /* Submits entry @ordinal (constant @id) on @q with @deadline (0: none). */
 static void arb_submit_dl(accel_queue_t *q, uint32_t ordinal, uint32_t id,
@@ -2365,20 +2367,44 @@ struct dl_stage {
 	accel_queue_t *g, *flood, *d, *c;
 };
 
+/*
+ * A handicap is charged as the time its job took, as its executor
+ * measured it, and a machine that stalls meanwhile makes that longer: two
+ * runs on the debug kernel ran the flood first with 2 ms handicaps, as if
+ * past the lag bound. A handicap meant to be within the bound is run
+ * again, on new queues, until both took less than the bound all told
+ * (so each was charged less), three times at most.
+ */
 static void dl_stage(struct dl_stage *s, uint32_t handicap_us)
 {
-	accel_semaphore_t *warm = sem_new(0);
-	POINT(w, warm, 1);
-	POINT(w2, warm, 2);
+	for (int tries = 1;; tries++) {
+		accel_semaphore_t *warm = sem_new(0);
+		POINT(w, warm, 1);
+		POINT(w2, warm, 2);
+		int64_t took;
 
-	s->g = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
-	s->flood = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 100);
-	s->d = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
-	s->c = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
-	arb_submit_dl(s->d, 2, handicap_us, NULL, &w, 0);
-	arb_submit_dl(s->c, 2, handicap_us, NULL, &w2, 0);
-	ASSERT_OK(accel_semaphore_wait(warm, 2, 0, WAIT_LONG));
-	accel_semaphore_release(warm);
+		s->g = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
+		s->flood = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 100);
+		s->d = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+		s->c = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+		took = accel_now_ns_for_test();
+		arb_submit_dl(s->d, 2, handicap_us, NULL, &w, 0);
+		arb_submit_dl(s->c, 2, handicap_us, NULL, &w2, 0);
+		ASSERT_OK(accel_semaphore_wait(warm, 2, 0, WAIT_LONG));
+		took = accel_now_ns_for_test() - took;
+		accel_semaphore_release(warm);
+		if (handicap_us * INT64_C(1000) >= DL_LAG_NS || took < DL_LAG_NS)
+			break;
+		ck_assert_msg(tries < 3,
+			      "the stage's two handicaps of %u us took %.1f ms, past the lag bound, at every try",
+			      handicap_us, took / 1e6);
+		fprintf(stderr, "# the stage's two handicaps of %u us took %.1f ms, past the lag bound: again\n",
+			handicap_us, took / 1e6);
+		accel_queue_release(s->g);
+		accel_queue_release(s->flood);
+		accel_queue_release(s->d);
+		accel_queue_release(s->c);
+	}
 	arb_close_gate(s->g);
 	for (uint32_t i = 1; i <= FLOOD_N; i++)
 		arb_submit(s->flood, 1, i, NULL, NULL);
@@ -2414,9 +2440,9 @@ static void dl_stage_end(struct dl_stage *s)
  * Whether the submissions made since @deadline was taken, *@near ahead,
  * all went before it. A deadline that has passed when it is submitted is
  * sent as none (a hint with nothing to say), so a run whose submissions
- * overran it cannot judge the policy: a VM under load stalled longer than
- * 150 ms between taking the time and its last submission, on the debug
- * kernel, and the flood went first. Then the stage is run out and undone
+ * overran it cannot judge the policy (50 ms was overrun once, see
+ * DL_NEAR_NS; the stalls that inflate a handicap, see dl_stage(), could
+ * overrun 150 ms too). Then the stage is run out and undone
  * (the caller releases what it made besides), and the caller tries again
  * with twice the margin, up to 8 * DL_NEAR_NS.
  */
@@ -2587,7 +2613,7 @@ END_TEST
  * DL_SHARE_N without the bound.
  */
 #define DL_SHARE_N 80
-#define DL_SHARE_LAG_NS INT64_C(20000000)
+#define DL_SHARE_LAG_NS DL_LAG_NS
 #define DL_SHARE_LEAD_NS_MAX (DL_SHARE_LAG_NS + INT64_C(2000000))
 #define DL_SHARE_LEAD_MIN 8
 

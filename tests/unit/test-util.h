@@ -19,6 +19,7 @@
 
 #include <check.h>
 #include <dirent.h>
+#include <ftw.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,10 +107,46 @@ static inline int test_count_fds(void)
 	return n - 1; /* the directory's own fd */
 }
 
-/* A fresh directory, mode 0755, in $TMPDIR or /tmp; written into buf. */
+/*
+ * The directories test_make_tmpdir() made in this process, removed with
+ * what they hold when it exits: a test that fails, or forgets, leaves no
+ * litter in $TMPDIR. Check runs each test in a child of its own, which
+ * exits; a child a test forks inherits the list but not the removal
+ * (pid), so it cannot pull a directory from under its parent.
+ */
+struct test_tmpdirs {
+	pid_t pid;
+	int n;
+	char path[16][256];
+};
+static struct test_tmpdirs test_tmpdirs_;
+
+static inline int test_remove_one_(const char *path, const struct stat *st,
+				   int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+static inline void test_remove_tmpdirs_(void)
+{
+	if (test_tmpdirs_.pid != getpid())
+		return;
+	for (int i = 0; i < test_tmpdirs_.n; i++)
+		nftw(test_tmpdirs_.path[i], test_remove_one_, 16,
+		     FTW_DEPTH | FTW_PHYS);
+	test_tmpdirs_.n = 0;
+}
+
+/*
+ * A fresh directory, mode 0755, in $TMPDIR or /tmp; written into buf.
+ * Removed, with what it holds, when the process exits.
+ */
 static inline const char *test_make_tmpdir(char *buf, size_t len)
 {
 	const char *base = getenv("TMPDIR");
+	static int registered;
 
 	snprintf(buf, len, "%s/libaccel-test-XXXXXX",
 		 base && *base ? base : "/tmp");
@@ -117,6 +154,16 @@ static inline const char *test_make_tmpdir(char *buf, size_t len)
 		      strerror(errno));
 	ck_assert_msg(chmod(buf, 0755) == 0, "chmod(%s): %s", buf,
 		      strerror(errno));
+	if (test_tmpdirs_.pid != getpid()) {
+		test_tmpdirs_.pid = getpid();
+		test_tmpdirs_.n = 0;
+	}
+	if (!registered)
+		registered = atexit(test_remove_tmpdirs_) == 0;
+	if (test_tmpdirs_.n < (int)(sizeof(test_tmpdirs_.path) /
+				    sizeof(test_tmpdirs_.path[0])) &&
+	    strlen(buf) < sizeof(test_tmpdirs_.path[0]))
+		strcpy(test_tmpdirs_.path[test_tmpdirs_.n++], buf);
 	return buf;
 }
 

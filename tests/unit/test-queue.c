@@ -2063,6 +2063,7 @@ static atomic_int gate_entered;
 static atomic_uint order_len;
 static uint32_t order[512];
 static int64_t order_ns[512]; /* how long each record_fn() job took */
+static int64_t order_at[512]; /* when each started */
 
 static void gate_fn(const struct accel_cpu_dispatch *d)
 {
@@ -2085,6 +2086,7 @@ static void record_fn(const struct accel_cpu_dispatch *d)
 	if (i < 512) {
 		order[i] = d->constants[0];
 		order_ns[i] = now - start;
+		order_at[i] = start;
 	}
 }
 
@@ -2243,53 +2245,97 @@ START_TEST(test_arbiter_priority)
 END_TEST
 
 /*
+ * A stall among the first @n + 1 starts of record_fn() jobs (credit 1:
+ * each starts once the one before completed and the next was released):
+ * the longest time from one start to the next, when it is over 4 times
+ * the median and over 4 ms (8 jobs' worth); else 0. A queue charged for
+ * that time (the machine took the CPU away from its job, its executor or
+ * the reaper) has its fair share shifted by it, as it should be.
+ */
+static int64_t arb_stall_ns(uint32_t n)
+{
+	int64_t gap[64], worst = 0, median;
+
+	ck_assert_uint_le(n, 64);
+	for (uint32_t i = 0; i < n; i++) {
+		gap[i] = order_at[i + 1] - order_at[i];
+		worst = gap[i] > worst ? gap[i] : worst;
+	}
+	for (uint32_t i = 1; i < n; i++) /* insertion sort: 40 values */
+		for (uint32_t j = i; j && gap[j - 1] > gap[j]; j--) {
+			int64_t t = gap[j];
+
+			gap[j] = gap[j - 1];
+			gap[j - 1] = t;
+		}
+	median = gap[n / 2];
+	return worst > 4 * median && worst > 4000000 ? worst : 0;
+}
+
+/*
  * Two queues of one class, weights 1 and 3, equal jobs queued behind a
  * gate: while both have work, the weight-3 queue gets about 3/4 of the
  * releases. Counted over the first 40 releases (both queues have 60
- * jobs); device times are measured, so the bound is loose, not timed.
+ * jobs); device times are measured, so the bound is loose, not timed. A
+ * stall of the machine's among them is charged to the queue whose job it
+ * hit and shifts the count by many jobs (39 of 40 seen once, under TCG):
+ * the stage is then set again, up to 3 times, and the count checked only
+ * on a round without one, or the last.
  */
 START_TEST(test_arbiter_weights)
 {
 	accel_queue_t *g, *a, *b;
 	accel_semaphore_t *done = sem_new(0);
-	uint32_t heavy = 0;
+	uint32_t heavy;
 	char seen[41] = { 0 };
+	int64_t stall;
 
 	if (arb_skip())
 		TEST_SKIP("%s", arb_skip());
 	g = arb_queue(ACCEL_QUEUE_PRIORITY_NORMAL, 0);
-	a = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
-	b = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 3);
-	arb_close_gate(g);
-	for (uint32_t i = 0; i < 60; i++) {
-		arb_submit(a, 1, 1, NULL, NULL);
-		arb_submit(b, 1, 3, NULL, NULL);
-	}
-	atomic_store(&gate_open, 1);
-	/* Each queue runs in submission order: a barrier after all of them. */
-	{
-		accel_semaphore_t *da = sem_new(0), *db = sem_new(0);
-		POINT(sa, da, 1);
-		POINT(sb, db, 1);
+	for (int round = 1;; round++) {
+		a = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 1);
+		b = arb_queue(ACCEL_QUEUE_PRIORITY_LOW, 3);
+		arb_close_gate(g);
+		for (uint32_t i = 0; i < 60; i++) {
+			arb_submit(a, 1, 1, NULL, NULL);
+			arb_submit(b, 1, 3, NULL, NULL);
+		}
+		atomic_store(&gate_open, 1);
+		/* Each queue runs in submission order: a barrier after all of them. */
+		{
+			accel_semaphore_t *da = sem_new(0), *db = sem_new(0);
+			POINT(sa, da, 1);
+			POINT(sb, db, 1);
 
-		ASSERT_OK(accel_queue_barrier(a, NULL, &sa, 0));
-		ASSERT_OK(accel_queue_barrier(b, NULL, &sb, 0));
-		ASSERT_OK(accel_semaphore_wait(da, 1, 0, WAIT_LONG));
-		ASSERT_OK(accel_semaphore_wait(db, 1, 0, WAIT_LONG));
-		accel_semaphore_release(da);
-		accel_semaphore_release(db);
-	}
-	ck_assert_uint_eq(atomic_load(&order_len), 120);
-	for (uint32_t i = 0; i < 40; i++) {
-		heavy += order[i] == 3;
-		seen[i] = order[i] == 3 ? '3' : '1';
+			ASSERT_OK(accel_queue_barrier(a, NULL, &sa, 0));
+			ASSERT_OK(accel_queue_barrier(b, NULL, &sb, 0));
+			ASSERT_OK(accel_semaphore_wait(da, 1, 0, WAIT_LONG));
+			ASSERT_OK(accel_semaphore_wait(db, 1, 0, WAIT_LONG));
+			accel_semaphore_release(da);
+			accel_semaphore_release(db);
+		}
+		ck_assert_uint_eq(atomic_load(&order_len), 120);
+		heavy = 0;
+		for (uint32_t i = 0; i < 40; i++) {
+			heavy += order[i] == 3;
+			seen[i] = order[i] == 3 ? '3' : '1';
+		}
+		accel_queue_release(a);
+		accel_queue_release(b);
+		stall = heavy >= 24 && heavy <= 36 ? 0 : arb_stall_ns(40);
+		if (!stall || round == 3)
+			break;
+		fprintf(stderr, "# the weight-3 queue ran %u of the first 40 jobs, after a stall of %.1f ms among them: again\n",
+			heavy, stall / 1e6);
+		atomic_store(&gate_open, 0);
+		atomic_store(&gate_entered, 0);
+		atomic_store(&order_len, 0);
 	}
 	ck_assert_msg(heavy >= 24 && heavy <= 36,
-		      "the weight-3 queue ran %u of the first 40 jobs; expected about 30 (24..36); run order by weight: %s",
-		      heavy, seen);
+		      "the weight-3 queue ran %u of the first 40 jobs; expected about 30 (24..36); run order by weight: %s%s",
+		      heavy, seen, stall ? " (after a stall at each of 3 tries)" : "");
 	accel_queue_release(g);
-	accel_queue_release(a);
-	accel_queue_release(b);
 	accel_semaphore_release(done);
 }
 END_TEST

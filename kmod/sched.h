@@ -50,8 +50,10 @@ struct io_uring_cmd;
  * @timeout_at: when @timeout_work runs, while @timeout_armed.
  * @busy_ns:  engine time its jobs consumed.
  * @nr_released: jobs released.
- * @nr_completed: jobs completed with status 0.
- * @nr_failed: jobs failed: an error status, a failed wait, or cancelled.
+ * @nr_completed: jobs completed with status 0 (a pipelined job completed
+ *	before its waits: once they are reached, none failed).
+ * @nr_failed: jobs failed: an error status, a failed wait, or cancelled;
+ *	each job counts once in these two or @nr_timedout.
  * @nr_timedout: jobs failed by their timeout (not counted failed too).
  * @latency_ns: the sum of its released jobs' latencies, each the time from
  *            runnable to released (see accel_job_release_locked()).

@@ -284,6 +284,10 @@ static __always_inline bool __accel_job_ready_locked(struct accel_sched_job *job
 		if (!error)
 			error = job->status;
 		atomic_set(&job->error, error);
+		if (error) /* not counted at its COMPLETE: here, once */
+			e->nr_failed++;
+		else
+			e->nr_completed++;
 		return true; /* the caller finishes it */
 	}
 	if (job->state != ACCEL_JOB_PENDING)
@@ -1389,10 +1393,18 @@ int accel_job_do_complete(struct accel_file *afile,
 		job->status = args->status;
 	}
 	q->nr_in_flight--;
-	if (args->status)
-		e->nr_failed++;
-	else
-		e->nr_completed++;
+	/*
+	 * Counted where it ends, once: a finishing job when its waits are
+	 * reached (__accel_job_ready_locked()) or it is cancelled; a job
+	 * ending now by what it signals, a pipelined job's failed wait
+	 * over its status.
+	 */
+	if (job->state == ACCEL_JOB_DONE) {
+		if (atomic_read(&job->error) || args->status)
+			e->nr_failed++;
+		else
+			e->nr_completed++;
+	}
 	if (job->deadline_ns)
 		accel_job_dl_count_locked(job, ktime_get_ns());
 	/*

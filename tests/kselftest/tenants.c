@@ -1242,6 +1242,91 @@ TEST_F(tenants, pipelined_job_latency_is_bounded)
 	ASSERT_EQ(0, close(fd));
 }
 
+/*
+ * A pipelined job completed before its waits are reached ends later: when
+ * they are (completed, or failed if one failed) or when its queue goes
+ * (failed). Each ends counted once on its engine: released is completed
+ * plus failed at every step. The module once counted it completed at its
+ * COMPLETE and failed again when its queue was destroyed before its wait
+ * was reached, and completed when that wait then failed.
+ */
+TEST_F(tenants, engine_counts_a_pipelined_job_once)
+{
+	int fd, a, b;
+	const char *e = engine_name("pcnt");
+	struct accel_point sig, wait, bsig;
+	struct accel_job ja = { .user_data = 1 }, jb = { .user_data = 2 };
+	struct accel_job_complete fail = { .status = -EIO, .device_ns = 1 };
+	struct accel_job_event ev;
+	uint64_t completed = 0, failed = 0;
+	char path[160];
+	uint32_t q, h, y;
+
+	for (int round = 0; round < 3; round++) {
+		/* A, then B pipelined on A's point, on two credits. */
+		fd = accel_test_open(); /* a file a round: no event left over */
+		ASSERT_GE(fd, 0);
+		q = queue_new(_metadata, fd, e, ACCEL_PRIORITY_NORMAL, 1);
+		if (round == 0) {
+			engine_path(path, sizeof(path), e, "credits");
+			ASSERT_EQ(0, write_file(path, "2"));
+		}
+		h = so_new(_metadata, fd, 0);
+		y = so_new(_metadata, fd, 0);
+		sig = (struct accel_point){ .handle = h, .point = 1 };
+		wait = sig;
+		bsig = (struct accel_point){ .handle = y, .point = 1 };
+		ja.queue = jb.queue = q;
+		ja.signals = (uintptr_t)&sig;
+		ja.nsignals = 1;
+		jb.waits = (uintptr_t)&wait;
+		jb.nwaits = 1;
+		jb.signals = (uintptr_t)&bsig;
+		jb.nsignals = 1;
+		a = submit_job(fd, &ja);
+		ASSERT_GT(a, 0);
+		ev = next_event(_metadata, fd, 2000);
+		ASSERT_EQ(a, ev.id);
+		b = submit_job(fd, &jb);
+		ASSERT_GT(b, 0);
+		ev = next_event(_metadata, fd, 2000);
+		ASSERT_EQ(b, ev.id);
+		ASSERT_NE(0, ev.flags & ACCEL_JOB_RES_PIPELINED);
+		/*
+		 * B completes first, status 0: not counted until it ends,
+		 * which its point y:1 tells (the engine's kick finishes it).
+		 */
+		ASSERT_EQ(0, complete(fd, b, 1));
+		ASSERT_EQ(completed, engine_stat(_metadata, e, "completed"));
+		ASSERT_EQ(failed, engine_stat(_metadata, e, "failed"));
+		switch (round) {
+		case 0: /* A completes: B's wait is reached, B completed. */
+			ASSERT_EQ(0, complete(fd, a, 1));
+			ASSERT_EQ(0, so_wait1(fd, y, 1, 0, in_ms(5000)));
+			completed += 2;
+			break;
+		case 1: /* A fails: B's wait fails, B failed. */
+			fail.id = a;
+			ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &fail));
+			ASSERT_EQ(-EIO, so_wait1(fd, y, 1, 0, in_ms(5000)));
+			failed += 2;
+			break;
+		case 2: /* The queue goes first: A and B cancelled. */
+			failed += 2;
+			break;
+		}
+		ASSERT_EQ(0, queue_destroy(fd, q));
+		ASSERT_EQ(0, so_destroy(fd, h));
+		ASSERT_EQ(0, so_destroy(fd, y));
+		ASSERT_EQ(completed, engine_stat(_metadata, e, "completed"));
+		ASSERT_EQ(failed, engine_stat(_metadata, e, "failed"));
+		ASSERT_EQ(completed + failed, engine_stat(_metadata, e, "released"));
+		ASSERT_EQ(0, engine_stat(_metadata, e, "timedout"));
+		ASSERT_EQ(0, engine_stat(_metadata, e, "in_flight"));
+		ASSERT_EQ(0, close(fd));
+	}
+}
+
 TEST_F(tenants, tenant_sysfs_counts_its_jobs_over_engines)
 {
 	struct cg a, b;

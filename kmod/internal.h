@@ -171,7 +171,8 @@ void accel_notify_init(struct accel_file *afile);
 void accel_notify_release(struct accel_file *afile);
 int accel_notify_eventfd(struct accel_file *afile, u32 handle, u64 point,
 			 u32 flags, int fd);
-u32 accel_notify_cancel(struct accel_file *afile, u32 handle, u64 point);
+u32 accel_notify_cancel(struct accel_file *afile, u32 handle, u64 context,
+			u64 point);
 int accel_uring_wait(struct accel_file *afile, struct io_uring_cmd *cmd,
 		     unsigned int issue_flags);
 void accel_uring_wait_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags);

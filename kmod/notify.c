@@ -67,6 +67,9 @@ enum accel_notify_state {
  * @state:  &enum accel_notify_state; the one who moves it to DONE completes.
  * @type:   eventfd or io_uring.
  * @handle: the syncobj's handle, for ACCEL_IOCTL_SYNCOBJ_CANCEL.
+ * @context: the syncobj's own (its reached fence context, unique to it):
+ *          the handle may be destroyed and its number given to another
+ *          syncobj while the notification is pending.
  * @point:  the point.
  * @result: what the notification completes with.
  * @cancelled: it was cancelled (an eventfd is then not written).
@@ -82,6 +85,7 @@ struct accel_notify {
 	atomic_t state;
 	enum accel_notify_type type;
 	u32 handle;
+	u64 context;
 	u64 point;
 	int result;
 	bool cancelled;
@@ -223,11 +227,13 @@ static struct accel_notify *accel_notify_new(struct accel_file *afile,
 		ACCEL_POINT_SUBMITTED : ACCEL_POINT_REACHED;
 	struct accel_syncobj *s;
 	struct accel_notify *n;
+	u64 context;
 
 	s = accel_syncobj_lookup(afile, handle);
 	if (!s)
 		return ERR_PTR(-ENOENT);
 	*fence = accel_syncobj_point_fence(s, point, kind);
+	context = accel_syncobj_reached_context(s);
 	accel_syncobj_put(s);
 	if (IS_ERR(*fence))
 		return ERR_CAST(*fence);
@@ -239,6 +245,7 @@ static struct accel_notify *accel_notify_new(struct accel_file *afile,
 	n->fence = *fence;
 	n->afile = afile;
 	n->handle = handle;
+	n->context = context;
 	n->point = point;
 	INIT_LIST_HEAD(&n->link);
 	INIT_LIST_HEAD(&n->cb.node);
@@ -314,9 +321,11 @@ err_free:
 
 /**
  * accel_notify_cancel() - cancel @afile's notifications on (handle, point).
- * @afile:  the file.
- * @handle: the syncobj's handle.
- * @point:  the point.
+ * @afile:   the file.
+ * @handle:  the syncobj's handle.
+ * @context: the syncobj's reached context: only notifications registered
+ *           through @handle while it named this syncobj are cancelled.
+ * @point:   the point.
  *
  * Cancelled eventfds are not written; cancelled io_uring WAITs complete with
  * -ECANCELED.
@@ -324,7 +333,8 @@ err_free:
  * Context: process context.
  * Return: how many were cancelled.
  */
-u32 accel_notify_cancel(struct accel_file *afile, u32 handle, u64 point)
+u32 accel_notify_cancel(struct accel_file *afile, u32 handle, u64 context,
+			u64 point)
 {
 	struct accel_notify *n, *tmp;
 	LIST_HEAD(claimed);
@@ -332,8 +342,8 @@ u32 accel_notify_cancel(struct accel_file *afile, u32 handle, u64 point)
 
 	spin_lock_irq(&afile->notify_lock);
 	list_for_each_entry_safe(n, tmp, &afile->notifies, link) {
-		if (n->handle == handle && n->point == point &&
-		    accel_notify_claim(n)) {
+		if (n->handle == handle && n->context == context &&
+		    n->point == point && accel_notify_claim(n)) {
 			list_move_tail(&n->link, &claimed);
 			count++;
 		}

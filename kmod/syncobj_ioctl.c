@@ -562,13 +562,17 @@ int accel_ioctl_syncobj_cancel(struct accel_file *afile, void *data)
 {
 	struct accel_syncobj_cancel *args = data;
 	struct accel_syncobj *s;
+	u64 context;
 
 	if (args->flags || args->pad || args->cancelled)
 		return -EINVAL;
 	s = accel_syncobj_lookup(afile, args->handle);
 	if (!s)
 		return -ENOENT;
+	/* Not what was registered through a handle of that number before. */
+	context = accel_syncobj_reached_context(s);
 	accel_syncobj_put(s);
-	args->cancelled = accel_notify_cancel(afile, args->handle, args->point);
+	args->cancelled = accel_notify_cancel(afile, args->handle, context,
+					      args->point);
 	return 0;
 }

@@ -382,8 +382,10 @@ struct accel_syncobj_eventfd {
 
 /**
  * struct accel_syncobj_cancel - ACCEL_IOCTL_SYNCOBJ_CANCEL: cancel this
- * file's pending notifications (eventfds and io_uring WAITs) on one point.
- * A cancelled io_uring WAIT completes with -ECANCELED.
+ * file's pending notifications (eventfds and io_uring WAITs) on one point,
+ * registered through @handle while it named this syncobj (not through a
+ * handle of the same number since destroyed). A cancelled io_uring WAIT
+ * completes with -ECANCELED.
  * @handle:    the syncobj.
  * @flags:     must be zero.
  * @point:     the point.

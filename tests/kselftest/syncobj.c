@@ -441,6 +441,43 @@ TEST_F(syncobj, eventfd_cancel_and_close)
 	ASSERT_FALSE(fd_ready(efd));
 }
 
+/*
+ * CANCEL names a point through a handle: a notification registered
+ * through a handle since destroyed is not the new syncobj's that got its
+ * number, and stays pending on its own (kept alive here by an export).
+ * The module once matched the number alone: the CANCEL answered 1 and the
+ * old syncobj's eventfd was never written.
+ */
+TEST_F(syncobj, cancel_after_the_handle_was_given_again)
+{
+	int fd = accel_test_open(), efd = eventfd(0, EFD_NONBLOCK), sfd;
+	uint32_t h, h2, old, n = 99;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(efd, 0);
+	h = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, so_export(fd, h, &sfd));
+	ASSERT_EQ(0, so_eventfd(fd, h, 5, 0, efd));
+	ASSERT_EQ(0, so_destroy(fd, h));
+	h2 = so_new(_metadata, fd, 0);
+	ASSERT_EQ(h, h2); /* the lowest free number: the test's premise */
+	ASSERT_EQ(0, so_cancel(fd, h2, 5, &n));
+	ASSERT_EQ(0, n);
+	/* The new syncobj's own registration on 5 is its to cancel. */
+	ASSERT_EQ(0, so_eventfd(fd, h2, 5, 0, efd));
+	ASSERT_EQ(0, so_cancel(fd, h2, 5, &n));
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(0, so_signal(fd, h2, 5));
+	ASSERT_FALSE(fd_ready(efd));
+	/* The old one, reached through its export, writes its eventfd. */
+	ASSERT_EQ(0, so_import(fd, sfd, &old));
+	ASSERT_EQ(0, so_signal(fd, old, 5));
+	ASSERT_TRUE(fd_ready(efd));
+	ASSERT_EQ(0, close(sfd));
+	ASSERT_EQ(0, close(efd));
+	ASSERT_EQ(0, close(fd));
+}
+
 TEST_F(syncobj, wait_submitted)
 {
 	int fd = accel_test_open();

@@ -82,6 +82,8 @@ struct accel_file {
 	 */
 	struct xarray syncobjs;
 	struct accel_syncobj __rcu *syncobj_fast[ACCEL_SYNCOBJ_FAST];
+	/* How many handles it holds, under the xarray's lock (max_syncobjs). */
+	u32 nr_syncobjs;
 	/* Its sync_file imports still pending (they may outlive it). */
 	struct accel_import_quota *imports;
 
@@ -107,6 +109,8 @@ struct accel_file {
 	 */
 	struct xarray queues;
 	struct accel_queue *queue_fast[ACCEL_QUEUE_FAST];
+	/* How many handles it holds, under the xarray's lock (max_queues). */
+	u32 nr_queues;
 	struct accel_idtable jobs;
 	atomic_t nr_jobs;
 	atomic64_t job_seq;

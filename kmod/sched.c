@@ -275,6 +275,30 @@ found:
 	q->vruntime = ent->min_vruntime;
 }
 
+/*
+ * Reserve a queue handle of @afile (it reads as no queue until stored):
+ * 0, or -EMFILE at max_queues, counted in handles held, not by their
+ * numbers (see accel_syncobj_install()), or -ENOMEM.
+ */
+static int accel_queue_reserve(struct accel_file *afile, u32 *handle)
+{
+	u32 max = READ_ONCE(accel_max_queues);
+	int ret;
+
+	xa_lock(&afile->queues);
+	if (afile->nr_queues >= max) {
+		xa_unlock(&afile->queues);
+		return -EMFILE;
+	}
+	afile->nr_queues++;
+	ret = __xa_alloc(&afile->queues, handle, NULL, XA_LIMIT(1, max),
+			 GFP_KERNEL);
+	if (ret)
+		afile->nr_queues--;
+	xa_unlock(&afile->queues);
+	return ret == -EBUSY ? -EMFILE : ret;
+}
+
 int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 {
 	struct accel_queue_create *args = data;
@@ -305,14 +329,9 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	 * max_queues is refused before an engine is made or its credits are
 	 * set, or each refused call with a new name left one behind.
 	 */
-	ret = accel_max_queues ?
-	      xa_alloc(&afile->queues, &handle, NULL,
-		       XA_LIMIT(1, accel_max_queues), GFP_KERNEL) : -EBUSY;
-	if (ret) {
-		if (ret == -EBUSY)
-			ret = -EMFILE;
+	ret = accel_queue_reserve(afile, &handle);
+	if (ret)
 		goto err_count;
-	}
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	spare = kzalloc(sizeof(*spare), GFP_KERNEL);
 	if (!q || !spare) {
@@ -366,7 +385,10 @@ err_engine:
 err_alloc:
 	kfree(spare);
 	kfree(q);
-	xa_release(&afile->queues, handle);
+	xa_lock(&afile->queues);
+	__xa_erase(&afile->queues, handle); /* a reservation: releases it */
+	afile->nr_queues--;
+	xa_unlock(&afile->queues);
 err_count:
 	atomic_dec(&t->nr_queues);
 	return ret;
@@ -453,6 +475,7 @@ int accel_ioctl_queue_destroy(struct accel_file *afile, void *data)
 	if (args->handle < ACCEL_QUEUE_FAST)
 		WRITE_ONCE(afile->queue_fast[args->handle], NULL);
 	__xa_erase(&afile->queues, args->handle);
+	afile->nr_queues--;
 	xa_unlock(&afile->queues);
 	synchronize_srcu(&accel_submit_srcu);
 	accel_queue_retire(q);

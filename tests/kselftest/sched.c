@@ -1024,6 +1024,47 @@ TEST_F(sched, limits)
 }
 
 /*
+ * max_queues bounds how many queues a file holds, not their handles'
+ * numbers: lowered to 2 while the file holds handles 3 and 4, it refuses
+ * a third. The module once allocated numbers up to the limit and so gave
+ * out 1 and 2 as well.
+ */
+TEST_F(sched, lowered_queue_limit_counts_the_queues_held)
+{
+	int fd = accel_test_open(), ret, ret2;
+	uint32_t qs[4], q, q2;
+	long old;
+
+	ASSERT_GE(fd, 0);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, queue_create(fd, engine_name("llq"), 1, 1, 0, &qs[i]));
+	for (int i = 0; i < 2; i++) {
+		struct accel_queue_destroy d = { .handle = qs[i] };
+
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	}
+	old = set_param("max_queues", 2);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter max_queues");
+	ret = queue_create(fd, engine_name("llq"), 1, 1, 0, &q);
+	set_param("max_queues", old);
+	ASSERT_EQ(-EMFILE, ret);
+	{
+		struct accel_queue_destroy d = { .handle = qs[2] };
+
+		ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	}
+	set_param("max_queues", 2);
+	ret = queue_create(fd, engine_name("llq"), 1, 1, 0, &q);
+	ret2 = queue_create(fd, engine_name("llq"), 1, 1, 0, &q2);
+	set_param("max_queues", old);
+	ASSERT_EQ(0, ret);
+	ASSERT_LE(q, 2);
+	ASSERT_EQ(-EMFILE, ret2);
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
  * A QUEUE_CREATE refused at the file's max_queues makes nothing: no
  * engine, no credits set on one. The handle was taken last, after the
  * engine was made, so each refused call with a new engine name left an

@@ -822,6 +822,47 @@ TEST_F(syncobj, limits)
 }
 
 /*
+ * max_syncobjs bounds how many handles a file holds, not their numbers:
+ * lowered to 4 while the file holds handles 5 to 8, it refuses a fifth.
+ * The module once allocated numbers up to the limit and so gave out 1
+ * to 4 as well, 8 held under a limit of 4.
+ */
+TEST_F(syncobj, lowered_limit_counts_the_handles_held)
+{
+	int fd = accel_test_open(), ret, ret2;
+	uint32_t hs[8], h, h2;
+	long old;
+
+	ASSERT_GE(fd, 0);
+	for (int i = 0; i < 8; i++)
+		hs[i] = so_new(_metadata, fd, 0);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, so_destroy(fd, hs[i]));
+	old = set_param("max_syncobjs", 4);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter max_syncobjs");
+	ret = so_create(fd, 0, &h);
+	set_param("max_syncobjs", old);
+	ASSERT_EQ(-EMFILE, ret);
+	/* One given back makes room for one, under the limit's numbers. */
+	ASSERT_EQ(0, so_destroy(fd, hs[4]));
+	set_param("max_syncobjs", 4);
+	ret = so_create(fd, 0, &h);
+	ret2 = so_create(fd, 0, &h2);
+	set_param("max_syncobjs", old);
+	ASSERT_EQ(0, ret);
+	ASSERT_LE(h, 4);
+	ASSERT_EQ(-EMFILE, ret2);
+	/* A refused create counted nothing: the slot is there once more. */
+	ASSERT_EQ(0, so_destroy(fd, h));
+	set_param("max_syncobjs", 4);
+	ret = so_create(fd, 0, &h);
+	set_param("max_syncobjs", old);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
  * The module finds the lowest handles through a small table beside the
  * xarray (kmod/syncobj_ioctl.c, ACCEL_SYNCOBJ_FAST = 64): a handle on
  * either side of it, at its edges, destroyed and given out again, must

@@ -968,6 +968,30 @@ TEST_F(sched, bad_job_input_changes_nothing)
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f), EINVAL);
 	f.max = ACCEL_JOB_SUBMIT_MAX + 1;
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f), EINVAL);
+	/* Flags, pad, the count it writes back, misaligned events. */
+	struct accel_job_fetch bad_f[] = {
+		{ .events = (uintptr_t)raw, .max = 1, .flags = 1 },
+		{ .events = (uintptr_t)raw, .max = 1, .pad = 1 },
+		{ .events = (uintptr_t)raw, .max = 1, .count = 1 },
+		{ .events = (uintptr_t)(raw + 4), .max = 1 },
+	};
+	for (size_t i = 0; i < sizeof(bad_f) / sizeof(bad_f[0]); i++) {
+		f = bad_f[i];
+		ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_FETCH, &f), EINVAL);
+	}
+	/* SUBMIT's count written back, set on input: nothing submitted. */
+	job_fill(&j, q, &NOPTS, &PTS(P(x, 6)), 9);
+	a = (struct accel_job_submit){ .jobs = (uintptr_t)&j, .count = 1,
+				       .submitted = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a), EINVAL);
+	ASSERT_EQ(0, j.id);
+	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
+	ASSERT_EQ(5, sub);
+	/* QUEUE_DESTROY's pad: the queue stays, and takes a job. */
+	struct accel_queue_destroy d = { .handle = q, .pad = 1 };
+
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d), EINVAL);
+	ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 0, 0), 0);
 }
 
 /* A batch stops at the first bad job and says how far it got. */
@@ -2053,6 +2077,9 @@ TEST_F(sched, pipelined_release_and_ordering)
 	/* Completed out of order: y waits for x. */
 	ASSERT_EQ(0, complete(fd, b, 0, 0));
 	ASSERT_EQ(-ETIME, so_wait1(fd, y, 1, 0, in_ms(50)));
+	/* Finishing, not released: a second COMPLETE is refused. */
+	ASSERT_EQ(-EINVAL, complete(fd, b, 0, 0));
+	ASSERT_EQ(-EINVAL, complete(fd, b, -EIO, 0));
 	ASSERT_EQ(0, complete(fd, a, 0, 0));
 	ASSERT_EQ(0, so_wait1(fd, y, 1, 0, in_ms(5000)));
 	ASSERT_EQ(1, so_value(_metadata, fd, x));

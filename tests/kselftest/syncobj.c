@@ -411,6 +411,95 @@ TEST_F(syncobj, eventfd_rejects_bad_input)
 	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EVENTFD, &a), EINVAL);
 }
 
+/* The lowest free fd number: a call that leaked an fd moves it up. */
+static int lowest_free_fd(void)
+{
+	int probe = dup(0);
+
+	if (probe >= 0)
+		close(probe);
+	return probe;
+}
+
+/*
+ * Every flag, padding and out field of the syncobj commands the other
+ * tests leave out, set on input: -EINVAL, and nothing changes (no handle
+ * or fd made, no point reached, no registration cancelled). Out fields
+ * must be zero on input (Documentation/uapi.rst), so that a struct
+ * reused from an earlier call is refused, not read half stale.
+ */
+TEST_F(syncobj, reserved_and_out_fields_are_refused)
+{
+	int fd = accel_test_open(), efd = eventfd(0, EFD_NONBLOCK);
+	int sfd, sync_fd, fd0;
+	struct accel_syncobj_cancel c;
+	struct accel_syncobj_handle_fd hf;
+	struct accel_syncobj_sync_file sf;
+	struct accel_syncobj_query q;
+	uint32_t h, other, next, n;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(efd, 0);
+	h = so_new(_metadata, fd, 0);
+	other = so_new(_metadata, fd, 0);
+	ASSERT_EQ(0, so_export(fd, h, &sfd));
+	ASSERT_EQ(0, so_export_sync_file(fd, other, 1, &sync_fd));
+	ASSERT_EQ(0, so_eventfd(fd, h, 3, 0, efd));
+	fd0 = lowest_free_fd();
+
+	/* CANCEL: flags, pad, the count it writes back. */
+	c = (struct accel_syncobj_cancel){ .handle = h, .point = 3, .flags = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CANCEL, &c), EINVAL);
+	c = (struct accel_syncobj_cancel){ .handle = h, .point = 3, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CANCEL, &c), EINVAL);
+	c = (struct accel_syncobj_cancel){ .handle = h, .point = 3, .cancelled = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_CANCEL, &c), EINVAL);
+	/* EXPORT: pad, the fd it writes back. IMPORT: flags, pad, handle. */
+	hf = (struct accel_syncobj_handle_fd){ .handle = h, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT, &hf), EINVAL);
+	hf = (struct accel_syncobj_handle_fd){ .handle = h, .fd = sfd };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT, &hf), EINVAL);
+	hf = (struct accel_syncobj_handle_fd){ .fd = sfd, .flags = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_IMPORT, &hf), EINVAL);
+	hf = (struct accel_syncobj_handle_fd){ .fd = sfd, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_IMPORT, &hf), EINVAL);
+	hf = (struct accel_syncobj_handle_fd){ .fd = sfd, .handle = h };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_IMPORT, &hf), EINVAL);
+	/* EXPORT_SYNC_FILE: pad, the fd. IMPORT_SYNC_FILE: flags, pad. */
+	sf = (struct accel_syncobj_sync_file){ .handle = h, .point = 1, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, &sf), EINVAL);
+	sf = (struct accel_syncobj_sync_file){ .handle = h, .point = 1, .fd = sfd };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_EXPORT_SYNC_FILE, &sf), EINVAL);
+	sf = (struct accel_syncobj_sync_file){ .handle = h, .point = 2, .fd = sync_fd, .flags = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE, &sf), EINVAL);
+	sf = (struct accel_syncobj_sync_file){ .handle = h, .point = 2, .fd = sync_fd, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_IMPORT_SYNC_FILE, &sf), EINVAL);
+	/* QUERY: what it writes back, and pad. */
+	q = (struct accel_syncobj_query){ .handle = h, .submitted = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &q), EINVAL);
+	q = (struct accel_syncobj_query){ .handle = h, .error = -1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &q), EINVAL);
+	q = (struct accel_syncobj_query){ .handle = h, .pad = 1 };
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_SYNCOBJ_QUERY, &q), EINVAL);
+
+	/* Nothing changed: no fd, no handle, no point, no cancel. */
+	ASSERT_EQ(fd0, lowest_free_fd());
+	next = so_new(_metadata, fd, 0);
+	ASSERT_EQ(other + 1, next);
+	ASSERT_EQ(0, so_value(_metadata, fd, h));
+	/* The refused sync_file imports made point 2 submitted nowhere. */
+	ASSERT_EQ(-ETIME, so_wait1(fd, h, 2, ACCEL_WAIT_SUBMITTED, 0));
+	ASSERT_EQ(0, so_cancel(fd, h, 4, &n));
+	ASSERT_EQ(0, n);
+	ASSERT_FALSE(fd_ready(efd));
+	ASSERT_EQ(0, so_signal(fd, h, 3));
+	ASSERT_TRUE(fd_ready(efd)); /* its registration was still there */
+	ASSERT_EQ(0, close(sync_fd));
+	ASSERT_EQ(0, close(sfd));
+	ASSERT_EQ(0, close(efd));
+	ASSERT_EQ(0, close(fd));
+}
+
 TEST_F(syncobj, eventfd_cancel_and_close)
 {
 	int fd = accel_test_open(), efd = eventfd(0, EFD_NONBLOCK), fd2;

@@ -1446,6 +1446,108 @@ TEST_F(sched, uring_submit_and_complete)
 }
 
 /*
+ * The io_uring commands refuse what their ioctls refuse, each CQE with
+ * its errno, and change nothing: a SUBMIT's reserved field, a NULL or
+ * misaligned job, a COMPLETE of no job or with a status outside the
+ * errno range, a SIGNAL's flags, an op the module does not know. A
+ * SUBMIT left pending for the credit whose queue is destroyed completes
+ * with -ECANCELED.
+ */
+TEST_F(sched, uring_bad_input_changes_nothing)
+{
+	int fd = accel_test_open(), id;
+	struct accel_job j, pend;
+	struct accel_job_complete c;
+	struct accel_syncobj_signal sig;
+	struct accel_uring_submit us;
+	struct io_uring ring;
+	uint64_t sub, ud;
+	uint32_t q, x;
+	char raw[64] __attribute__((aligned(8)));
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	q = queue_new(_metadata, fd, engine_name("urb"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	job_fill(&j, q, &NOPTS, &PTS(P(x, 1)), 1);
+	struct accel_uring_submit bad_submit[] = {
+		{ .job = (uintptr_t)&j, .reserved = 1 },
+		{ .job = (uintptr_t)&j, .reserved = 1ull << 63 },
+		{ .job = (uintptr_t)(raw + 4) },
+	};
+	for (size_t i = 0; i < sizeof(bad_submit) / sizeof(bad_submit[0]); i++) {
+		us = bad_submit[i];
+		accel_prep_uring_cmd(io_uring_get_sqe(&ring), fd,
+				     ACCEL_URING_CMD_JOB_SUBMIT, &us, sizeof(us));
+		ASSERT_EQ(1, io_uring_submit(&ring));
+		ASSERT_EQ(-EINVAL, uring_reap1(&ring, 5000, NULL));
+	}
+	us = (struct accel_uring_submit){ .job = 0 };
+	accel_prep_uring_cmd(io_uring_get_sqe(&ring), fd,
+			     ACCEL_URING_CMD_JOB_SUBMIT, &us, sizeof(us));
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-EFAULT, uring_reap1(&ring, 5000, NULL));
+	/* Nothing promised, nothing released. */
+	ASSERT_EQ(0, so_query(fd, x, NULL, &sub, NULL));
+	ASSERT_EQ(0, sub);
+	expect_no_event(_metadata, fd);
+
+	/* SIGNAL's flags; an op the module does not know. */
+	sig = (struct accel_syncobj_signal){ .handle = x, .flags = 1, .value = 7 };
+	accel_prep_uring_cmd(io_uring_get_sqe(&ring), fd,
+			     ACCEL_URING_CMD_SYNCOBJ_SIGNAL, &sig, sizeof(sig));
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-EINVAL, uring_reap1(&ring, 5000, NULL));
+	ASSERT_EQ(0, so_value(_metadata, fd, x));
+	sig.flags = 0;
+	accel_prep_uring_cmd(io_uring_get_sqe(&ring), fd,
+			     _IOW(ACCEL_IOCTL_BASE, 0x8f, struct accel_syncobj_signal),
+			     &sig, sizeof(sig));
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(-ENOTTY, uring_reap1(&ring, 5000, NULL));
+	ASSERT_EQ(0, so_value(_metadata, fd, x));
+
+	/* A released job: COMPLETEs of no job, or a bad status, leave it. */
+	id = submit(fd, q, NOPTS, PTS(P(x, 1)), 2, 0);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(id, next_release(_metadata, fd, 1000).id);
+	struct accel_job_complete bad_complete[] = {
+		{ .id = id + 1000 }, { .id = 0 }, { .id = UINT32_MAX },
+		{ .id = id, .status = -4096 }, { .id = id, .status = 1 },
+		{ .id = id, .status = INT32_MIN },
+		{ .id = id, .status = -512 }, /* -ERESTARTSYS: the kernel's own */
+	};
+	int want[] = { -ENOENT, -ENOENT, -ENOENT, -EINVAL, -EINVAL, -EINVAL,
+		       -EINVAL };
+
+	for (size_t i = 0; i < sizeof(bad_complete) / sizeof(bad_complete[0]); i++) {
+		c = bad_complete[i];
+		uring_complete_prep(&ring, fd, &c, i);
+		ASSERT_EQ(1, io_uring_submit(&ring));
+		ASSERT_EQ(want[i], uring_reap1(&ring, 5000, &ud));
+		ASSERT_EQ(i, ud);
+		ASSERT_EQ(0, so_value(_metadata, fd, x));
+	}
+
+	/*
+	 * Behind it, a SUBMIT waits for the credit; its queue goes: the
+	 * CQE says -ECANCELED, and its point fails.
+	 */
+	job_fill(&pend, q, &NOPTS, &PTS(P(x, 2)), 3);
+	uring_submit_prep(&ring, fd, &pend, 99);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(1000, uring_reap1(&ring, 50, NULL)); /* still pending */
+	struct accel_queue_destroy d = { .handle = q };
+
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_QUEUE_DESTROY, &d));
+	ASSERT_EQ(-ECANCELED, uring_reap1(&ring, 5000, &ud));
+	ASSERT_EQ(99, ud);
+	ASSERT_EQ(-ECANCELED, so_wait1(fd, x, 2, 0, in_ms(5000)));
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/*
  * Releases answered from task work carry their place in the queue's
  * release order, and one released at once while another answer is still
  * in transit is answered from task work too (else its CQE could pass the

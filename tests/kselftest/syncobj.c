@@ -6,6 +6,7 @@
  * eventfd and io_uring notifications with their cancellation, limits, and
  * bad input of every kind.
  */
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/eventfd.h>
 #include "syncobj_util.h"
@@ -229,6 +230,132 @@ static void *waiter_thread(void *arg)
 	w->result = so_wait1(w->fd, w->handle, w->point, w->flags, w->deadline);
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/*
+ * A blocking WAIT and signals of the caller's: the handler runs, and the
+ * call is restarted (SA_RESTART) with its struct as it was, so with the
+ * same absolute deadline, or returns EINTR with the struct intact.
+ */
+static atomic_int sig_seen;
+
+static void sig_count(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&sig_seen, 1);
+}
+
+struct sig_waiter {
+	int fd;
+	struct accel_syncobj_wait w;
+	int ret, err;
+	atomic_int done;
+	int64_t returned;
+};
+
+static void *sig_waiter_fn(void *arg)
+{
+	struct sig_waiter *sw = arg;
+
+	sw->ret = ioctl(sw->fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &sw->w);
+	sw->err = errno;
+	sw->returned = (int64_t)now_ns();
+	atomic_store(&sw->done, 1);
+	return NULL;
+}
+
+/*
+ * Signals @t every 20 ms until it is done, at most 10 s (the wait's
+ * deadline is 300 ms away: a restart that took the time left as a new
+ * relative timeout would never end under them). Returns how many.
+ */
+static int signal_until_done(pthread_t t, struct sig_waiter *sw)
+{
+	int sent = 0;
+
+	for (int ms = 0; ms < 10000 && !atomic_load(&sw->done); ms += 20) {
+		pthread_kill(t, SIGUSR1);
+		sent++;
+		usleep(20000);
+	}
+	return sent;
+}
+
+TEST_F(syncobj, wait_interrupted_by_signals_keeps_its_deadline)
+{
+	int fd = accel_test_open();
+	struct sigaction sa = { .sa_handler = sig_count };
+	struct sig_waiter sw = { 0 };
+	uint64_t point = 5;
+	pthread_t t;
+	uint32_t h;
+
+	ASSERT_GE(fd, 0);
+	h = so_new(_metadata, fd, 0);
+	sw.fd = fd;
+
+	/* SA_RESTART: -ETIME, no earlier than the deadline, struct intact. */
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	sw.w = (struct accel_syncobj_wait){
+		.handles = (uintptr_t)&h, .points = (uintptr_t)&point,
+		.count = 1, .deadline = in_ms(300),
+	};
+	atomic_store(&sig_seen, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, sig_waiter_fn, &sw));
+	signal_until_done(t, &sw);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_TRUE(atomic_load(&sw.done));
+	ASSERT_EQ(-1, sw.ret);
+	ASSERT_EQ(ETIME, sw.err);
+	ASSERT_GE(sw.returned, sw.w.deadline);
+	ASSERT_GT(atomic_load(&sig_seen), 1);
+	ASSERT_EQ((uintptr_t)&h, sw.w.handles);
+	ASSERT_EQ(1, sw.w.count);
+
+	/* Restarted under signals, then reached: 0. */
+	sw.w = (struct accel_syncobj_wait){
+		.handles = (uintptr_t)&h, .points = (uintptr_t)&point,
+		.count = 1, .deadline = in_ms(10000),
+	};
+	atomic_store(&sw.done, 0);
+	atomic_store(&sig_seen, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, sig_waiter_fn, &sw));
+	for (int i = 0; i < 5; i++) {
+		pthread_kill(t, SIGUSR1);
+		usleep(20000);
+	}
+	ASSERT_FALSE(atomic_load(&sw.done));
+	ASSERT_EQ(0, so_signal(fd, h, 5));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, sw.ret);
+	ASSERT_EQ(0, sw.w.index);
+	ASSERT_GT(atomic_load(&sig_seen), 0);
+
+	/* No SA_RESTART: EINTR, and the same struct waits on to its end. */
+	point = 6;
+	sa.sa_flags = 0;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	sw.w = (struct accel_syncobj_wait){
+		.handles = (uintptr_t)&h, .points = (uintptr_t)&point,
+		.count = 1, .deadline = in_ms(300),
+	};
+	int64_t deadline = sw.w.deadline;
+
+	atomic_store(&sw.done, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, sig_waiter_fn, &sw));
+	usleep(50000);
+	signal_until_done(t, &sw);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(-1, sw.ret);
+	ASSERT_EQ(EINTR, sw.err);
+	ASSERT_EQ(deadline, sw.w.deadline);
+	ASSERT_EQ(-1, ioctl(fd, ACCEL_IOCTL_SYNCOBJ_WAIT, &sw.w));
+	ASSERT_EQ(ETIME, errno);
+	ASSERT_GE((int64_t)now_ns(), deadline);
+	signal(SIGUSR1, SIG_DFL);
+	ASSERT_EQ(0, close(fd));
 }
 
 TEST_F(syncobj, wait_before_signal_from_a_thread)

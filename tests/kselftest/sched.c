@@ -994,6 +994,73 @@ TEST_F(sched, bad_job_input_changes_nothing)
 	ASSERT_GT(submit(fd, q, NOPTS, NOPTS, 0, 0), 0);
 }
 
+/*
+ * The maxima are accepted, one past them refused: a batch of
+ * ACCEL_JOB_SUBMIT_MAX jobs (all submitted and released on as many
+ * credits), a FETCH of ACCEL_JOB_SUBMIT_MAX events (every release in one
+ * call), ACCEL_JOB_MAX_POINTS signals, ACCEL_WEIGHT_MAX.
+ */
+TEST_F(sched, maxima_are_accepted)
+{
+	static struct accel_job j[ACCEL_JOB_SUBMIT_MAX];
+	static struct accel_job_event ev[ACCEL_JOB_SUBMIT_MAX];
+	struct accel_point sig[ACCEL_JOB_MAX_POINTS + 1];
+	struct accel_job_submit a = { .jobs = (uintptr_t)j,
+				      .count = ACCEL_JOB_SUBMIT_MAX };
+	int fd = accel_test_open(), n;
+	uint32_t q, qw, x, hs[ACCEL_JOB_MAX_POINTS + 1];
+
+	ASSERT_GE(fd, 0);
+	q = queue_new(_metadata, fd, engine_name("max"), ACCEL_PRIORITY_NORMAL,
+		      ACCEL_WEIGHT_MAX, ACCEL_JOB_SUBMIT_MAX);
+	ASSERT_EQ(-EINVAL, queue_create(fd, engine_name("max"), ACCEL_PRIORITY_NORMAL,
+					ACCEL_WEIGHT_MAX + 1, 0, &qw));
+	x = so_new(_metadata, fd, 0);
+	for (uint32_t i = 0; i < ACCEL_JOB_SUBMIT_MAX; i++)
+		job_fill(&j[i], q, &NOPTS, &NOPTS, i);
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
+	ASSERT_EQ(ACCEL_JOB_SUBMIT_MAX, a.submitted);
+	/* All released at once: one FETCH of the most takes every event. */
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	ASSERT_EQ(1, poll(&p, 1, 5000));
+	n = fetch(_metadata, fd, ev, ACCEL_JOB_SUBMIT_MAX);
+	ASSERT_EQ(ACCEL_JOB_SUBMIT_MAX, n);
+	for (uint32_t i = 0; i < ACCEL_JOB_SUBMIT_MAX; i++) {
+		ASSERT_EQ(ACCEL_JOB_EVENT_RELEASED, ev[i].type);
+		ASSERT_EQ(i, ev[i].user_data); /* in submission order */
+		ASSERT_EQ(0, complete(fd, ev[i].id, 0, 0));
+	}
+	/* ACCEL_JOB_MAX_POINTS signals, on as many syncobjs; one more: no. */
+	for (uint32_t i = 0; i <= ACCEL_JOB_MAX_POINTS; i++) {
+		hs[i] = so_new(_metadata, fd, 0);
+		sig[i] = (struct accel_point){ .handle = hs[i], .point = 1 };
+	}
+	struct accel_job big = {
+		.queue = q, .signals = (uintptr_t)sig,
+		.nsignals = ACCEL_JOB_MAX_POINTS + 1,
+	};
+	struct accel_job_submit b = { .jobs = (uintptr_t)&big, .count = 1 };
+
+	ASSERT_ERRNO(ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &b), EINVAL);
+	for (uint32_t i = 0; i <= ACCEL_JOB_MAX_POINTS; i++) {
+		uint64_t sub = 9;
+
+		ASSERT_EQ(0, so_query(fd, hs[i], NULL, &sub, NULL));
+		ASSERT_EQ(0, sub); /* nothing promised by the refusal */
+	}
+	big.nsignals = ACCEL_JOB_MAX_POINTS;
+	b = (struct accel_job_submit){ .jobs = (uintptr_t)&big, .count = 1 };
+	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &b));
+	ASSERT_EQ(big.id, next_release(_metadata, fd, 1000).id);
+	ASSERT_EQ(0, complete(fd, big.id, 0, 0));
+	for (uint32_t i = 0; i < ACCEL_JOB_MAX_POINTS; i++)
+		ASSERT_EQ(1, so_value(_metadata, fd, hs[i]));
+	ASSERT_EQ(0, so_value(_metadata, fd, hs[ACCEL_JOB_MAX_POINTS]));
+	ASSERT_EQ(0, so_value(_metadata, fd, x));
+	ASSERT_EQ(0, close(fd));
+}
+
 /* A batch stops at the first bad job and says how far it got. */
 TEST_F(sched, batch_submit_reports_progress)
 {

@@ -137,6 +137,63 @@ TEST_F(syncobj, wait_empty_list_succeeds)
 	ASSERT_EQ(0, so_wait(fd, NULL, NULL, 0, ACCEL_WAIT_ALL, 1, NULL));
 }
 
+/*
+ * A blocking WAIT of ACCEL_WAIT_MAX_COUNT entries: any one reached (the
+ * last) ends it with that index; with ACCEL_WAIT_ALL, the last one
+ * reached ends it. The exported fds are close-on-exec.
+ */
+struct max_waiter {
+	int fd, ret;
+	uint32_t flags, index;
+	uint32_t *hs;
+	uint64_t *ps;
+};
+
+static void *max_waiter_fn(void *arg)
+{
+	struct max_waiter *m = arg;
+
+	m->ret = so_wait(m->fd, m->hs, m->ps, ACCEL_WAIT_MAX_COUNT, m->flags,
+			 in_ms(20000), &m->index);
+	return NULL;
+}
+
+TEST_F(syncobj, wait_of_the_most_entries_and_cloexec_fds)
+{
+	static uint32_t hs[ACCEL_WAIT_MAX_COUNT];
+	static uint64_t ps[ACCEL_WAIT_MAX_COUNT];
+	int fd = accel_test_open(), sfd, sync_fd;
+	struct max_waiter m = { .hs = hs, .ps = ps };
+	pthread_t t;
+
+	ASSERT_GE(fd, 0);
+	m.fd = fd;
+	for (int i = 0; i < ACCEL_WAIT_MAX_COUNT; i++) {
+		hs[i] = so_new(_metadata, fd, 0);
+		ps[i] = 1;
+	}
+	ASSERT_EQ(0, pthread_create(&t, NULL, max_waiter_fn, &m));
+	usleep(50000);
+	ASSERT_EQ(0, so_signal(fd, hs[ACCEL_WAIT_MAX_COUNT - 1], 1));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, m.ret);
+	ASSERT_EQ(ACCEL_WAIT_MAX_COUNT - 1, m.index);
+	m.flags = ACCEL_WAIT_ALL;
+	ASSERT_EQ(0, pthread_create(&t, NULL, max_waiter_fn, &m));
+	for (int i = 0; i < ACCEL_WAIT_MAX_COUNT - 1; i++)
+		ASSERT_EQ(0, so_signal(fd, hs[i], 1));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, m.ret);
+
+	ASSERT_EQ(0, so_export(fd, hs[0], &sfd));
+	ASSERT_EQ(0, so_export_sync_file(fd, hs[1], 1, &sync_fd));
+	ASSERT_NE(0, fcntl(sfd, F_GETFD) & FD_CLOEXEC);
+	ASSERT_NE(0, fcntl(sync_fd, F_GETFD) & FD_CLOEXEC);
+	ASSERT_EQ(0, close(sync_fd));
+	ASSERT_EQ(0, close(sfd));
+	ASSERT_EQ(0, close(fd));
+}
+
 TEST_F(syncobj, wait_rejects_bad_input)
 {
 	int fd = accel_test_open();

@@ -2737,6 +2737,36 @@ TEST_F(sched, inherit_producer_released_before_the_flood)
 }
 
 /*
+ * With the module parameter priority_inheritance=N, the same inversion
+ * stays: the flood goes first, then the producer, then the consumer. The
+ * parameter is read at submission: it goes back on once both are in.
+ */
+TEST_F(sched, inherit_off_by_the_module_parameter)
+{
+	struct inv v;
+	uint32_t x, y;
+	int old, p, h;
+
+	old = set_bool_param("priority_inheritance", 0);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter priority_inheritance");
+	inv_setup(_metadata, &v, "pio");
+	x = so_new(_metadata, v.fd, 0);
+	y = so_new(_metadata, v.fd, 0);
+	p = submit(v.fd, v.pq[0], NOPTS, PTS(P(x, 1)), 'p', 0);
+	h = submit(v.fd, v.hq, PTS(P(x, 1)), PTS(P(y, 1)), 'h', 0);
+	set_bool_param("priority_inheritance", old);
+	ASSERT_GT(p, 0);
+	ASSERT_GT(h, 0);
+	ASSERT_EQ(0, complete(v.fd, v.blocker, 0, 1000));
+	inv_flood(_metadata, &v, 0);
+	inv_next(_metadata, v.fd, 'p');
+	inv_next(_metadata, v.fd, 'h');
+	ASSERT_EQ(0, so_wait1(v.fd, y, 1, 0, in_ms(5000)));
+	close(v.fd);
+}
+
+/*
  * The boost raises the producer's queue, whose earlier runnable jobs go
  * first (submission order), and ends at the producer's release: a later
  * job of its queue waits behind the flood again.

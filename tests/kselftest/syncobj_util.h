@@ -267,6 +267,29 @@ static inline long set_param(const char *name, long value)
 	return old;
 }
 
+/* Set a bool module parameter; return its old value (0 or 1), or -1. */
+static inline int set_bool_param(const char *name, int value)
+{
+	char path[128], buf[8] = "";
+	int old = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/accelsched/parameters/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			old = buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1';
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%c\n", value ? 'Y' : 'N');
+	if (fclose(f))
+		return -1;
+	return old;
+}
+
 /*
  * @fd's fdinfo (/proc/self/fdinfo), NUL-terminated in @buf of @len bytes
  * (the first @len - 1 of it): 0, or -errno (-ENODATA when it is empty).

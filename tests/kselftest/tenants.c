@@ -1243,6 +1243,48 @@ TEST_F(tenants, pipelined_job_latency_is_bounded)
 }
 
 /*
+ * A file opened from the root cgroup is a tenant of its own (fdinfo's
+ * accel-tenant 0); with the module parameter root_tenant_per_file=N,
+ * read at open, the root cgroup is one tenant like any other: its files
+ * share it (its cgroup id, with a directory in sysfs).
+ */
+TEST_F(tenants, root_tenant_per_file_off_makes_the_root_one_tenant)
+{
+	char buf[8192], path[160];
+	uint64_t t1 = 99, t2 = 99, t3 = 99;
+	int f1, f2, f3, old, r = cgroup2_ready();
+
+	if (r)
+		SKIP(return, "cgroup2 unavailable: %s", strerror(-r));
+	ASSERT_EQ(0, cg_enter(NULL)); /* the root cgroup */
+	old = set_bool_param("root_tenant_per_file", 0);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter root_tenant_per_file");
+	f1 = accel_test_open();
+	f2 = accel_test_open();
+	set_bool_param("root_tenant_per_file", old);
+	f3 = accel_test_open();
+	ASSERT_GE(f1, 0);
+	ASSERT_GE(f2, 0);
+	ASSERT_GE(f3, 0);
+	ASSERT_EQ(0, fdinfo_read(f1, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_num(buf, "accel-tenant", &t1, NULL, 0));
+	ASSERT_EQ(0, fdinfo_read(f2, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_num(buf, "accel-tenant", &t2, NULL, 0));
+	ASSERT_EQ(0, fdinfo_read(f3, buf, sizeof(buf)));
+	ASSERT_EQ(0, fdinfo_num(buf, "accel-tenant", &t3, NULL, 0));
+	ASSERT_NE(0, t1); /* the root cgroup's id */
+	ASSERT_EQ(t1, t2);
+	ASSERT_EQ(0, t3); /* the default again: a tenant of its own */
+	snprintf(path, sizeof(path), SYSFS "/tenants/%llu/weight",
+		 (unsigned long long)t1);
+	ASSERT_EQ(0, access(path, F_OK));
+	ASSERT_EQ(0, close(f1));
+	ASSERT_EQ(0, close(f2));
+	ASSERT_EQ(0, close(f3));
+}
+
+/*
  * A pipelined job completed before its waits are reached ends later: when
  * they are (completed, or failed if one failed) or when its queue goes
  * (failed). Each ends counted once on its engine: released is completed

@@ -1061,6 +1061,39 @@ TEST_F(sched, maxima_are_accepted)
 	ASSERT_EQ(0, close(fd));
 }
 
+/*
+ * Queue handles, job ids and syncobj handles are the file's own: another
+ * file naming them gets -ENOENT, and the first file's job is untouched.
+ */
+TEST_F(sched, handles_and_ids_are_per_file)
+{
+	int fd = accel_test_open(), fd2 = accel_test_open(), id;
+	uint32_t q, x;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fd2, 0);
+	q = queue_new(_metadata, fd, engine_name("pf"), ACCEL_PRIORITY_NORMAL, 1, 1);
+	x = so_new(_metadata, fd, 0);
+	id = submit(fd, q, NOPTS, PTS(P(x, 1)), 1, 0);
+	ASSERT_GT(id, 0);
+	ASSERT_EQ(id, next_release(_metadata, fd, 1000).id);
+	/* fd2 has no queue, job or syncobj of its own. */
+	ASSERT_EQ(-ENOENT, submit(fd2, q, NOPTS, NOPTS, 2, 0));
+	ASSERT_EQ(-ENOENT, complete(fd2, id, 0, 0));
+	ASSERT_EQ(-ENOENT, complete(fd2, id, -EIO, 0));
+	ASSERT_EQ(-ENOENT, so_signal(fd2, x, 1));
+	struct accel_queue_destroy d = { .handle = q };
+
+	ASSERT_ERRNO(ioctl(fd2, ACCEL_IOCTL_QUEUE_DESTROY, &d), ENOENT);
+	/* The job is still fd's to complete, and completes as it should. */
+	ASSERT_EQ(0, so_value(_metadata, fd, x));
+	ASSERT_EQ(0, complete(fd, id, 0, 0));
+	ASSERT_EQ(1, so_value(_metadata, fd, x));
+	expect_no_event(_metadata, fd2);
+	ASSERT_EQ(0, close(fd2));
+	ASSERT_EQ(0, close(fd));
+}
+
 /* A batch stops at the first bad job and says how far it got. */
 TEST_F(sched, batch_submit_reports_progress)
 {

@@ -1090,8 +1090,28 @@ TEST_F(syncobj, limits)
 	ASSERT_EQ(0, so_eventfd(fd, hs[1], 1, 0, efd));
 	ASSERT_EQ(0, so_eventfd(fd, hs[1], 2, 0, efd));
 	ret = so_eventfd(fd, hs[1], 3, 0, efd);
+	/* An io_uring WAIT counts against the same limit: its CQE says so. */
+	struct io_uring ring;
+	int ring_ret = io_uring_queue_init(4, &ring, 0), cqe_res = 0;
+
+	if (!ring_ret) {
+		uring_wait_prep(&ring, fd, hs[1], 4, 0, 7);
+		if (io_uring_submit(&ring) == 1)
+			cqe_res = uring_reap1(&ring, 5000, NULL);
+		io_uring_queue_exit(&ring);
+	}
 	set_param("max_pending_waits", old_w);
 	ASSERT_EQ(-ENOSPC, ret);
+	ASSERT_EQ(0, ring_ret);
+	ASSERT_EQ(-ENOSPC, cqe_res);
+	/* Nothing was registered by the refusals: 3 and 4 stay silent. */
+	uint64_t drain;
+
+	ASSERT_EQ(0, so_signal(fd, hs[1], 2));
+	ASSERT_EQ(8, read(efd, &drain, 8));
+	ASSERT_EQ(2, drain); /* the two registrations on 1 and 2 */
+	ASSERT_EQ(0, so_signal(fd, hs[1], 4));
+	ASSERT_FALSE(fd_ready(efd));
 }
 
 /*

@@ -31,6 +31,16 @@ int accel_fail(int err, const char *fmt, ...)
 	return -err;
 }
 
+void accel_error_save(char *saved)
+{
+	memcpy(saved, accel_error_buf, strlen(accel_error_buf) + 1);
+}
+
+void accel_error_restore(const char *saved)
+{
+	memcpy(accel_error_buf, saved, strlen(saved) + 1);
+}
+
 int accel_fail_at(int err, const char *fn, const char *where)
 {
 	char text[ACCEL_ERROR_MAX];

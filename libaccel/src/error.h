@@ -32,6 +32,15 @@ int accel_fail(int err, const char *fmt, ...) ACCEL_PRINTF(2, 3);
 int accel_fail_at(int err, const char *fn, const char *where);
 
 /*
+ * accel_error_save() / accel_error_restore() - keep the calling thread's
+ * message across an internal call that may set it, in a call that
+ * succeeds (a success leaves the message alone). @saved holds
+ * ACCEL_ERROR_MAX bytes.
+ */
+void accel_error_save(char *saved);
+void accel_error_restore(const char *saved);
+
+/*
  * accel_strfmt() - snprintf() into @buf of @len bytes; the text is silently
  * truncated to fit. Returns @buf, so that a caller can format an argument.
  */

@@ -75,7 +75,12 @@ struct chunk;
  *                 PENDING, the pool's list of PENDING blocks, in dealloca
  *                 order.
  * @tag:           while PENDING, the dealloca's waits not reached at its
- *                 call (the semaphores referenced), @tag_count of them.
+ *                 call (the semaphores referenced), @tag_count of them;
+ *                 while LIVE, the tag it had when an alloca took it
+ *                 PENDING: the work of the buffer before may still use
+ *                 the memory until it is reached, so the block goes back
+ *                 PENDING on it (and the dealloca's waits) whenever its
+ *                 buffer returns it, not FREE.
  */
 struct block {
 	struct block *prev, *next;
@@ -313,12 +318,11 @@ static struct block *block_free_locked(struct accel_transient_pool *p,
 {
 	struct chunk *c = b->chunk;
 
-	if (b->state == BLOCK_PENDING) {
+	if (b->state == BLOCK_PENDING)
 		pending_remove(p, b);
-		tag_free(b->tag, b->tag_count);
-		b->tag = NULL;
-		b->tag_count = 0;
-	}
+	tag_free(b->tag, b->tag_count);
+	b->tag = NULL;
+	b->tag_count = 0;
 	c->busy -= b->size;
 	p->stats.reserved -= b->size;
 	if (b->next && b->next->state == BLOCK_FREE) {
@@ -397,8 +401,7 @@ static void chunk_free(struct accel_transient_pool *p, struct chunk *c)
 
 	for (b = c->blocks; b; b = next) {
 		next = b->next;
-		if (b->state == BLOCK_PENDING)
-			tag_free(b->tag, b->tag_count);
+		tag_free(b->tag, b->tag_count);
 		free(b);
 	}
 	p->stats.committed -= c->size;
@@ -642,12 +645,14 @@ static struct transient_buffer *header_pop_locked(struct accel_transient_pool *p
 
 /*
  * A LIVE block of @size bytes (aligned) of @memory_type into *@out; when
- * it was PENDING, its tag moves to *@tag and *@tag_count (the caller's to
- * wait for, and free); a cached header of a released buffer into
- * *@header, or NULL. 0 or -errno with the message set.
+ * it was PENDING, its tag in *@tag and *@tag_count (the caller's to wait
+ * for; the block keeps it, see struct block), which only a caller that
+ * @may_wait (an alloca with signals to order after it) is given; a cached
+ * header of a released buffer into *@header, or NULL. 0 or -errno with
+ * the message set.
  */
 static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
-		   uint64_t size, struct block **out,
+		   uint64_t size, bool may_wait, struct block **out,
 		   struct accel_sched_point **tag, uint32_t *tag_count,
 		   struct transient_buffer **header, const char *fn)
 {
@@ -672,7 +677,7 @@ static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
 		if (!err)
 			b = best_fit_locked(p, memory_type, size);
 	}
-	if (!b && err == -EAGAIN && p->pending) {
+	if (!b && err == -EAGAIN && p->pending && may_wait) {
 		struct block *last = NULL;
 
 		/* Memory that is free once earlier work ended: wait for it. */
@@ -686,12 +691,14 @@ static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
 		if (b->state == BLOCK_PENDING) {
 			*tag = b->tag;
 			*tag_count = b->tag_count;
-			b->tag = NULL;
-			b->tag_count = 0;
 		}
 		err = take_locked(p, b, size); /* a PENDING one: never fails */
 	}
-	if (err == -EAGAIN)
+	if (err == -EAGAIN && !may_wait && p->pending)
+		accel_fail(EAGAIN,
+			"%s: the transient pool of %s has no free range of %" PRIu64 " bytes now, and an alloca without signals cannot wait for the ranges deallocated on waits not reached yet: pass signals (and have the work that uses the buffer wait for them), or try again once those waits are reached",
+			fn, p->device->uri, size);
+	else if (err == -EAGAIN)
 		accel_fail(EAGAIN,
 			"%s: the transient pool of %s has no free range of %" PRIu64 " bytes now: %" PRIu64 " of its %" PRIu64 " bytes are in buffers not deallocated yet (or split into smaller ranges); dealloca some and try again, or raise ACCEL_TRANSIENT_POOL_BYTES",
 			fn, p->device->uri, size, p->stats.reserved,
@@ -703,10 +710,23 @@ static int reserve(struct accel_transient_pool *p, uint32_t memory_type,
 	return err;
 }
 
-/* @b, LIVE, goes back: FREE, or PENDING on @tag (taken). Locked. */
+/*
+ * @b, LIVE, goes back: FREE, or PENDING on @tag (taken) and on what is
+ * not reached yet of the tag it kept from its alloca (struct block). @tag
+ * has room for b->tag_count more points. Locked.
+ */
 static void give_back_locked(struct accel_transient_pool *p, struct block *b,
 			     struct accel_sched_point *tag, uint32_t tag_count)
 {
+	for (uint32_t i = 0; i < b->tag_count; i++) {
+		if (point_reached(&b->tag[i]))
+			accel_semaphore_release(b->tag[i].sem);
+		else
+			tag_add(tag, &tag_count, b->tag[i]);
+	}
+	free(b->tag);
+	b->tag = NULL;
+	b->tag_count = 0;
 	if (!tag_count) {
 		free(tag);
 		block_free_locked(p, b);
@@ -723,9 +743,19 @@ static void transient_buffer_destroy(accel_buffer_t *buf)
 	struct accel_transient_pool *p = t->pool;
 	accel_device_t *d = buf->device;
 
-	if (t->block) { /* never deallocated: nothing uses it any more */
+	if (t->block) {
+		/*
+		 * Never deallocated: nothing of its own uses it any more, but
+		 * the work of the buffer before it may, until the tag its
+		 * block kept from the alloca is reached.
+		 */
+		struct block *b = t->block;
+
 		pthread_mutex_lock(&p->lock);
-		block_free_locked(p, t->block);
+		if (b->tag_count && !tag_reached(b))
+			pending_insert(p, b);
+		else
+			block_free_locked(p, b);
 		pthread_mutex_unlock(&p->lock);
 	}
 	/*
@@ -779,11 +809,16 @@ static bool waits_reached(const accel_semaphore_list_t *waits)
 
 /*
  * Signals @signals from the host, as a barrier would once run: a point not
- * above its semaphore's value fails it with -EINVAL (the message says so),
- * a failed semaphore stays as it is.
+ * above its semaphore's value fails it with -EINVAL (its failure message
+ * says so), a failed semaphore stays as it is. The call that signals
+ * succeeds: the thread's message is left as it was.
  */
 static void signal_now(const accel_semaphore_list_t *signals, const char *fn)
 {
+	char saved[ACCEL_ERROR_MAX];
+	bool refused = false;
+
+	accel_error_save(saved);
 	for (uint32_t i = 0; i < signals->count; i++) {
 		accel_semaphore_t *sem = signals->semaphores[i];
 		const struct accel_scheduler_ops *ops = sem->scheduler->ops;
@@ -793,6 +828,7 @@ static void signal_now(const accel_semaphore_list_t *signals, const char *fn)
 
 		if (ops->sem_signal(sem, signals->values[i], fn) == 0)
 			continue;
+		refused = true;
 		ops->sem_query(sem, &value, &error);
 		if (error)
 			continue;
@@ -801,6 +837,8 @@ static void signal_now(const accel_semaphore_list_t *signals, const char *fn)
 			     fn, signals->values[i], value);
 		ops->sem_fail(sem, -EINVAL, msg);
 	}
+	if (refused)
+		accel_error_restore(saved);
 }
 
 /*
@@ -906,7 +944,8 @@ ACCEL_EXPORT int accel_queue_alloca(accel_queue_t *queue,
 		return err;
 	need = size ? (size + POOL_ALIGN - 1) & ~(POOL_ALIGN - 1) : POOL_ALIGN;
 	memory_type = params->memory_type | ACCEL_MEMORY_TYPE_DEVICE_VISIBLE;
-	err = reserve(p, memory_type, need, &b, &tag, &tag_count, &t, fn);
+	err = reserve(p, memory_type, need, signals && signals->count, &b,
+		      &tag, &tag_count, &t, fn);
 	if (!err && !t) {
 		t = malloc(sizeof(*t));
 		err = t ? 0 : accel_fail(ENOMEM, "%s: out of memory", fn);
@@ -914,16 +953,18 @@ ACCEL_EXPORT int accel_queue_alloca(accel_queue_t *queue,
 	if (!err)
 		err = order(queue, waits, signals, tag, tag_count, fn);
 	if (err) {
-		if (b) {
+		if (b) { /* as it was: PENDING on its tag, or FREE */
 			pthread_mutex_lock(&p->lock);
-			give_back_locked(p, b, tag, tag_count);
+			if (tag_count)
+				pending_insert(p, b);
+			else
+				block_free_locked(p, b);
 			pthread_mutex_unlock(&p->lock);
 		}
 		if (t)
 			header_push(p, t);
 		return err;
 	}
-	tag_free(tag, tag_count);
 	memset(t, 0, sizeof(*t));
 	accel_buffer_init(&t->base, &transient_buffer_ops, queue->device,
 			  params, size);
@@ -938,21 +979,24 @@ ACCEL_EXPORT int accel_queue_alloca(accel_queue_t *queue,
 	return 0;
 }
 
-/* @waits not reached now, retained, into *@tag; 0 or -ENOMEM. */
-static int make_tag(const accel_semaphore_list_t *waits,
+/*
+ * @waits not reached now, retained, into *@tag, with room for @extra more
+ * points; 0 or -ENOMEM.
+ */
+static int make_tag(const accel_semaphore_list_t *waits, uint32_t extra,
 		    struct accel_sched_point **tag, uint32_t *count,
 		    const char *fn)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, want = (waits ? waits->count : 0) + extra;
 
 	*tag = NULL;
 	*count = 0;
-	if (!waits || !waits->count)
+	if (!want)
 		return 0;
-	*tag = malloc(waits->count * sizeof(**tag));
+	*tag = malloc(want * sizeof(**tag));
 	if (!*tag)
 		return accel_fail(ENOMEM, "%s: out of memory", fn);
-	for (uint32_t i = 0; i < waits->count; i++) {
+	for (uint32_t i = 0; waits && i < waits->count; i++) {
 		struct accel_sched_point pt = {
 			.sem = waits->semaphores[i],
 			.value = waits->values[i],
@@ -995,25 +1039,25 @@ ACCEL_EXPORT int accel_queue_dealloca(accel_queue_t *queue,
 	err = check_lists(queue, waits, signals, flags, fn);
 	if (err)
 		return err;
-	if (accel_buffer_returned(buffer))
+	if (atomic_exchange(&buffer->returned, true))
 		return accel_buffer_fail_returned(fn, "buffer");
-	err = make_tag(waits, &tag, &tag_count, fn);
-	if (err)
-		return err;
-	if (atomic_exchange(&buffer->returned, true)) {
-		tag_free(tag, tag_count);
-		return accel_buffer_fail_returned(fn, "buffer");
-	}
-	err = order(queue, waits, signals, NULL, 0, fn);
+	/*
+	 * Ours to return now: the block, LIVE, is this buffer's alone, and
+	 * so is the tag it kept from its alloca (struct block), which the
+	 * tag made here takes in too.
+	 */
+	t = (struct transient_buffer *)buffer;
+	p = t->pool;
+	b = t->block;
+	err = make_tag(waits, b->tag_count, &tag, &tag_count, fn);
+	if (!err)
+		err = order(queue, waits, signals, NULL, 0, fn);
 	if (err) {
 		atomic_store(&buffer->returned, false);
 		tag_free(tag, tag_count);
 		return err;
 	}
-	t = (struct transient_buffer *)buffer;
-	p = t->pool;
 	pthread_mutex_lock(&p->lock);
-	b = t->block;
 	t->block = NULL;
 	give_back_locked(p, b, tag, tag_count);
 	pthread_mutex_unlock(&p->lock);

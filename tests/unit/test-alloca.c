@@ -312,6 +312,108 @@ START_TEST(test_signal_not_above)
 }
 END_TEST
 
+/*
+ * An alloca without signals gets memory free now: a range deallocated on
+ * waits not reached yet is not handed to it (it could not order its use
+ * after them), -EAGAIN saying so; once they are reached, the range is free.
+ * libaccel once handed it out and dropped the waits: the caller wrote
+ * memory the work before might still use.
+ */
+START_TEST(test_no_pending_range_without_signals)
+{
+	accel_semaphore_t *h = sem_new(0);
+	accel_buffer_params_t p = { HOST_TYPE, ALL_USAGE };
+	accel_buffer_t *a = alloca_now(POOL), *b = TEST_NOT_NULL;
+	POINT(gate, h, 1);
+
+	ASSERT_OK(accel_queue_dealloca(queue, &gate, NULL, a, 0));
+	ASSERT_ERRNO(accel_queue_alloca(queue, NULL, NULL, &p, POOL, 0, &b), EAGAIN);
+	ck_assert_ptr_null(b);
+	ASSERT_CONTAINS("message", accel_error_message(),
+			"an alloca without signals cannot wait for the ranges deallocated on waits not reached yet: pass signals");
+	b = TEST_NOT_NULL;
+	ASSERT_ERRNO(accel_queue_alloca(queue, &gate, NULL, &p, POOL, 0, &b), EAGAIN);
+	ck_assert_uint_eq(stats().reserved, POOL); /* still pending */
+	ASSERT_OK(accel_semaphore_signal(h, 1));
+	b = alloca_now(POOL);
+	ASSERT_OK(accel_queue_dealloca(queue, NULL, NULL, b, 0));
+	ck_assert_uint_eq(stats().reserved, 0);
+	accel_buffer_release(a);
+	accel_buffer_release(b);
+	accel_semaphore_release(h);
+}
+END_TEST
+
+/*
+ * A buffer whose alloca took a pending range, returned before the work
+ * before it ended (released without a dealloca, or deallocated on no
+ * waits): the range stays pending on that work, and the next alloca of it
+ * waits for it too. libaccel once freed it at once: the next alloca
+ * signalled from the host while the work before could still write it.
+ */
+START_TEST(test_inherited_waits_outlive_an_early_return)
+{
+	for (int how = 0; how < 2; how++) {
+		accel_semaphore_t *h = sem_new(0), *t = sem_new(0), *u = sem_new(0);
+		accel_buffer_t *a = alloca_now(POOL), *b, *c;
+		POINT(gate, h, 1);
+		POINT(tsig, t, 1);
+		POINT(usig, u, 1);
+
+		ASSERT_OK(accel_queue_dealloca(queue, &gate, NULL, a, 0));
+		b = alloca_on(queue, NULL, &tsig, HOST_TYPE, POOL);
+		if (how == 0) {
+			accel_buffer_release(b); /* unused: no dealloca */
+			b = NULL;
+		} else {
+			ASSERT_OK(accel_queue_dealloca(queue, NULL, NULL, b, 0));
+		}
+		ck_assert_uint_eq(stats().reserved, POOL);
+		c = alloca_on(queue, NULL, &usig, HOST_TYPE, POOL);
+		ASSERT_ERRNO(accel_semaphore_wait(u, 1, 0, accel_deadline_after(SECOND / 20)), ETIME);
+		ASSERT_OK(accel_semaphore_signal(h, 1));
+		ASSERT_OK(accel_semaphore_wait(u, 1, 0, WAIT_LONG));
+		ASSERT_OK(accel_semaphore_wait(t, 1, 0, WAIT_LONG));
+		/* Reached: the range is free when c goes. */
+		ASSERT_OK(accel_queue_dealloca(queue, NULL, NULL, c, 0));
+		ck_assert_uint_eq(stats().reserved, 0);
+		check_bounded();
+		accel_buffer_release(a);
+		accel_buffer_release(b);
+		accel_buffer_release(c);
+		accel_semaphore_release(h);
+		accel_semaphore_release(t);
+		accel_semaphore_release(u);
+	}
+}
+END_TEST
+
+/*
+ * An alloca and a dealloca that succeed leave the thread's message as it
+ * was (status.h), even when a signal they send from the host is refused
+ * (that failure is the semaphore's, with its own message).
+ */
+START_TEST(test_success_keeps_the_message)
+{
+	accel_semaphore_t *t = sem_new(5);
+	POINT(low, t, 3);
+	accel_buffer_t *b;
+	char before[512];
+
+	ASSERT_ERRNO(accel_queue_dealloca(queue, NULL, NULL, NULL, 0), EINVAL);
+	snprintf(before, sizeof(before), "%s", accel_error_message());
+	ck_assert_str_ne(before, "");
+	b = alloca_on(queue, NULL, &low, HOST_TYPE, 256);
+	ck_assert_str_eq(accel_error_message(), before);
+	ASSERT_OK(accel_queue_dealloca(queue, NULL, &low, b, 0));
+	ck_assert_str_eq(accel_error_message(), before);
+	ASSERT_CONTAINS("failure message", accel_semaphore_failure_message(t),
+			"could not signal 3: the semaphore is already at 5");
+	accel_buffer_release(b);
+	accel_semaphore_release(t);
+}
+END_TEST
+
 /* Size 0, and releasing without a dealloca returns the memory. */
 START_TEST(test_zero_and_release)
 {
@@ -854,6 +956,9 @@ static Suite *alloca_suite(void)
 	tcase_add_test(tc, test_dealloca_failed_wait);
 	tcase_add_test(tc, test_signal_not_above);
 	tcase_add_test(tc, test_zero_and_release);
+	tcase_add_test(tc, test_no_pending_range_without_signals);
+	tcase_add_test(tc, test_inherited_waits_outlive_an_early_return);
+	tcase_add_test(tc, test_success_keeps_the_message);
 	tcase_add_test(tc, test_alloca_too_large_and_full);
 	tcase_add_test(tc, test_use_after_dealloca);
 	tcase_add_test(tc, test_errors);

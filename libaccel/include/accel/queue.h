@@ -366,8 +366,13 @@ int accel_queue_wait_idle(accel_queue_t *queue, int64_t deadline_ns);
  * a multiple of 256 bytes, the pool's alignment (so every size up to the
  * value given fits an empty pool).
  *
+ * An alloca without @signals is handed only memory free now: it has
+ * nothing to order its use after a previous owner's work (-EAGAIN).
+ *
  * Releasing the buffer's last reference without a dealloca returns its
- * memory too (nothing can be using it then: submissions hold references).
+ * memory too (nothing of its own can be using it then: submissions hold
+ * references); a range its alloca took before the work of the buffer
+ * before ended stays reserved until that work ended, dealloca'd or not.
  *
  * IREE's counterpart: iree_hal_device_queue_alloca() on a transient pool
  * (CUDA: cuMemAllocAsync() on a memory pool).
@@ -380,7 +385,8 @@ int accel_queue_wait_idle(accel_queue_t *queue, int64_t deadline_ns);
  * - -ENOSPC: @size is above the pool's capacity: it could never fit (the
  *   message gives both; raise ACCEL_TRANSIENT_POOL_BYTES or allocate it);
  * - -EAGAIN: the pool has no free range that large now: its memory is in
- *   buffers not deallocated yet (or split in smaller free ranges). The
+ *   buffers not deallocated yet (or split in smaller free ranges), or,
+ *   without @signals, in ranges deallocated on waits not reached yet. The
  *   call does not block: dealloca some, then try again;
  * - -EXDEV: a semaphore of another scheduler; -ENOMEM; the driver's
  *   errors when the pool grows.

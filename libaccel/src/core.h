@@ -320,6 +320,14 @@ static inline bool accel_buffer_returned(const accel_buffer_t *b)
 	       atomic_load_explicit(&b->transient->returned, memory_order_acquire);
 }
 int accel_buffer_fail_returned(const char *fn, const char *where);
+
+/*
+ * accel_cb_check_returned() - 0, or -EBADFD with the message set when a
+ * buffer @cb recorded directly was returned by accel_queue_dealloca()
+ * since: what accel_queue_execute() and accel_command_buffer_predict()
+ * refuse alike.
+ */
+int accel_cb_check_returned(const accel_command_buffer_t *cb, const char *fn);
 /*
  * Checks the memory type and usage bits of @params for @fn: 0, or -EINVAL
  * with the message set (the allocator's and accel_queue_alloca()'s rule).

@@ -441,7 +441,7 @@ static struct submission *submission_alloc(accel_queue_t *q, uint32_t points,
 }
 
 /* A direct buffer of @cb that accel_queue_dealloca() took since it was recorded. */
-static int check_returned(const accel_command_buffer_t *cb, const char *fn)
+int accel_cb_check_returned(const accel_command_buffer_t *cb, const char *fn)
 {
 	const struct accel_vec *v = &cb->retained_buffers;
 
@@ -471,7 +471,7 @@ static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
 	if (table && table->count && !table->bindings)
 		return accel_fail(EINVAL, "%s: table->bindings is NULL but table->count is %u",
 				  fn, table->count);
-	if (cb->transient_buffers && check_returned(cb, fn))
+	if (cb->transient_buffers && accel_cb_check_returned(cb, fn))
 		return -EBADFD;
 	return accel_plan_validate(&cb->plan, q->device, table, fn);
 }

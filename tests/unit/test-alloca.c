@@ -507,6 +507,13 @@ START_TEST(test_use_after_dealloca)
 	ASSERT_MESSAGE_CONTAINS("returned by accel_queue_dealloca()");
 	ASSERT_ERRNO(accel_queue_execute(queue, NULL, &sig, early, NULL, 0), EBADFD);
 	ASSERT_MESSAGE_CONTAINS("a buffer the command buffer recorded: the buffer was returned by accel_queue_dealloca()");
+	/* The prediction of a submission answers as the submission would. */
+	accel_prediction_t pred;
+
+	ASSERT_ERRNO(accel_command_buffer_predict(dev, early, NULL, &pred), EBADFD);
+	ASSERT_MESSAGE_CONTAINS("accel_command_buffer_predict: a buffer the command buffer recorded: the buffer was returned by accel_queue_dealloca()");
+	ASSERT_ERRNO(accel_command_buffer_predict(dev, cb, &table, &pred), EBADFD);
+	ASSERT_MESSAGE_CONTAINS("binding table slot 0: the buffer was returned by accel_queue_dealloca()");
 	ck_assert_uint_eq(sem_value(t, &err), 0);
 	ck_assert_int_eq(err, 0);
 	ASSERT_ERRNO(accel_semaphore_wait(t, 1, ACCEL_SEMAPHORE_WAIT_SUBMITTED, 0), ETIME);

@@ -563,6 +563,20 @@ START_TEST(test_predict_bad_input)
 	ASSERT_ERRNO(accel_queue_execute(q, NULL, NULL, cb, &short_t, 0), ERANGE);
 	ASSERT_ERRNO(accel_command_buffer_predict(dev, cb, NULL, &pr), ERANGE);
 	ASSERT_ERRNO(accel_queue_execute(q, NULL, NULL, cb, NULL, 0), ERANGE);
+	/* A ONE_SHOT command buffer submitted already: no second run. */
+	accel_command_buffer_t *once = cb_new(ACCEL_COMMAND_BUFFER_ONE_SHOT, 0);
+	accel_semaphore_t *done = sem_new(0);
+	POINT(sig, done, 1);
+
+	ASSERT_OK(accel_command_buffer_fill(once, accel_buffer_ref_direct(b, 0, 64), &c, 4));
+	ASSERT_OK(accel_command_buffer_end(once));
+	ASSERT_OK(accel_queue_execute(q, NULL, &sig, once, NULL, 0));
+	ASSERT_ERRNO(accel_queue_execute(q, NULL, NULL, once, NULL, 0), EBADFD);
+	ASSERT_ERRNO(accel_command_buffer_predict(dev, once, NULL, &pr), EBADFD);
+	ASSERT_MESSAGE_CONTAINS("accel_command_buffer_predict: the command buffer is ONE_SHOT and was submitted already");
+	ASSERT_OK(accel_semaphore_wait(done, 1, 0, WAIT_LONG));
+	accel_command_buffer_release(once);
+	accel_semaphore_release(done);
 	accel_queue_release(q);
 	/* Nothing written on failure. */
 	ck_assert_uint_eq(pr.ns, 12345);

@@ -187,7 +187,9 @@ typedef struct accel_prediction {
  * same command buffer and table (the message says why): -EINVAL (a NULL
  * argument, or a table entry unfit for its slot), -ERANGE (a table with
  * fewer entries than the highest slot used + 1, or a slot's range outside
- * its buffer or shorter than @cb needs), -EBADFD (@cb not ended), -EXDEV
+ * its buffer or shorter than @cb needs), -EBADFD (@cb not ended, ONE_SHOT
+ * and submitted already, or recording a buffer since returned by
+ * accel_queue_dealloca()), -EXDEV
  * (@cb or a table's buffer is of another device). Nothing changes on
  * failure.
  */

@@ -414,6 +414,35 @@ START_TEST(test_success_keeps_the_message)
 }
 END_TEST
 
+/*
+ * The waits of a range an alloca took fail after it: its signals fail
+ * with them (the memory's previous owner's work will not end well, and
+ * whoever uses the buffer must not run on it as if it had).
+ */
+START_TEST(test_taken_range_wait_fails_later)
+{
+	accel_semaphore_t *h = sem_new(0), *t = sem_new(0);
+	accel_buffer_t *a = alloca_now(POOL), *b;
+	POINT(gate, h, 1);
+	POINT(sig, t, 1);
+	int err = 0;
+
+	ASSERT_OK(accel_queue_dealloca(queue, &gate, NULL, a, 0));
+	b = alloca_on(queue, NULL, &sig, HOST_TYPE, POOL);
+	ASSERT_OK(accel_semaphore_fail(h, -EPIPE));
+	ASSERT_ERRNO(accel_semaphore_wait(t, 1, 0, WAIT_LONG), EPIPE);
+	sem_value(t, &err);
+	ck_assert_int_eq(err, -EPIPE);
+	/* Failed work will not run: the range is free once b goes. */
+	ASSERT_OK(accel_queue_dealloca(queue, NULL, NULL, b, 0));
+	ck_assert_uint_eq(stats().reserved, 0);
+	accel_buffer_release(a);
+	accel_buffer_release(b);
+	accel_semaphore_release(h);
+	accel_semaphore_release(t);
+}
+END_TEST
+
 /* Size 0, and releasing without a dealloca returns the memory. */
 START_TEST(test_zero_and_release)
 {
@@ -842,6 +871,27 @@ START_TEST(test_uploader_errors)
 }
 END_TEST
 
+/* A fence whose point fails counts as reached: its ring space is free. */
+START_TEST(test_uploader_failed_fence_frees_the_ring)
+{
+	accel_uploader_t *up = NULL;
+	accel_semaphore_t *h = sem_new(0);
+	accel_buffer_t *ring = NULL;
+	static uint8_t bytes[512];
+	uint64_t off = 99;
+
+	ASSERT_OK(accel_uploader_create(queue, 512, 0, &up));
+	ASSERT_OK(accel_uploader_write(up, bytes, 512, &ring, &off));
+	ASSERT_OK(accel_uploader_fence(up, h, 1));
+	ASSERT_ERRNO(accel_uploader_write(up, bytes, 1, &ring, &off), EAGAIN);
+	ASSERT_OK(accel_semaphore_fail(h, -EIO));
+	ASSERT_OK(accel_uploader_write(up, bytes, 1, &ring, &off));
+	ck_assert_uint_eq(off, 0);
+	accel_uploader_release(up);
+	accel_semaphore_release(h);
+}
+END_TEST
+
 /*
  * Released with fences not reached: its ring goes back to the pool
  * pending, and the next alloca of that memory waits for the last one.
@@ -966,6 +1016,7 @@ static Suite *alloca_suite(void)
 	tcase_add_test(tc, test_no_pending_range_without_signals);
 	tcase_add_test(tc, test_inherited_waits_outlive_an_early_return);
 	tcase_add_test(tc, test_success_keeps_the_message);
+	tcase_add_test(tc, test_taken_range_wait_fails_later);
 	tcase_add_test(tc, test_alloca_too_large_and_full);
 	tcase_add_test(tc, test_use_after_dealloca);
 	tcase_add_test(tc, test_errors);
@@ -975,6 +1026,7 @@ static Suite *alloca_suite(void)
 	tcase_add_test(tc, test_uploader_wraps_contiguous);
 	tcase_add_test(tc, test_uploader_errors);
 	tcase_add_test(tc, test_uploader_release_pending);
+	tcase_add_test(tc, test_uploader_failed_fence_frees_the_ring);
 	tcase_add_test(tc, test_threads_three_queues);
 	suite_add_tcase(suite, tc);
 	return suite;

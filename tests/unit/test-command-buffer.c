@@ -109,6 +109,76 @@ START_TEST(test_state_one_shot_twice)
 }
 END_TEST
 
+/*
+ * The maxima are accepted, one past them refused: a command buffer of
+ * ACCEL_BINDING_CAPACITY_MAX slots using its last, an update of
+ * ACCEL_UPDATE_MAX_SIZE bytes (run, its last word checked), and a batch
+ * of ACCEL_QUEUE_BATCH_MAX submissions of one command buffer.
+ */
+START_TEST(test_maxima_accepted)
+{
+	accel_command_buffer_t *big = NULL, *up = NULL;
+	static accel_command_buffer_t *many[ACCEL_QUEUE_BATCH_MAX];
+	accel_buffer_t *target = buffer_new(ACCEL_UPDATE_MAX_SIZE + 256);
+	accel_semaphore_t *s = sem_new(0);
+	accel_queue_t *q = NULL;
+	uint8_t *src = malloc(ACCEL_UPDATE_MAX_SIZE + 4);
+	const uint32_t *words;
+	POINT(one, s, 1);
+	POINT(two, s, 2);
+
+	ck_assert_ptr_nonnull(src);
+	for (uint64_t i = 0; i < ACCEL_UPDATE_MAX_SIZE + 4; i++)
+		src[i] = (uint8_t)(i * 7 + 1);
+	ASSERT_OK(accel_command_buffer_create(dev, ACCEL_COMMAND_BUFFER_REUSABLE,
+					      ACCEL_BINDING_CAPACITY_MAX, &big));
+	ASSERT_OK(accel_command_buffer_begin(big));
+	ASSERT_OK(accel_command_buffer_fill(big, accel_buffer_ref_indirect(ACCEL_BINDING_CAPACITY_MAX - 1, 0, 4),
+					    &pat4, 4));
+	ASSERT_ERRNO(accel_command_buffer_fill(big, accel_buffer_ref_indirect(ACCEL_BINDING_CAPACITY_MAX, 0, 4),
+					       &pat4, 4), ERANGE);
+	ASSERT_OK(accel_command_buffer_end(big));
+	ck_assert_uint_eq(accel_command_buffer_command_count(big), 1);
+
+	ASSERT_OK(accel_command_buffer_create(dev, ACCEL_COMMAND_BUFFER_REUSABLE, 0, &up));
+	ASSERT_OK(accel_command_buffer_begin(up));
+	ASSERT_ERRNO(accel_command_buffer_update(up, src,
+						 accel_buffer_ref_direct(target, 0, ACCEL_UPDATE_MAX_SIZE + 4)),
+		     ERANGE);
+	ASSERT_MESSAGE_CONTAINS("is above ACCEL_UPDATE_MAX_SIZE");
+	ASSERT_OK(accel_command_buffer_update(up, src,
+					      accel_buffer_ref_direct(target, 0, ACCEL_UPDATE_MAX_SIZE)));
+	ASSERT_OK(accel_command_buffer_end(up));
+	ASSERT_OK(accel_queue_create(dev, 0, &q));
+	ASSERT_OK(accel_queue_execute(q, NULL, &one, up, NULL, 0));
+	ASSERT_OK(accel_semaphore_wait(s, 1, 0, WAIT_LONG));
+	words = map(target);
+	ck_assert_mem_eq(words + ACCEL_UPDATE_MAX_SIZE / 4 - 1,
+			 src + ACCEL_UPDATE_MAX_SIZE - 4, 4);
+	accel_buffer_unmap(target);
+
+	/* The batch: 4096 runs of one small fill. */
+	accel_command_buffer_t *small = NULL;
+
+	ASSERT_OK(accel_command_buffer_create(dev, ACCEL_COMMAND_BUFFER_REUSABLE, 0, &small));
+	ASSERT_OK(accel_command_buffer_begin(small));
+	ASSERT_OK(accel_command_buffer_fill(small, accel_buffer_ref_direct(buf, 0, 4), &pat4, 4));
+	ASSERT_OK(accel_command_buffer_end(small));
+	for (uint32_t i = 0; i < ACCEL_QUEUE_BATCH_MAX; i++)
+		many[i] = small;
+	ASSERT_OK(accel_queue_execute_batch(q, NULL, &two, ACCEL_QUEUE_BATCH_MAX,
+					    many, NULL, 0));
+	ASSERT_OK(accel_semaphore_wait(s, 2, 0, WAIT_LONG));
+	accel_queue_release(q);
+	accel_command_buffer_release(small);
+	accel_command_buffer_release(big);
+	accel_command_buffer_release(up);
+	accel_buffer_release(target);
+	accel_semaphore_release(s);
+	free(src);
+}
+END_TEST
+
 START_TEST(test_create_errors)
 {
 	accel_command_buffer_t *c = TEST_NOT_NULL;
@@ -594,6 +664,7 @@ static Suite *cb_suite(void)
 	tcase_add_test(tc, test_state_submit_before_end);
 	tcase_add_test(tc, test_state_one_shot_twice);
 	tcase_add_test(tc, test_create_errors);
+	tcase_add_test(tc, test_maxima_accepted);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("record");

@@ -407,6 +407,78 @@ START_TEST(test_objects_outlive_device_reference)
 }
 END_TEST
 
+/*
+ * Every pointer argument of the device, executable, buffer, command buffer
+ * and queue calls, NULL: the call is refused (-EINVAL, or the documented
+ * empty answer), its message names the call, and an out pointer given
+ * reads NULL. Calls the other suites pass NULL to are left out.
+ */
+#define NULL_REFUSED(call, name) do {                                         \
+		ASSERT_ERRNO(call, EINVAL);                                   \
+		ASSERT_MESSAGE_CONTAINS(name);                                \
+	} while (0)
+
+START_TEST(test_null_arguments)
+{
+	static const uint32_t wg[3] = { 1, 1, 1 };
+	const char *path = getenv("ACCEL_TEST_KERNELS");
+	accel_executable_t *e = kernels(), *e2 = TEST_NOT_NULL;
+	accel_buffer_t *b = buffer_new(64), *sub = TEST_NOT_NULL;
+	accel_command_buffer_t *cb = cb_new(ACCEL_COMMAND_BUFFER_REUSABLE, 0);
+	accel_buffer_ref_t r = accel_buffer_ref_direct(b, 0, 16);
+	accel_buffer_params_t none;
+	accel_export_info_t info;
+	accel_queue_t *q = TEST_NOT_NULL;
+	uint32_t ordinal;
+
+	ck_assert_str_eq(accel_device_uri(NULL), "");
+	ASSERT_MESSAGE_CONTAINS("accel_device_uri");
+	ck_assert_ptr_null(accel_device_scheduler(NULL));
+	ASSERT_MESSAGE_CONTAINS("accel_device_scheduler");
+	ck_assert_ptr_null(accel_device_allocator(NULL));
+	ASSERT_MESSAGE_CONTAINS("accel_device_allocator");
+
+	NULL_REFUSED(accel_executable_load(NULL, path ? path : "x", &e2), "accel_executable_load");
+	ck_assert_ptr_null(e2);
+	e2 = TEST_NOT_NULL;
+	NULL_REFUSED(accel_executable_load(dev, NULL, &e2), "accel_executable_load");
+	ck_assert_ptr_null(e2);
+	NULL_REFUSED(accel_executable_load(dev, path ? path : "x", NULL), "accel_executable_load");
+	ck_assert_uint_eq(accel_executable_export_count(NULL), 0);
+	NULL_REFUSED(accel_executable_export_info(NULL, 0, &info), "accel_executable_export_info");
+	NULL_REFUSED(accel_executable_export_info(e, 0, NULL), "accel_executable_export_info");
+	NULL_REFUSED(accel_executable_lookup(NULL, "saxpy", &ordinal), "accel_executable_lookup");
+	NULL_REFUSED(accel_executable_lookup(e, NULL, &ordinal), "accel_executable_lookup");
+	NULL_REFUSED(accel_executable_lookup(e, "saxpy", NULL), "accel_executable_lookup");
+
+	ck_assert_uint_eq(accel_buffer_size(NULL), 0);
+	none = accel_buffer_params(NULL);
+	ck_assert_uint_eq(none.memory_type, 0);
+	ck_assert_uint_eq(none.usage, 0);
+	NULL_REFUSED(accel_buffer_unmap(NULL), "accel_buffer_unmap");
+	NULL_REFUSED(accel_buffer_subspan(NULL, 0, 1, &sub), "accel_buffer_subspan");
+	ck_assert_ptr_null(sub);
+	NULL_REFUSED(accel_buffer_subspan(b, 0, 1, NULL), "accel_buffer_subspan");
+
+	ck_assert_uint_eq(accel_command_buffer_command_count(NULL), 0);
+	NULL_REFUSED(accel_command_buffer_end(NULL), "accel_command_buffer_end");
+	NULL_REFUSED(accel_command_buffer_barrier(NULL), "accel_command_buffer_barrier");
+	NULL_REFUSED(accel_command_buffer_copy(NULL, r, r), "accel_command_buffer_copy");
+	NULL_REFUSED(accel_command_buffer_update(NULL, "abcd", r), "accel_command_buffer_update");
+	NULL_REFUSED(accel_command_buffer_dispatch(NULL, e, 0, wg, NULL, 0, NULL, 0),
+		     "accel_command_buffer_dispatch");
+	NULL_REFUSED(accel_command_buffer_dispatch_indirect(NULL, e, 0, r, NULL, 0, NULL, 0),
+		     "accel_command_buffer_dispatch_indirect");
+	ck_assert_uint_eq(accel_command_buffer_command_count(cb), 0);
+
+	NULL_REFUSED(accel_queue_create(NULL, 0, &q), "accel_queue_create");
+	ck_assert_ptr_null(q);
+	accel_command_buffer_release(cb);
+	accel_buffer_release(b);
+	accel_executable_release(e);
+}
+END_TEST
+
 static Suite *device_suite(void)
 {
 	Suite *suite = suite_create("device");
@@ -440,6 +512,7 @@ static Suite *device_suite(void)
 	tcase_add_test(tc, test_executable_bad_abi);
 	tcase_add_test(tc, test_executable_no_table);
 	tcase_add_test(tc, test_objects_outlive_device_reference);
+	tcase_add_test(tc, test_null_arguments);
 	suite_add_tcase(suite, tc);
 	return suite;
 }

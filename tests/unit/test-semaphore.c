@@ -236,6 +236,50 @@ START_TEST(test_any_returns_first_index)
 }
 END_TEST
 
+/*
+ * ANY over [unreached, failed]: the failed entry decides (the first, in
+ * index order, that failed or is reached), its error and its index;
+ * blocking or polling alike. And [reached, failed]: the reached one wins.
+ */
+START_TEST(test_any_failed_after_unreached)
+{
+	accel_semaphore_t *s[2] = { sem_new(0), sem_new(0) };
+	uint64_t v[2] = { 1, 1 };
+	accel_semaphore_list_t list = { 2, s, v };
+	uint32_t index = 99;
+
+	ASSERT_OK(accel_semaphore_fail(s[1], -EPIPE));
+	ASSERT_ERRNO(accel_semaphore_list_wait(&list, ACCEL_SEMAPHORE_WAIT_ANY, 0, &index), EPIPE);
+	ck_assert_uint_eq(index, 1);
+	index = 99;
+	ASSERT_ERRNO(accel_semaphore_list_wait(&list, ACCEL_SEMAPHORE_WAIT_ANY,
+					       accel_deadline_after(10 * SEC), &index), EPIPE);
+	ck_assert_uint_eq(index, 1);
+	ASSERT_OK(accel_semaphore_signal(s[0], 1));
+	index = 99;
+	ASSERT_OK(accel_semaphore_list_wait(&list, ACCEL_SEMAPHORE_WAIT_ANY, 0, &index));
+	ck_assert_uint_eq(index, 0);
+	accel_semaphore_release(s[0]);
+	accel_semaphore_release(s[1]);
+}
+END_TEST
+
+/* accel_deadline_after() saturates at ACCEL_DEADLINE_INFINITE. */
+START_TEST(test_deadline_after_saturates)
+{
+	int64_t now = accel_deadline_after(0);
+
+	ck_assert_int_gt(now, 0);
+	ck_assert_int_eq(accel_deadline_after(UINT64_MAX), ACCEL_DEADLINE_INFINITE);
+	ck_assert_int_eq(accel_deadline_after(UINT64_C(1) << 63), ACCEL_DEADLINE_INFINITE);
+	ck_assert_int_eq(accel_deadline_after((uint64_t)INT64_MAX), ACCEL_DEADLINE_INFINITE);
+	ck_assert_int_eq(accel_deadline_after((uint64_t)INT64_MAX - (uint64_t)now + 1),
+			 ACCEL_DEADLINE_INFINITE);
+	ck_assert_int_lt(accel_deadline_after(UINT64_C(1) << 40), ACCEL_DEADLINE_INFINITE);
+	ck_assert_int_ge(accel_deadline_after(UINT64_C(1) << 40), now + (INT64_C(1) << 40));
+}
+END_TEST
+
 START_TEST(test_any_wakes_on_later_entry)
 {
 	accel_semaphore_t *s[2] = { sem_new(0), sem_new(0) };
@@ -1061,6 +1105,8 @@ static Suite *semaphore_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_create_query);
+	tcase_add_test(tc, test_any_failed_after_unreached);
+	tcase_add_test(tc, test_deadline_after_saturates);
 	tcase_add_test(tc, test_create_null);
 	tcase_add_test(tc, test_signal_grows);
 	tcase_add_test(tc, test_signal_equal_rejected);

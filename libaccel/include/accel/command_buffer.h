@@ -194,6 +194,8 @@ uint32_t accel_command_buffer_command_count(const accel_command_buffer_t *cb);
  * @pattern_length: 1, 2 or 4; @target's offset and length must be
  *                  multiples of it (for an indirect ref, so must the table
  *                  entry's offset, and its length with ACCEL_WHOLE_BUFFER).
+ *                  The offset is counted in the root buffer: on a subspan,
+ *                  the subspan's own offset is added first.
  *
  * Needs ACCEL_BUFFER_USAGE_TRANSFER_TARGET. A zero length is a no-op.
  */

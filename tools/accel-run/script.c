@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,9 @@
 #include <sys/stat.h>
 
 #include "script.h"
+
+/* The longest host wait= timeout, as accel-run -t allows (a day). */
+#define WAIT_TIMEOUT_MS_MAX 86400000ull
 
 #define MAX_WORDS 64
 
@@ -997,6 +1001,10 @@ static int st_host_sem(struct parser *p, struct stmt *st, char **w, int n)
 		return -1;
 	if (o[0].value && parse_u64(o[0].value, &ms))
 		return fail(p, "timeout '%s' is not a number of milliseconds", o[0].value);
+	/* As -t: no more than a day (ns past 2^64 wrapped to a short wait). */
+	if (ms > WAIT_TIMEOUT_MS_MAX)
+		return fail(p, "timeout %" PRIu64 " ms is above a day (%llu ms); 0 polls",
+			    ms, WAIT_TIMEOUT_MS_MAX);
 	st->timeout_ms = (int64_t)ms;
 	if (wait)
 		return parse_points(p, w[1], "wait", &st->waits, &st->wait_count);

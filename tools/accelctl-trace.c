@@ -318,7 +318,8 @@ static int parse_line(struct trace *t, const char *line, unsigned long lineno,
 {
 	const char *p, *colon, *name, *rest;
 	uint64_t secs, frac = 0, v = 0;
-	int digits = 0;
+	int digits = 0, dots = 0;
+	bool ts_ok;
 	enum tev_type type;
 	struct tev *e;
 	bool ok = true;
@@ -331,9 +332,20 @@ static int parse_line(struct trace *t, const char *line, unsigned long lineno,
 	colon = p;
 	while (colon > line && ((colon[-1] >= '0' && colon[-1] <= '9') || colon[-1] == '.'))
 		colon--;
-	if (colon == p || sscanf(colon, "%" SCNu64, &secs) != 1)
+	if (colon == p)
 		return 0;
-	for (const char *d = strchr(colon, '.'); d && d < p && ++d < p; digits++)
+	if (sscanf(colon, "%" SCNu64, &secs) != 1)
+		secs = UINT64_MAX; /* ".5": refused below if the event is ours */
+	/*
+	 * One '.' at most, and seconds whose nanoseconds fit 64 bits: else
+	 * an event of ours with this timestamp is refused below (sscanf()
+	 * saturates, and "1.2.3" would read as 1.183).
+	 */
+	for (const char *d = colon; d < p; d++)
+		dots += *d == '.';
+	ts_ok = dots <= 1 && *colon != '.' && secs < UINT64_MAX / 1000000000ull &&
+		(p - colon) < 24;
+	for (const char *d = strchr(colon, '.'); ts_ok && d && d < p && ++d < p; digits++)
 		frac = frac * 10 + (uint64_t)(*d - '0');
 	if (digits > 9)
 		return 0;
@@ -363,6 +375,10 @@ static int parse_line(struct trace *t, const char *line, unsigned long lineno,
 	e->ts = secs * 1000000000ull + frac;
 	e->type = type;
 	e->prio = PRIO_UNKNOWN;
+	if (!ts_ok) {
+		ok = false;
+		goto out;
+	}
 	if (known_fields(type) && !only_known(rest, known_fields(type))) {
 		ok = false;
 		goto out;
@@ -401,6 +417,12 @@ static int parse_line(struct trace *t, const char *line, unsigned long lineno,
 	else
 		ok = false;
 out:
+	if (!ok && !ts_ok) {
+		fprintf(stderr, "%s: trace: %s:%lu: a %s event whose timestamp is not SECONDS.FRACTION (one '.', at most 9 fraction digits, seconds below 2^64 ns): %s",
+			progname, path, lineno, tev_names[type], line);
+		t->nev--;
+		return -EINVAL;
+	}
 	if (!ok) {
 		fprintf(stderr, "%s: trace: %s:%lu: a %s event whose fields are not the ones this accelctl knows (a newer module?): %s",
 			progname, path, lineno, tev_names[type], line);
@@ -437,6 +459,12 @@ static int read_text(struct trace *t, const char *path)
 			if (l && sscanf(l, "[LOST %llu EVENTS]", &n) == 1)
 				t->lost += n;
 		}
+	}
+	/* A directory, a closed stdin: an error, not an empty trace. */
+	if (!ret && ferror(f)) {
+		ret = errno ? -errno : -EIO;
+		fprintf(stderr, "%s: trace: cannot read %s: %s\n", progname,
+			path, strerror(-ret));
 	}
 	free(line);
 	if (f != stdin)

@@ -77,6 +77,19 @@ printf '  a-1 [000] ..... 5.000001: job_submit: client=x engine=e queue=1 job=1 
 refused 1 "accelctl: trace: $tmp/bad.txt:1: a job_submit event whose fields are not the ones" \
 	"$b/accelctl" trace --input "$tmp/bad.txt" -o "$tmp/t.json"
 check "accelctl trace: nothing written for a refused input" test ! -e "$tmp/t.json"
+# An input that cannot be read is an error, not an empty trace.
+mkdir -p "$tmp/dir"
+refused 1 "accelctl: trace: cannot read $tmp/dir: Is a directory" \
+	"$b/accelctl" trace --input "$tmp/dir" -o "$tmp/t.json"
+refused 1 "accelctl: trace: cannot read -: Bad file descriptor" \
+	sh -c '"$0" trace --input - -o "$1" <&-' "$b/accelctl" "$tmp/t.json"
+# Timestamps: one '.', seconds whose nanoseconds fit 64 bits.
+for ts in 1.2.3 99999999999999999999 .5; do
+	printf '  a-1 [000] ..... %s: job_submit: client=1 engine=e queue=1 job=1 prio=1\n' "$ts" >"$tmp/ts.txt"
+	refused 1 "$tmp/ts.txt:1: a job_submit event whose timestamp is not SECONDS.FRACTION" \
+		"$b/accelctl" trace --input "$tmp/ts.txt" -o "$tmp/t.json"
+done
+check "accelctl trace: nothing written for an unreadable input" test ! -e "$tmp/t.json"
 # Numbers at the edges: 2^64 - 1 is a point, 2^64 and a sign are not;
 # a status is an int32.
 ev='  a-1 [000] ..... 5.000001:'

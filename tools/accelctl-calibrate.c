@@ -62,10 +62,15 @@ static void calibrate_usage(FILE *f)
 		progname);
 }
 
-/* @arg as a URI: a driver name alone becomes "NAME://". */
-static void to_uri(const char *arg, char *uri, size_t len)
+/*
+ * @arg as a URI: a driver name alone becomes "NAME://". False when it
+ * does not fit @len: cut, it would name another device (or options).
+ */
+static bool to_uri(const char *arg, char *uri, size_t len)
 {
-	snprintf(uri, len, strstr(arg, "://") ? "%s" : "%s://", arg);
+	int n = snprintf(uri, len, strstr(arg, "://") ? "%s" : "%s://", arg);
+
+	return n >= 0 && (size_t)n < len;
 }
 
 /* libaccel's rule (ACCEL_CACHE_DISABLE): set, and neither empty nor "0". */
@@ -239,7 +244,9 @@ int cmd_calibrate(int argc, char **argv)
 	if (argc - optind > MAX_DEVICES)
 		return usage_error("calibrate: at most %d devices at once", MAX_DEVICES);
 	for (; optind < argc; optind++)
-		to_uri(argv[optind], c[n++].uri, sizeof(c[0].uri));
+		if (!to_uri(argv[optind], c[n++].uri, sizeof(c[0].uri)))
+			return usage_error("calibrate: device '%.40s...' is too long: a device URI here is at most %zu bytes",
+					   argv[optind], sizeof(c[0].uri) - 1);
 	if (!n)
 		n = default_devices(c);
 	if (accel_scheduler_open(NULL, &s))

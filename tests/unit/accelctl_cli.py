@@ -368,6 +368,11 @@ expect_exit("calibrate --help exits 0", run(ACCELCTL, "calibrate", "--help"), 0,
             "stdout")
 expect_exit("calibrate unknown option exits 2", run(ACCELCTL, "calibrate", "-x"),
             2, "accelctl: calibrate: unknown option '-x'")
+# A device too long for it is refused, never cut into another device.
+long_uri = "cpu://?threads=" + "0" * 120 + "10"
+expect_exit("calibrate of a URI too long exits 2",
+            run(ACCELCTL, "calibrate", "--show", long_uri), 2,
+            "a device URI here is at most 127")
 with tempfile.TemporaryDirectory(prefix="accelctl-calibrate-") as cache:
     env = {"ACCEL_CACHE_DIR": cache}
     bad = run(ACCELCTL, "calibrate", "nosuch", env=env)

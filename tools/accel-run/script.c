@@ -532,6 +532,21 @@ static int parse_ref(struct parser *p, char *t, bool slots, struct ref *r)
 		return -1;
 	r->slot = false;
 	r->index = (uint32_t)i;
+	/* Its size is known now: a range outside it is the script's error. */
+	{
+		uint64_t size = p->s->stmts[p->s->objs[i].stmt].size;
+
+		if (r->offset > size)
+			return fail(p, "'%s[%llu...]': offset %llu is past the end of '%s' (%llu bytes)",
+				    t, (unsigned long long)r->offset,
+				    (unsigned long long)r->offset, t,
+				    (unsigned long long)size);
+		if (r->length != UINT64_MAX && r->length > size - r->offset)
+			return fail(p, "'%s[%llu,%llu]': the range ends past the end of '%s' (%llu bytes)",
+				    t, (unsigned long long)r->offset,
+				    (unsigned long long)r->length, t,
+				    (unsigned long long)size);
+	}
 	return 0;
 }
 
@@ -1033,6 +1048,8 @@ static int st_expect_print(struct parser *p, struct stmt *st, char **w, int n)
 	}
 	if (parse_values(p, w[2], "expect", &st->values))
 		return -1;
+	if (!st->refs[0].length)
+		return fail(p, "expect on an empty range checks nothing: give the range a length");
 	if (eo[0].value) {
 		char *end;
 

@@ -337,7 +337,7 @@ int cmd_cdi(int argc, char **argv)
 	struct stat st, ss;
 	int c, n, ret, err, outs = 0;
 
-	optind = 1;
+	optind = 0; /* as the other commands: options may follow arguments */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:ph", longopts, NULL)) != -1) {
 		switch (c) {

@@ -368,6 +368,10 @@ expect_exit("calibrate --help exits 0", run(ACCELCTL, "calibrate", "--help"), 0,
             "stdout")
 expect_exit("calibrate unknown option exits 2", run(ACCELCTL, "calibrate", "-x"),
             2, "accelctl: calibrate: unknown option '-x'")
+# Every command takes its options after its arguments too.
+for cmd in ("info", "devices", "cdi", "calibrate"):
+    expect_exit(f"{cmd} ARG --help exits 0", run(ACCELCTL, cmd, "x", "--help"), 0,
+                f"Usage: accelctl {cmd}", "stdout")
 # A device too long for it is refused, never cut into another device.
 long_uri = "cpu://?threads=" + "0" * 120 + "10"
 expect_exit("calibrate of a URI too long exits 2",

@@ -46,6 +46,13 @@ for v in 1e6 12k 127 100000001 -128; do
 	refused 2 "accel-bench: --ops '$v' is not a whole number from 128 to 100000000" \
 		"$b/accel-bench" -n "$v" sem
 done
+# --host and --module with names: a name outside the selection is refused.
+refused 2 "accel-bench: 'nop' needs the module, but --host selects only those that need none" \
+	"$b/accel-bench" --host nop
+refused 2 "accel-bench: 'sem' does not need the module, but --module selects only those that need it" \
+	"$b/accel-bench" --module sem
+refused 2 "accel-bench: --host and --module select opposite sets; give one" \
+	"$b/accel-bench" --host --module
 for v in 5abc 0 -5 1.5 86400001; do
 	refused 2 "accel-run: --timeout (milliseconds) '$v' is not a whole number from 1 to 86400000" \
 		"$b/accel-run" -t "$v" "$tmp/none.acc"

@@ -164,10 +164,12 @@ int main(int argc, char **argv)
 			printf("accel-bench (libaccel) %s\n", accel_version());
 			return 0;
 		case OPT_HOST:
-			only = 0;
-			break;
 		case OPT_MODULE:
-			only = 1;
+			if (only == (c == OPT_HOST ? 1 : 0)) {
+				fprintf(stderr, "accel-bench: --host and --module select opposite sets; give one\n");
+				return 2;
+			}
+			only = c == OPT_MODULE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -183,13 +185,26 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	/* Every name checked before anything runs. */
-	for (int a = optind; a < argc; a++)
-		if (find(argv[a]) < 0) {
+	/*
+	 * Every name checked before anything runs; with --host or --module,
+	 * a name it does not select is refused, not run.
+	 */
+	for (int a = optind; a < argc; a++) {
+		int i = find(argv[a]);
+
+		if (i < 0) {
 			fprintf(stderr, "accel-bench: unknown benchmark '%s' (try --help)\n",
 				argv[a]);
 			return 2;
 		}
+		if (only >= 0 && benches[i].needs_module != NAMED_ONLY &&
+		    benches[i].needs_module != only) {
+			fprintf(stderr, "accel-bench: '%s' %s the module, but %s selects only those that %s\n",
+				argv[a], only ? "does not need" : "needs",
+				only ? "--module" : "--host", only ? "need it" : "need none");
+			return 2;
+		}
+	}
 	if (optind == argc) {
 		int have_module = access("/dev/accelsched", F_OK) == 0;
 		size_t n = 0, k = 0;

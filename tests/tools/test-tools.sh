@@ -53,6 +53,9 @@ refused 2 "accel-bench: 'sem' does not need the module, but --module selects onl
 	"$b/accel-bench" --module sem
 refused 2 "accel-bench: --host and --module select opposite sets; give one" \
 	"$b/accel-bench" --host --module
+refused 2 "accel-run: no script given: name one, or - for standard input" "$b/accel-run"
+refused 2 "accel-run: one script at a time, but got 'b.acc' after 'a.acc'" \
+	"$b/accel-run" a.acc b.acc
 for v in 5abc 0 -5 1.5 86400001; do
 	refused 2 "accel-run: --timeout (milliseconds) '$v' is not a whole number from 1 to 86400000" \
 		"$b/accel-run" -t "$v" "$tmp/none.acc"

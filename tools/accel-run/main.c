@@ -157,6 +157,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc) {
+		if (optind == argc)
+			fprintf(stderr, "accel-run: no script given: name one, or - for standard input\n");
+		else
+			fprintf(stderr, "accel-run: one script at a time, but got '%s' after '%s'\n",
+				argv[optind + 1], argv[optind]);
 		usage(stderr);
 		return RUN_BAD_SCRIPT;
 	}

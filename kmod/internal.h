@@ -181,4 +181,27 @@ int accel_uring_wait(struct accel_file *afile, struct io_uring_cmd *cmd,
 		     unsigned int issue_flags);
 void accel_uring_wait_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags);
 
+/**
+ * __accel_handle_alloc() - a handle of 1..@max in @xa for @entry (NULL:
+ * a reservation), counted in *@held: -EMFILE once the file holds @max,
+ * whatever the numbers of the handles it holds (a limit lowered below its
+ * highest would otherwise let it fill the numbers under it). Fewer than
+ * @max held leaves a free number in 1..@max. The caller holds @xa's lock
+ * (which the allocation may drop to sleep: the count is taken first) and
+ * decrements *@held, under it, when it erases the handle.
+ */
+static inline int __accel_handle_alloc(struct xarray *xa, u32 *held, u32 *id,
+				       void *entry, u32 max)
+{
+	int ret;
+
+	if (*held >= max)
+		return -EMFILE;
+	(*held)++;
+	ret = __xa_alloc(xa, id, entry, XA_LIMIT(1, max), GFP_KERNEL);
+	if (ret)
+		(*held)--;
+	return ret == -EBUSY ? -EMFILE : ret;
+}
+
 #endif /* _ACCEL_INTERNAL_H */

@@ -275,30 +275,6 @@ found:
 	q->vruntime = ent->min_vruntime;
 }
 
-/*
- * Reserve a queue handle of @afile (it reads as no queue until stored):
- * 0, or -EMFILE at max_queues, counted in handles held, not by their
- * numbers (see accel_syncobj_install()), or -ENOMEM.
- */
-static int accel_queue_reserve(struct accel_file *afile, u32 *handle)
-{
-	u32 max = READ_ONCE(accel_max_queues);
-	int ret;
-
-	xa_lock(&afile->queues);
-	if (afile->nr_queues >= max) {
-		xa_unlock(&afile->queues);
-		return -EMFILE;
-	}
-	afile->nr_queues++;
-	ret = __xa_alloc(&afile->queues, handle, NULL, XA_LIMIT(1, max),
-			 GFP_KERNEL);
-	if (ret)
-		afile->nr_queues--;
-	xa_unlock(&afile->queues);
-	return ret == -EBUSY ? -EMFILE : ret;
-}
-
 int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 {
 	struct accel_queue_create *args = data;
@@ -329,7 +305,10 @@ int accel_ioctl_queue_create(struct accel_file *afile, void *data)
 	 * max_queues is refused before an engine is made or its credits are
 	 * set, or each refused call with a new name left one behind.
 	 */
-	ret = accel_queue_reserve(afile, &handle);
+	xa_lock(&afile->queues);
+	ret = __accel_handle_alloc(&afile->queues, &afile->nr_queues, &handle,
+				   NULL, READ_ONCE(accel_max_queues));
+	xa_unlock(&afile->queues);
 	if (ret)
 		goto err_count;
 	q = kzalloc(sizeof(*q), GFP_KERNEL);

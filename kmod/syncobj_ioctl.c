@@ -60,34 +60,20 @@ struct accel_syncobj *accel_syncobj_lookup(struct accel_file *afile, u32 handle)
 static int accel_syncobj_install(struct accel_file *afile,
 				 struct accel_syncobj *s, u32 *handle)
 {
-	u32 max = READ_ONCE(accel_max_syncobjs);
 	int ret;
 
 	/*
 	 * The handle's fast slot is written under the xarray's lock, which
 	 * DESTROY's erase takes: a DESTROY of the new handle on another
 	 * thread clears the slot after it is set, never before.
-	 *
-	 * The limit is on how many the file holds, counted before the
-	 * allocation (which may drop the lock to sleep): with the handles'
-	 * numbers alone, a limit lowered below the file's highest handle
-	 * would still let it fill the numbers under it. Fewer than @max
-	 * held leaves a free number in 1..@max.
 	 */
 	xa_lock(&afile->syncobjs);
-	if (afile->nr_syncobjs >= max) {
-		xa_unlock(&afile->syncobjs);
-		return -EMFILE;
-	}
-	afile->nr_syncobjs++;
-	ret = __xa_alloc(&afile->syncobjs, handle, s, XA_LIMIT(1, max),
-			 GFP_KERNEL);
+	ret = __accel_handle_alloc(&afile->syncobjs, &afile->nr_syncobjs, handle,
+				   s, READ_ONCE(accel_max_syncobjs));
 	if (!ret && *handle < ACCEL_SYNCOBJ_FAST)
 		rcu_assign_pointer(afile->syncobj_fast[*handle], s);
-	if (ret)
-		afile->nr_syncobjs--;
 	xa_unlock(&afile->syncobjs);
-	return ret == -EBUSY ? -EMFILE : ret;
+	return ret;
 }
 
 int accel_ioctl_syncobj_create(struct accel_file *afile, void *data)

@@ -322,12 +322,14 @@ static inline bool accel_buffer_returned(const accel_buffer_t *b)
 int accel_buffer_fail_returned(const char *fn, const char *where);
 
 /*
- * accel_cb_check_returned() - 0, or -EBADFD with the message set when a
- * buffer @cb recorded directly was returned by accel_queue_dealloca()
- * since: what accel_queue_execute() and accel_command_buffer_predict()
- * refuse alike.
+ * accel_cb_check_runnable() - whether @cb, ended, could run on @device
+ * with @table now: 0, or what accel_queue_execute() refuses it with (the
+ * message set for @fn): not ended, ONE_SHOT and submitted, a buffer it
+ * recorded returned by accel_queue_dealloca(), a table unfit for its
+ * slots. accel_command_buffer_predict() answers the same.
  */
-int accel_cb_check_returned(const accel_command_buffer_t *cb, const char *fn);
+int accel_cb_check_runnable(accel_command_buffer_t *cb, accel_device_t *device,
+			    const accel_binding_table_t *table, const char *fn);
 /*
  * Checks the memory type and usage bits of @params for @fn: 0, or -EINVAL
  * with the message set (the allocator's and accel_queue_alloca()'s rule).

@@ -565,21 +565,7 @@ ACCEL_EXPORT int accel_command_buffer_predict(accel_device_t *device,
 		return accel_fail(EXDEV, "%s: the command buffer is for device %s, not %s%s",
 				  fn, cb->device->uri, device->uri,
 				  accel_device_twin(cb->device, device));
-	if (cb->state != ACCEL_CB_EXECUTABLE)
-		return accel_fail(EBADFD,
-			"%s: the command buffer was not ended; call accel_command_buffer_end() first",
-			fn);
-	/* What accel_queue_execute() would refuse too. */
-	if ((cb->mode & ACCEL_COMMAND_BUFFER_ONE_SHOT) && atomic_load(&cb->submitted))
-		return accel_fail(EBADFD,
-			"%s: the command buffer is ONE_SHOT and was submitted already: it cannot run again, so it has no prediction",
-			fn);
-	if (table && table->count && !table->bindings)
-		return accel_fail(EINVAL, "%s: table->bindings is NULL but table->count is %u",
-				  fn, table->count);
-	if (cb->transient_buffers && accel_cb_check_returned(cb, fn))
-		return -EBADFD;
-	err = accel_plan_validate(&cb->plan, device, table, fn);
+	err = accel_cb_check_runnable(cb, device, table, fn);
 	if (err)
 		return err;
 	if (cb->plan.used_count) {

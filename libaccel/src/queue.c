@@ -441,7 +441,7 @@ static struct submission *submission_alloc(accel_queue_t *q, uint32_t points,
 }
 
 /* A direct buffer of @cb that accel_queue_dealloca() took since it was recorded. */
-int accel_cb_check_returned(const accel_command_buffer_t *cb, const char *fn)
+static int check_returned(const accel_command_buffer_t *cb, const char *fn)
 {
 	const struct accel_vec *v = &cb->retained_buffers;
 
@@ -460,6 +460,12 @@ static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
 			"%s: the command buffer is for device %s, but the queue for %s%s",
 			fn, cb->device->uri, q->device->uri,
 			accel_device_twin(cb->device, q->device));
+	return accel_cb_check_runnable(cb, q->device, table, fn);
+}
+
+int accel_cb_check_runnable(accel_command_buffer_t *cb, accel_device_t *device,
+			    const accel_binding_table_t *table, const char *fn)
+{
 	if (cb->state != ACCEL_CB_EXECUTABLE)
 		return accel_fail(EBADFD,
 			"%s: the command buffer was not ended; call accel_command_buffer_end() before submitting it",
@@ -471,9 +477,9 @@ static int check_cb(accel_queue_t *q, accel_command_buffer_t *cb,
 	if (table && table->count && !table->bindings)
 		return accel_fail(EINVAL, "%s: table->bindings is NULL but table->count is %u",
 				  fn, table->count);
-	if (cb->transient_buffers && accel_cb_check_returned(cb, fn))
+	if (cb->transient_buffers && check_returned(cb, fn))
 		return -EBADFD;
-	return accel_plan_validate(&cb->plan, q->device, table, fn);
+	return accel_plan_validate(&cb->plan, device, table, fn);
 }
 
 /* A ONE_SHOT command buffer at @i that appeared before it in @cbs. */

@@ -137,6 +137,8 @@ static const struct {
 	  "'b[16,18446744073709551614]': the range ends past the end of 'b' (16 bytes)" },
 	{ "buffer b size=16\nexpect b[0,0] u8:1*\n", 2,
 	  "expect on an empty range checks nothing: give the range a length" },
+	{ "buffer b size=16\nexpect b[16] u8:1*\n", 2,
+	  "expect on an empty range checks nothing: give the range a length" },
 	{ "semaphore s\nwait s:1 timeout=86400001\n", 2,
 	  "timeout 86400001 ms is above a day (86400000 ms); 0 polls" },
 	{ "semaphore s\nwait s:1 timeout=18446744073710\n", 2,

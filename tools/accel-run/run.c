@@ -232,10 +232,7 @@ static int map_ref(struct rt *r, const struct ref *ref, uint32_t flags,
 	void *ptr;
 	int err;
 
-	if (ref->offset > size || (ref->length != UINT64_MAX && ref->length > size - ref->offset))
-		return rt_fail(r, "the range [%" PRIu64 ",%" PRIu64 "] is outside '%s' (%" PRIu64 " bytes)",
-			       ref->offset, ref->length == UINT64_MAX ? size - ref->offset : ref->length,
-			       obj_name(r, ref->index), size);
+	/* Within the buffer: parse_ref() refused the rest. */
 	*len = ref->length == UINT64_MAX ? size - ref->offset : ref->length;
 	err = accel_buffer_map(b, flags, ref->offset, *len ? *len : ACCEL_WHOLE_BUFFER, &ptr);
 	if (err)

@@ -480,6 +480,12 @@ static int define(struct parser *p, const char *name, enum obj_kind kind,
 }
 
 /* NAME | NAME[OFF] | NAME[OFF,LEN] | @SLOT[...]; slots only if @slots. */
+/* The size of the buffer @r names (a buffer's size is given literally). */
+static uint64_t ref_size(const struct parser *p, const struct ref *r)
+{
+	return p->s->stmts[p->s->objs[r->index].stmt].size;
+}
+
 static int parse_ref(struct parser *p, char *t, bool slots, struct ref *r)
 {
 	char *br = strchr(t, '['), *comma;
@@ -534,7 +540,7 @@ static int parse_ref(struct parser *p, char *t, bool slots, struct ref *r)
 	r->index = (uint32_t)i;
 	/* Its size is known now: a range outside it is the script's error. */
 	{
-		uint64_t size = p->s->stmts[p->s->objs[i].stmt].size;
+		uint64_t size = ref_size(p, r);
 
 		if (r->offset > size)
 			return fail(p, "'%s[%llu...]': offset %llu is past the end of '%s' (%llu bytes)",
@@ -1048,7 +1054,8 @@ static int st_expect_print(struct parser *p, struct stmt *st, char **w, int n)
 	}
 	if (parse_values(p, w[2], "expect", &st->values))
 		return -1;
-	if (!st->refs[0].length)
+	if (!st->refs[0].length ||
+	    (st->refs[0].length == UINT64_MAX && st->refs[0].offset == ref_size(p, &st->refs[0])))
 		return fail(p, "expect on an empty range checks nothing: give the range a length");
 	if (eo[0].value) {
 		char *end;

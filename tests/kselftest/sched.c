@@ -1008,14 +1008,13 @@ TEST_F(sched, maxima_are_accepted)
 	struct accel_job_submit a = { .jobs = (uintptr_t)j,
 				      .count = ACCEL_JOB_SUBMIT_MAX };
 	int fd = accel_test_open(), n;
-	uint32_t q, qw, x, hs[ACCEL_JOB_MAX_POINTS + 1];
+	uint32_t q, qw, hs[ACCEL_JOB_MAX_POINTS + 1];
 
 	ASSERT_GE(fd, 0);
 	q = queue_new(_metadata, fd, engine_name("max"), ACCEL_PRIORITY_NORMAL,
 		      ACCEL_WEIGHT_MAX, ACCEL_JOB_SUBMIT_MAX);
 	ASSERT_EQ(-EINVAL, queue_create(fd, engine_name("max"), ACCEL_PRIORITY_NORMAL,
 					ACCEL_WEIGHT_MAX + 1, 0, &qw));
-	x = so_new(_metadata, fd, 0);
 	for (uint32_t i = 0; i < ACCEL_JOB_SUBMIT_MAX; i++)
 		job_fill(&j[i], q, &NOPTS, &NOPTS, i);
 	ASSERT_EQ(0, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &a));
@@ -1057,7 +1056,6 @@ TEST_F(sched, maxima_are_accepted)
 	for (uint32_t i = 0; i < ACCEL_JOB_MAX_POINTS; i++)
 		ASSERT_EQ(1, so_value(_metadata, fd, hs[i]));
 	ASSERT_EQ(0, so_value(_metadata, fd, hs[ACCEL_JOB_MAX_POINTS]));
-	ASSERT_EQ(0, so_value(_metadata, fd, x));
 	ASSERT_EQ(0, close(fd));
 }
 

@@ -1156,6 +1156,62 @@ TEST_F(syncobj, lowered_limit_counts_the_handles_held)
 }
 
 /*
+ * Three threads creating syncobjs at once against max_syncobjs: the file
+ * never holds more than the limit (the count is reserved before the
+ * allocation, which may sleep with the lock dropped), it holds exactly the
+ * limit once all are refused, and every destroy gives one back.
+ */
+struct creator {
+	int fd, made;
+	uint32_t h[64];
+};
+
+static void *creator_fn(void *arg)
+{
+	struct creator *c = arg;
+
+	for (int i = 0; i < 64; i++)
+		if (so_create(c->fd, 0, &c->h[c->made]) == 0)
+			c->made++;
+	return NULL;
+}
+
+TEST_F(syncobj, limit_holds_under_racing_creates)
+{
+	struct creator c[3] = { { 0 } };
+	int fd = accel_test_open(), total = 0, ret, ret2;
+	pthread_t t[3];
+	uint32_t h;
+	long old;
+
+	ASSERT_GE(fd, 0);
+	old = set_param("max_syncobjs", 40);
+	if (old < 0)
+		SKIP(return, "cannot set the module parameter max_syncobjs");
+	for (int i = 0; i < 3; i++) {
+		c[i].fd = fd;
+		pthread_create(&t[i], NULL, creator_fn, &c[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	ret = so_create(fd, 0, &h);
+	for (int i = 0; i < 3; i++)
+		total += c[i].made;
+	if (total != 40 || ret != -EMFILE)
+		set_param("max_syncobjs", old);
+	ASSERT_EQ(40, total);
+	ASSERT_EQ(-EMFILE, ret);
+	/* A destroy makes room for one, and for one only. */
+	ASSERT_EQ(0, so_destroy(fd, c[0].made ? c[0].h[0] : c[1].h[0]));
+	ret = so_create(fd, 0, &h);
+	ret2 = so_create(fd, 0, &h);
+	set_param("max_syncobjs", old);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(-EMFILE, ret2);
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
  * The module finds the lowest handles through a small table beside the
  * xarray (kmod/syncobj_ioctl.c, ACCEL_SYNCOBJ_FAST = 64): a handle on
  * either side of it, at its edges, destroyed and given out again, must

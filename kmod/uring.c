@@ -22,6 +22,29 @@
 
 #include "internal.h"
 
+/*
+ * The payload commands: each copies its payload out of the SQE into a local
+ * of its own, here, so that accel_uring_cmd() has no local whose address is
+ * taken. Such a local gives it a stack frame and a stack-protector canary
+ * on every command, a SUBMIT (a tail call with none) included.
+ */
+static noinline int accel_uring_nop(const struct io_uring_cmd *cmd)
+{
+	struct accel_nop nop;
+
+	memcpy(&nop, accel_uring_cmd_payload(cmd), sizeof(nop));
+	return accel_nop(&nop);
+}
+
+static noinline int accel_uring_signal(struct accel_file *afile,
+				       const struct io_uring_cmd *cmd)
+{
+	struct accel_syncobj_signal sig;
+
+	memcpy(&sig, accel_uring_cmd_payload(cmd), sizeof(sig));
+	return accel_syncobj_do_signal(afile, &sig);
+}
+
 /**
  * accel_uring_cmd() - the device's uring_cmd file operation.
  * @cmd:         the command.
@@ -33,45 +56,35 @@
 int accel_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct accel_file *afile = cmd->file->private_data;
+	u32 op = cmd->cmd_op;
+
+	/* The hot command first: one compare on the submission path. */
+	if (likely(op == ACCEL_URING_CMD_JOB_SUBMIT_INLINE &&
+		   !(issue_flags & ACCEL_IO_URING_F_CANCEL)))
+		return accel_uring_job_submit_inline(afile, cmd, issue_flags);
 
 	/*
 	 * io_uring cancelling a pending command at ring or task exit: only
-	 * WAITs are ever left pending (and marked cancelable).
+	 * WAITs and SUBMITs are ever left pending (and marked cancelable).
 	 */
 	if (issue_flags & ACCEL_IO_URING_F_CANCEL) {
-		if (cmd->cmd_op == ACCEL_URING_CMD_SYNCOBJ_WAIT)
+		if (op == ACCEL_URING_CMD_SYNCOBJ_WAIT)
 			accel_uring_wait_cancel(cmd, issue_flags);
-		else if (cmd->cmd_op == ACCEL_URING_CMD_JOB_SUBMIT ||
-			 cmd->cmd_op == ACCEL_URING_CMD_JOB_SUBMIT_INLINE)
+		else if (op == ACCEL_URING_CMD_JOB_SUBMIT ||
+			 op == ACCEL_URING_CMD_JOB_SUBMIT_INLINE)
 			accel_uring_job_cancel(cmd, issue_flags);
 		return 0;
 	}
 
-	/*
-	 * Each command's copy of its payload is declared in its case: a
-	 * local declared for the whole function is cleared on every command
-	 * on kernels built with INIT_STACK_ALL_ZERO (Debian's), and makes a
-	 * stack frame that a SUBMIT, a tail call, does not need.
-	 */
-	switch (cmd->cmd_op) {
-	case ACCEL_URING_CMD_NOP: {
-		struct accel_nop nop;
-
-		memcpy(&nop, accel_uring_cmd_payload(cmd), sizeof(nop));
-		return accel_nop(&nop);
-	}
-	case ACCEL_URING_CMD_SYNCOBJ_SIGNAL: {
-		struct accel_syncobj_signal sig;
-
-		memcpy(&sig, accel_uring_cmd_payload(cmd), sizeof(sig));
-		return accel_syncobj_do_signal(afile, &sig);
-	}
+	switch (op) {
+	case ACCEL_URING_CMD_NOP:
+		return accel_uring_nop(cmd);
+	case ACCEL_URING_CMD_SYNCOBJ_SIGNAL:
+		return accel_uring_signal(afile, cmd);
 	case ACCEL_URING_CMD_SYNCOBJ_WAIT:
 		return accel_uring_wait(afile, cmd, issue_flags);
 	case ACCEL_URING_CMD_JOB_SUBMIT:
 		return accel_uring_job_submit(afile, cmd, issue_flags);
-	case ACCEL_URING_CMD_JOB_SUBMIT_INLINE:
-		return accel_uring_job_submit_inline(afile, cmd, issue_flags);
 	case ACCEL_URING_CMD_JOB_COMPLETE:
 		return accel_uring_job_complete(afile, cmd);
 	default:

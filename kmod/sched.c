@@ -186,7 +186,7 @@ MODULE_PARM_DESC(job_timeout_ms, "Timeout of a released job that asks for none, 
  * freed queue, nor after the cancel that should have taken it. A read
  * section costs a per-CPU increment; destroying a queue, a grace period.
  */
-DEFINE_STATIC_SRCU(accel_submit_srcu);
+DEFINE_SRCU(accel_submit_srcu);
 
 /*
  * An engine or tenant whose last reference went keeps its name (and its
@@ -617,56 +617,13 @@ __poll_t accel_sched_poll(struct accel_file *afile, struct file *file,
 
 /* ------------------------------------------------------------- io_uring */
 
-/*
- * Submit the job @a describes, or (an inline SUBMIT) the one in the SQE @uj,
- * for the SUBMIT @cmd: its answer, or -EIOCBQUEUED.
- */
-static __always_inline int accel_uring_job_issue(struct accel_file *afile,
-						 struct io_uring_cmd *cmd,
-						 unsigned int issue_flags,
-						 const struct accel_job_args *a,
-						 const struct accel_uring_job *uj)
-{
-	bool early = issue_flags & IO_URING_F_UNLOCKED;
-	int ret, idx;
-
-	/*
-	 * Issued by io-wq (IOSQE_ASYNC, or a punt), not by the submitter: a
-	 * release answered from task work runs in the submitter as soon as
-	 * the command is installed, so it must be cancelable before, and an
-	 * answer at once (a refusal too) is then posted here (done() takes
-	 * it off the cancelable list), as accel_uring_wait() does. A cancel
-	 * meanwhile finds no job yet and leaves it to a later round.
-	 */
-	if (early) {
-		accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job = NULL;
-		accel_uring_cmd_mark_cancelable(cmd, issue_flags);
-	}
-	idx = srcu_read_lock(&accel_submit_srcu);
-	ret = uj ? accel_job_submit_sqe(afile, uj, cmd) :
-		   accel_job_submit(afile, a, NULL, cmd);
-	srcu_read_unlock(&accel_submit_srcu, idx);
-	if (ret != -EIOCBQUEUED) {
-		if (!early)
-			return ret;
-		accel_uring_cmd_done(cmd, ret, 0, issue_flags);
-		return -EIOCBQUEUED;
-	}
-	/* Pending: the release (or a failure) completes the command. */
-	if (!early)
-		accel_uring_cmd_mark_cancelable(cmd, issue_flags);
-	if (!ACCEL_URING_CANCELABLE)
-		queue_delayed_work(accel_wq, &afile->monitor,
-				   msecs_to_jiffies(ACCEL_MONITOR_MS));
-	return -EIOCBQUEUED;
-}
-
 int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 			   unsigned int issue_flags)
 {
 	struct accel_uring_submit args;
 	struct accel_job_args a;
 	struct accel_job uj;
+	int idx, ret;
 
 	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));
 	if (args.reserved || !IS_ALIGNED(args.job, sizeof(u64)))
@@ -675,22 +632,9 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 		return -EFAULT;
 	if (accel_job_args_user(&a, &uj))
 		return -EINVAL;
-	return accel_uring_job_issue(afile, cmd, issue_flags, &a, NULL);
-}
-
-/*
- * The same with the whole job in the SQE (struct accel_uring_job): nothing
- * is read from user memory. Only an SQE128 ring has its 80 bytes; on a
- * ring of 64-byte SQEs the bytes past the 16th are the next SQE's.
- */
-int accel_uring_job_submit_inline(struct accel_file *afile,
-				  struct io_uring_cmd *cmd,
-				  unsigned int issue_flags)
-{
-	if (!(issue_flags & IO_URING_F_SQE128))
-		return -EINVAL;
-	return accel_uring_job_issue(afile, cmd, issue_flags, NULL,
-				     accel_uring_cmd_payload(cmd));
+	idx = accel_uring_submit_begin(cmd, issue_flags);
+	ret = accel_job_submit(afile, &a, NULL, cmd);
+	return accel_uring_submit_end(afile, cmd, issue_flags, idx, ret);
 }
 
 int accel_uring_job_complete(struct accel_file *afile, struct io_uring_cmd *cmd)

@@ -15,6 +15,7 @@
 #include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
+#include <linux/srcu.h>
 #include <linux/stddef.h>
 #include <linux/sysfs.h>
 #include <linux/types.h>
@@ -331,9 +332,62 @@ static inline int accel_job_args_user(struct accel_job_args *a,
 
 int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args,
 		     u32 __user *uid, struct io_uring_cmd *cmd);
-int accel_job_submit_sqe(struct accel_file *afile,
-			 const struct accel_uring_job *uj,
-			 struct io_uring_cmd *cmd);
+
+/*
+ * A submission runs from its queue's lookup to the end of arming in a
+ * read section of this SRCU (sched.c): see there.
+ */
+extern struct srcu_struct accel_submit_srcu;
+
+/*
+ * The two io_uring SUBMITs, around their accel_job_submit(): the SQE's
+ * (sched_job.c, where the submission is compiled) and the one that points
+ * at a struct accel_job (sched.c). Inlined into each, so that the inline
+ * SUBMIT is one function from its uring_cmd to its answer.
+ *
+ * accel_uring_submit_begin() enters the read section. A SUBMIT issued by
+ * io-wq (IOSQE_ASYNC, or a punt), not by the submitter, is made
+ * cancelable first: a release answered from task work runs in the
+ * submitter as soon as the command is installed, so it must be cancelable
+ * before, and an answer at once (a refusal too) is then posted here
+ * (done() takes it off the cancelable list), as accel_uring_wait() does.
+ * A cancel meanwhile finds no job yet and leaves it to a later round.
+ *
+ * accel_uring_submit_end() leaves it and returns the SUBMIT's answer, or
+ * -EIOCBQUEUED once the command is pending: the release (or a failure)
+ * completes it.
+ */
+static __always_inline int accel_uring_submit_begin(struct io_uring_cmd *cmd,
+						    unsigned int issue_flags)
+{
+	if (issue_flags & IO_URING_F_UNLOCKED) {
+		accel_uring_cmd_pdu(cmd, struct accel_submit_pdu)->job = NULL;
+		accel_uring_cmd_mark_cancelable(cmd, issue_flags);
+	}
+	return srcu_read_lock(&accel_submit_srcu);
+}
+
+static __always_inline int accel_uring_submit_end(struct accel_file *afile,
+						  struct io_uring_cmd *cmd,
+						  unsigned int issue_flags,
+						  int idx, int ret)
+{
+	bool early = issue_flags & IO_URING_F_UNLOCKED;
+
+	srcu_read_unlock(&accel_submit_srcu, idx);
+	if (ret != -EIOCBQUEUED) {
+		if (!early)
+			return ret;
+		accel_uring_cmd_done(cmd, ret, 0, issue_flags);
+		return -EIOCBQUEUED;
+	}
+	if (!early)
+		accel_uring_cmd_mark_cancelable(cmd, issue_flags);
+	if (!ACCEL_URING_CANCELABLE)
+		queue_delayed_work(accel_wq, &afile->monitor,
+				   msecs_to_jiffies(ACCEL_MONITOR_MS));
+	return -EIOCBQUEUED;
+}
 struct accel_sched_job *accel_job_lookup(struct accel_file *afile, u32 id);
 struct accel_sched_job *accel_job_next(struct accel_file *afile, u32 *pos);
 int accel_job_do_complete(struct accel_file *afile,

@@ -1165,8 +1165,8 @@ ready:
  * Submit one job: accel_job_init(), then accel_job_arm(). Both halves
  * are here, each with this one caller, so that the compiler makes the
  * submission one function; and this is inlined into its two entries,
- * accel_job_submit() and accel_job_submit_sqe(), so that each is one
- * function with its own source of fields (see there).
+ * accel_job_submit() and accel_uring_job_submit_inline(), so that each is
+ * one function with its own source of fields (see there).
  */
 static __always_inline int __accel_job_submit(struct accel_file *afile,
 					      const struct accel_job_args *args,
@@ -1214,28 +1214,12 @@ int accel_job_submit(struct accel_file *afile, const struct accel_job_args *args
 	return __accel_job_submit(afile, args, uid, cmd);
 }
 
-/**
- * accel_job_submit_sqe() - submit the job of an inline SUBMIT.
- * @afile: the submitting file.
- * @uj:    the job, in the SQE (ACCEL_URING_CMD_JOB_SUBMIT_INLINE).
- * @cmd:   the SUBMIT.
- *
- * As accel_job_submit(), with the fields read from the SQE here, where
- * the submission is compiled: they stay in registers, and what an SQE
- * cannot hold (user pointers, an id to write back) is known absent, so
- * the inline SUBMIT builds no struct accel_job_args in memory for a call
- * to read back. The SQE may sit in the ring userspace shares: each field
- * is read once (accel_job_point() copies each point before it checks
- * it), with no copy of the whole job first.
- *
- * Context and return: as accel_job_submit(); -EINVAL also for what the
- * SQE's format refuses (unknown flags, more than ACCEL_URING_JOB_POINTS
- * points, a prediction past ACCEL_JOB_PREDICTION_MAX_US).
- */
-int accel_job_submit_sqe(struct accel_file *afile,
-			 const struct accel_uring_job *uj,
-			 struct io_uring_cmd *cmd)
+/* The inline SUBMIT's job, read from its SQE: see below. */
+static __always_inline int
+accel_job_submit_sqe(struct accel_file *afile, struct io_uring_cmd *cmd,
+		     unsigned int issue_flags)
 {
+	const struct accel_uring_job *uj = accel_uring_cmd_payload(cmd);
 	u16 flags = READ_ONCE(uj->flags);
 	/*
 	 * Every field given where it is declared: a struct declared bare
@@ -1256,12 +1240,49 @@ int accel_job_submit_sqe(struct accel_file *afile,
 		.events = flags & ACCEL_URING_JOB_F_EVENTS,
 		.answer = flags & ACCEL_URING_JOB_F_ANSWER,
 	};
+	int idx, ret;
 
 	if (flags & ~ACCEL_URING_JOB_FLAGS_ALL ||
 	    a.nwaits + a.nsignals > ACCEL_URING_JOB_POINTS ||
 	    a.predicted_us > ACCEL_JOB_PREDICTION_MAX_US)
 		return -EINVAL;
-	return __accel_job_submit(afile, &a, NULL, cmd);
+	idx = accel_uring_submit_begin(cmd, issue_flags);
+	ret = __accel_job_submit(afile, &a, NULL, cmd);
+	return accel_uring_submit_end(afile, cmd, issue_flags, idx, ret);
+}
+
+/**
+ * accel_uring_job_submit_inline() - ACCEL_URING_CMD_JOB_SUBMIT_INLINE.
+ * @afile:       the submitting file.
+ * @cmd:         the SUBMIT, its job in the SQE (struct accel_uring_job).
+ * @issue_flags: io_uring's issue flags.
+ *
+ * The io_uring SUBMIT with the whole job in the SQE: nothing is read from
+ * user memory. Only an SQE128 ring has its 80 bytes; on a ring of 64-byte
+ * SQEs the bytes past the 16th are the next SQE's.
+ *
+ * Here, where the submission is compiled, and not in the fronts of
+ * sched.c: the uring_cmd reaches its answer in one function, and the
+ * fields stay in registers. What an SQE cannot hold (user pointers, an id
+ * to write back) is known absent, so no struct accel_job_args is built in
+ * memory for a call to read back. The SQE may sit in the ring userspace
+ * shares: each field is read once (accel_job_point() copies each point
+ * before it checks it), with no copy of the whole job first.
+ *
+ * Context: process context (the submitter, or an io-wq worker).
+ * Return: as accel_job_submit() with @cmd, through
+ * accel_uring_submit_end(); -EINVAL also for what the SQE's format refuses
+ * (no SQE128, unknown flags, more than ACCEL_URING_JOB_POINTS points, a
+ * prediction past ACCEL_JOB_PREDICTION_MAX_US).
+ */
+int accel_uring_job_submit_inline(struct accel_file *afile,
+				  struct io_uring_cmd *cmd,
+				  unsigned int issue_flags)
+{
+	/* Not one byte past the 16th of a 64-byte SQE is read. */
+	if (!(issue_flags & IO_URING_F_SQE128))
+		return -EINVAL;
+	return accel_job_submit_sqe(afile, cmd, issue_flags);
 }
 
 /* Look a job up by id; a reference. */

@@ -537,24 +537,22 @@ void accel_job_cancel(struct accel_sched_job *job, int error)
  * Read wait (or, with @sig, signal) @i of a submission into @pt and look up
  * its syncobj (*@s, a reference); or, for a signal entry flagged
  * ACCEL_POINT_F_DEADLINE, check the deadline it holds and return
- * ACCEL_POINT_IS_DEADLINE. From user memory, one small copy each: a
+ * ACCEL_POINT_IS_DEADLINE. The entry is @kp, in the kernel (an SQE), or
+ * else the @i-th of the user array at @uptr: one small copy each, since a
  * whole array on the stack would be zeroed on every submission by kernels
- * built with INIT_STACK_ALL_ZERO (Debian's are).
+ * built with INIT_STACK_ALL_ZERO (Debian's are). The caller passes fields,
+ * not its struct accel_job_args: a struct whose address went to this call
+ * would be built in memory on every submission, points or none.
  */
 static int accel_job_point(struct accel_file *afile,
-			   const struct accel_job_args *args, bool sig, u32 i,
-			   struct accel_point *pt, struct accel_syncobj **s)
+			   const struct accel_point *kp, u64 uptr, bool sig,
+			   u32 i, struct accel_point *pt, struct accel_syncobj **s)
 {
-	u64 uptr = sig ? args->usignals : args->uwaits;
-
-	if (args->kpoints) {
+	if (kp) {
 		/* In an SQE, perhaps in the shared ring: each field once. */
-		const struct accel_point *k =
-			&args->kpoints[(sig ? args->nwaits : 0) + i];
-
-		pt->handle = READ_ONCE(k->handle);
-		pt->flags = READ_ONCE(k->flags);
-		pt->point = READ_ONCE(k->point);
+		pt->handle = READ_ONCE(kp->handle);
+		pt->flags = READ_ONCE(kp->flags);
+		pt->point = READ_ONCE(kp->point);
 	} else {
 		if (!IS_ALIGNED(uptr, sizeof(u64)))
 			return -EINVAL;
@@ -693,7 +691,9 @@ accel_job_init(struct accel_file *afile, const struct accel_job_args *args)
 	for (i = 0; i < args->nsignals; i++) {
 		struct accel_syncobj *s;
 
-		ret = accel_job_point(afile, args, true, i, &pt, &s);
+		ret = accel_job_point(afile, args->kpoints ?
+				      &args->kpoints[args->nwaits + i] : NULL,
+				      args->usignals, true, i, &pt, &s);
 		if (ret == ACCEL_POINT_IS_DEADLINE) {
 			/* Not a point: the job's deadline (one at most). */
 			ret = -EINVAL;
@@ -715,7 +715,9 @@ accel_job_init(struct accel_file *afile, const struct accel_job_args *args)
 		struct accel_syncobj *s;
 		struct dma_fence *f;
 
-		ret = accel_job_point(afile, args, false, i, &pt, &s);
+		ret = accel_job_point(afile, args->kpoints ?
+				      &args->kpoints[i] : NULL,
+				      args->uwaits, false, i, &pt, &s);
 		if (ret)
 			goto err_job;
 		f = accel_syncobj_point_fence(s, pt.point, ACCEL_POINT_REACHED);

@@ -99,6 +99,18 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
+/* ACCEL_JOB_TRACE()'s events, out of line. */
+#define ACCEL_JOB_TRACE_FN(ev)						\
+void accel_job_trace_##ev(struct accel_sched_job *job)			\
+{									\
+	trace_job_##ev(job->afile->client_id, accel_job_engine(job),	\
+		       job->qhandle, job->id, job->priority);		\
+}
+ACCEL_JOB_TRACE_FN(submit)
+ACCEL_JOB_TRACE_FN(runnable)
+ACCEL_JOB_TRACE_FN(release)
+ACCEL_JOB_TRACE_FN(timeout)
+
 static unsigned int accel_max_queues = 64;
 module_param_named(max_queues, accel_max_queues, uint, 0644);
 MODULE_PARM_DESC(max_queues, "Most queues one open file may hold (default 64)");

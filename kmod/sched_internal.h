@@ -158,6 +158,12 @@ struct accel_sched_job {
 	u64 user_data;
 	u64 timeout_ns;
 	u64 predicted_ns;
+	/*
+	 * Initialised when the job comes from the slab, not for a pooled
+	 * one: every list a job joins, it leaves with list_del_init(), so
+	 * each is empty again when the job is freed (checked there on the
+	 * debug kernel, which frees every job to the slab: see pool.h).
+	 */
 	struct list_head qlink;
 	struct list_head wlink;
 	struct list_head flink;
@@ -185,14 +191,19 @@ struct accel_sched_job {
 		struct llist_node ready;
 		struct io_uring_cmd *cmd;
 		struct task_struct *task;
-		u64 runnable_ns;
 		u64 release_ns;
-		u64 expires;
 		u64 deadline_ns;
 		u64 pred_end;
-		u64 charged;
 	);
-	/* Not cleared for a new job: each is written before it is read. */
+	/*
+	 * Not cleared for a new job: each is written before it is read.
+	 * @runnable_ns is read only while RUNNABLE, or at its release, and
+	 * @expires and @charged only once released: each is written on the
+	 * way there (accel_job_runnable_locked(), __accel_job_release_locked()).
+	 */
+	u64 runnable_ns;
+	u64 expires;
+	u64 charged;
 	struct accel_event_node ev_released, ev_timedout;
 	struct accel_job_dep deps_inline[ACCEL_JOB_INLINE];
 	struct accel_job_sig sigs_inline[ACCEL_JOB_INLINE];

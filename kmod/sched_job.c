@@ -605,7 +605,7 @@ static __always_inline void accel_job_clear(struct accel_sched_job *job)
 static __always_inline struct accel_sched_job *
 accel_job_init(struct accel_file *afile, const struct accel_job_args *args)
 {
-	struct accel_point pt;
+	struct accel_point pt __uninitialized; /* accel_job_point() writes it */
 	struct accel_queue *q;
 	struct accel_sched_job *job;
 	u64 timeout_ns;
@@ -1057,7 +1057,11 @@ static __always_inline int accel_job_arm(struct accel_sched_job *job,
 {
 	struct accel_engine *e = job->engine;
 	bool guard = job->nwaits, failed = false, taken = false;
-	struct accel_ready_take took;
+	/*
+	 * Read only once taken, after accel_engine_take_ready_locked()
+	 * wrote it: not zeroed on every submission (INIT_STACK_ALL_ZERO).
+	 */
+	struct accel_ready_take took __uninitialized;
 	int ret = 0;
 	u32 i;
 

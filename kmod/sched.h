@@ -36,6 +36,7 @@ struct io_uring_cmd;
  * @in_flight: released and not completed.
  * @rq:       per priority class, the tenants (&struct accel_entity) with
  *            runnable jobs, by tenant vruntime.
+ * @nr_on_rq: the tenants in @rq, all classes: 0 when nothing is runnable.
  * @entities: every &struct accel_entity of the engine.
  * @min_vruntime: per class, the floor a tenant that becomes runnable starts
  *            from (so an idle tenant cannot bank time and then starve others).
@@ -87,6 +88,7 @@ struct accel_engine {
 	u32 credits;
 	u32 in_flight;
 	struct rb_root_cached rq[3];
+	u32 nr_on_rq;
 	struct list_head entities;
 	u64 min_vruntime[3];
 	struct llist_head ready;

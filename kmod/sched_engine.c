@@ -229,6 +229,7 @@ void accel_rq_add_locked(struct accel_engine *e, struct accel_queue *q)
 		ent->vruntime = max(ent->vruntime, e->min_vruntime[ent->priority]);
 		rb_add_cached(&ent->rb, &e->rq[ent->priority], accel_entity_less);
 		ent->on_rq = true;
+		e->nr_on_rq++;
 	}
 }
 
@@ -245,6 +246,7 @@ void accel_rq_del_locked(struct accel_engine *e, struct accel_queue *q)
 	if (RB_EMPTY_ROOT(&ent->rq.rb_root)) {
 		rb_erase_cached(&ent->rb, &e->rq[ent->priority]);
 		ent->on_rq = false;
+		e->nr_on_rq--;
 	}
 }
 

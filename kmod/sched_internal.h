@@ -498,16 +498,22 @@ static inline struct accel_sched_job *accel_engine_pool_get(struct accel_engine 
 	return n ? llist_entry(n, struct accel_sched_job, ready) : NULL;
 }
 
-/* Whether nothing of @e is runnable: every class's run queue is empty. */
+/*
+ * Whether nothing of @e is runnable: every class's run queue is empty, as
+ * @e->nr_on_rq counts them (one load, not one per class, on every
+ * submission). Lockdep's kernel checks the count against the trees.
+ */
 static inline bool accel_engine_idle_locked(struct accel_engine *e)
 {
-	int p;
-
 	lockdep_assert_held(&e->lock);
-	for (p = 0; p < ACCEL_PRIORITY_COUNT; p++)
-		if (!RB_EMPTY_ROOT(&e->rq[p].rb_root))
-			return false;
-	return true;
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING)) {
+		int p, n = 0;
+
+		for (p = 0; p < ACCEL_PRIORITY_COUNT; p++)
+			n += !RB_EMPTY_ROOT(&e->rq[p].rb_root);
+		WARN_ON_ONCE(!n != !e->nr_on_rq);
+	}
+	return !e->nr_on_rq;
 }
 
 /*

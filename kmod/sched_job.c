@@ -206,14 +206,17 @@ static __always_inline void accel_queue_count_release_locked(struct accel_queue 
 	lockdep_assert_held(&e->lock);
 	e->in_flight++;
 	e->nr_released++;
-	e->latency_ns += latency_ns;
 	q->nr_in_flight++;
 	q->nr_released++;
-	q->latency_ns += latency_ns;
 	q->fstat->nr_released++;
-	q->fstat->latency_ns += latency_ns;
 	this_cpu_inc(t->stats->nr_released);
-	this_cpu_add(t->stats->latency_ns, latency_ns);
+	/* Not even a test for a release at once: 0 where it is compiled. */
+	if (latency_ns) {
+		e->latency_ns += latency_ns;
+		q->latency_ns += latency_ns;
+		q->fstat->latency_ns += latency_ns;
+		this_cpu_add(t->stats->latency_ns, latency_ns);
+	}
 }
 
 /*
@@ -222,9 +225,11 @@ static __always_inline void accel_queue_count_release_locked(struct accel_queue 
  * policy made it wait: a pipelined job counts from when pipelining made it
  * runnable, so a latency is never negative, and the wait for its
  * predecessors, the executor's to order, is not the scheduler's.
+ * @latency_ns is that, passed in so that a release at once (0, known where
+ * it is compiled) adds nothing to the four sums.
  */
 static __always_inline void __accel_job_release_locked(struct accel_sched_job *job,
-						       u64 now)
+						       u64 now, u64 latency_ns)
 {
 	struct accel_engine *e = job->engine;
 	struct accel_queue *q = job->queue;
@@ -240,7 +245,7 @@ static __always_inline void __accel_job_release_locked(struct accel_sched_job *j
 		if (!queue_work(accel_wq, &e->kick))
 			refcount_dec(&e->ref.refcount); /* never the last: the job has one */
 	}
-	accel_queue_count_release_locked(q, job->release_ns - job->runnable_ns);
+	accel_queue_count_release_locked(q, latency_ns);
 	/*
 	 * Charge now, so credits spread fairly: the executor's prediction,
 	 * else the queue's average; COMPLETE corrects it.
@@ -277,13 +282,16 @@ static __always_inline void __accel_job_release_locked(struct accel_sched_job *j
 
 void accel_job_release_locked(struct accel_sched_job *job, u64 now)
 {
-	__accel_job_release_locked(job, now);
+	__accel_job_release_locked(job, now, now - job->runnable_ns);
 }
 
 /* The job's waits are all reached: runnable, or failed if one failed. */
-static __always_inline void accel_job_runnable_locked(struct accel_sched_job *job);
+static __always_inline void accel_job_runnable_locked(struct accel_sched_job *job,
+						      u64 now);
 
-static __always_inline bool __accel_job_ready_locked(struct accel_sched_job *job)
+/* As accel_job_ready_locked(), at @now if it becomes runnable. */
+static __always_inline bool __accel_job_ready_locked(struct accel_sched_job *job,
+						     u64 now)
 {
 	struct accel_engine *e = job->engine;
 	int error = atomic_read(&job->error);
@@ -312,13 +320,13 @@ static __always_inline bool __accel_job_ready_locked(struct accel_sched_job *job
 		accel_job_answer_locked(job, error);
 		return true; /* the caller fails its points */
 	}
-	accel_job_runnable_locked(job);
+	accel_job_runnable_locked(job, now);
 	return false;
 }
 
 bool accel_job_ready_locked(struct accel_sched_job *job)
 {
-	return __accel_job_ready_locked(job);
+	return __accel_job_ready_locked(job, ktime_get_ns());
 }
 
 /*
@@ -329,13 +337,13 @@ bool accel_job_ready_locked(struct accel_sched_job *job)
  * as accel_engine_schedule_locked() would. This is every submission's
  * path on an engine that keeps up with its load.
  */
-static __always_inline void accel_job_runnable_locked(struct accel_sched_job *job)
+static __always_inline void accel_job_runnable_locked(struct accel_sched_job *job,
+						      u64 now)
 {
 	struct accel_engine *e = job->engine;
 	struct accel_queue *q = job->queue;
 	struct accel_entity *ent = q->ent;
 	struct accel_sched_job *it;
-	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&e->lock);
 	if (unlikely(!list_empty(&job->wlink)))
@@ -345,13 +353,23 @@ static __always_inline void accel_job_runnable_locked(struct accel_sched_job *jo
 	ACCEL_JOB_TRACE(runnable, job);
 	if (e->in_flight < e->credits && list_empty(&q->runnable) &&
 	    !READ_ONCE(q->dead) && accel_engine_idle_locked(e)) {
-		/* Not on a run queue: nothing of the engine is runnable. */
-		q->vruntime = max(q->vruntime, ent->min_vruntime);
-		ent->vruntime = max(ent->vruntime, e->min_vruntime[ent->priority]);
-		e->min_vruntime[ent->priority] =
-			max(e->min_vruntime[ent->priority], ent->vruntime);
-		ent->min_vruntime = max(ent->min_vruntime, q->vruntime);
-		__accel_job_release_locked(job, now);
+		/*
+		 * Not on a run queue: nothing of the engine is runnable. The
+		 * floors move as the run queues' would: the queue's vruntime
+		 * to its entity's floor, the entity's to its priority's, which
+		 * then is the entity's (never below it), and the entity's
+		 * floor to the queue's. Read once and written once each: the
+		 * compiler must assume the four may alias.
+		 */
+		u64 *prio_min = &e->min_vruntime[ent->priority];
+		u64 qv = max(q->vruntime, ent->min_vruntime);
+		u64 ev = max(ent->vruntime, *prio_min);
+
+		q->vruntime = qv;
+		ent->vruntime = ev;
+		*prio_min = ev;
+		ent->min_vruntime = max(ent->min_vruntime, qv);
+		__accel_job_release_locked(job, now, 0);
 		return;
 	}
 	/* Submission order among the runnable: usually an append. */
@@ -838,7 +856,7 @@ static enum accel_pipe accel_job_try_pipeline(struct accel_sched_job *job)
 			if (!later) {
 				accel_job_unfollow_locked(job);
 				job->pipelined = true;
-				accel_job_runnable_locked(job);
+				accel_job_runnable_locked(job, ktime_get_ns());
 				accel_engine_schedule_locked(e);
 				verdict = ACCEL_PIPE_DONE;
 			} else if (!list_empty(&job->flink) ||
@@ -901,7 +919,7 @@ void accel_engine_follow(struct accel_engine *e)
 static __always_inline int accel_job_issue_locked(struct accel_sched_job *job,
 						  struct io_uring_cmd *cmd)
 {
-	struct accel_file *afile = cmd->file->private_data;
+	struct accel_file *afile = job->afile; /* @cmd's file's */
 	bool answer = false;
 
 	lockdep_assert_held(&job->engine->lock);
@@ -1063,6 +1081,7 @@ static __always_inline int accel_job_arm(struct accel_sched_job *job,
 	 */
 	struct accel_ready_take took __uninitialized;
 	int ret = 0;
+	u64 now;
 	u32 i;
 
 	/*
@@ -1139,6 +1158,12 @@ ready:
 	/* Not while a signal calls back: see accel_job_settle_earlier(). */
 	if (unlikely(!list_empty(&job->queue->waiting)))
 		accel_job_settle_earlier(job);
+	/*
+	 * The clock is read before the lock: fewer values live across the
+	 * call than in the section (each one held there was spilled to the
+	 * stack and read back), and the irq-off section is that much shorter.
+	 */
+	now = ktime_get_ns();
 	spin_lock_irq(&e->lock);
 	/*
 	 * Jobs whose waits were reached before this submission (a host
@@ -1152,7 +1177,7 @@ ready:
 		accel_engine_take_ready_locked(e, &took);
 		taken = true;
 	}
-	failed = __accel_job_ready_locked(job);
+	failed = __accel_job_ready_locked(job, now);
 	/*
 	 * Released as it came, or left where the credits keep it: the
 	 * engine's invariant (accel_engine_unsettled_locked()) leaves

@@ -73,7 +73,10 @@
  * object's sysfs directory is removed only after it is dropped.
  *
  * **Files.** This file holds the fronts: the module parameters, the ioctls
- * and io_uring commands, a file's scheduler state from open to release,
+ * and io_uring commands (but the inline SUBMIT, which sched_job.c compiles
+ * with the submission as one function, around the same
+ * accel_uring_submit_begin() and accel_uring_submit_end() as the
+ * SUBMIT here), a file's scheduler state from open to release,
  * fdinfo, the sysfs root and the module's init and exit. The rest is split
  * by concern, as the DRM scheduler's is: sched_engine.c (engines, their run
  * queues and the release policy), sched_inherit.c (priority inheritance),

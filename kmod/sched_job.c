@@ -19,7 +19,10 @@
  * accel_job_cancel() fails a job not completed. Its id stays in its file's
  * table until it is unlinked, which drops the table's reference; the last
  * reference gives its memory to its engine's pool (to the slab under
- * KASAN, pool.h).
+ * KASAN, pool.h). The inline io_uring SUBMIT
+ * (accel_uring_job_submit_inline()) is here too: its job is read from the
+ * SQE where the submission is compiled, one function from its uring_cmd
+ * to its answer.
  *
  * **Locking.** A job's state, like its queue's scheduling fields, is under
  * its engine's spinlock (interrupts off); the file's event lock nests

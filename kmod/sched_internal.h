@@ -556,8 +556,11 @@ static inline u64 accel_inv_weight(u32 weight)
  * mul_u64_u64_shr() there is C on unsigned __int128, and a function with
  * a 16-byte-aligned value realigns its stack frame when the kernel keeps
  * an 8-byte stack boundary, as x86-64's does: the inline SUBMIT, which
- * charges at its release, ran 8 instructions more for it (a frame pointer,
- * the realignment and its undoing; scripts/insn-vm.sh).
+ * charges at its release, kept a frame pointer and realigned and restored
+ * its stack on every call for it (scripts/insn-vm.sh counted this and the
+ * two __uninitialized locals of sched_job.c at 7 instructions together).
+ * Checked against the __int128 product to the bit, at 0, 2^31, 2^32,
+ * 2^42, 2^63 and 2^64 - 1 and their neighbours, and on 10^7 random pairs.
  */
 static __always_inline u64 accel_mul_shr32(u64 a, u64 b)
 {

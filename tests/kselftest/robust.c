@@ -1843,6 +1843,25 @@ static void *ro_copy(struct __test_metadata *_metadata, const void *src, size_t 
 	return p;
 }
 
+/*
+ * A copy of @len bytes at @src across a page boundary, with one end of it
+ * on a read-only page: its last byte alone (@ro_tail), or its first byte
+ * alone, the rest on a writable page. Whether the module can write the
+ * struct back depends on both pages.
+ */
+static void *straddle_copy(struct __test_metadata *_metadata, const void *src,
+			   size_t len, bool ro_tail)
+{
+	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *at = p + 4096 - (ro_tail ? len - 1 : 1);
+
+	EXPECT_NE(MAP_FAILED, p);
+	memcpy(at, src, len);
+	EXPECT_EQ(0, mprotect(ro_tail ? p + 4096 : p, 4096, PROT_READ));
+	return at;
+}
+
 /* The lowest free fd: what the next open would get. */
 static int next_fd(void)
 {
@@ -1944,6 +1963,10 @@ TEST_F(robust, unwritable_output_changes_nothing)
 
 		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT,
 					  ro_copy(_metadata, &a, sizeof(a))));
+		/* Read-only at either end only: the same. */
+		for (int tail = 0; tail < 2; tail++)
+			ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_JOB_SUBMIT,
+						  straddle_copy(_metadata, &a, sizeof(a), tail)));
 		ASSERT_EQ(0, j.id);
 		ASSERT_EQ(0, so_query(fd, x, NULL, &submitted, NULL));
 		ASSERT_EQ(0, submitted);
@@ -1969,6 +1992,9 @@ TEST_F(robust, unwritable_output_changes_nothing)
 
 		ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH,
 					  ro_copy(_metadata, &cf, sizeof(cf))));
+		for (int tail = 0; tail < 2; tail++)
+			ASSERT_EQ(-EFAULT, xioctl(fd, ACCEL_IOCTL_JOB_COMPLETE_FETCH,
+						  straddle_copy(_metadata, &cf, sizeof(cf), tail)));
 		ASSERT_EQ(0, so_value(_metadata, fd, x));
 		ASSERT_EQ(0, complete(fd, id, 0));
 		ASSERT_EQ(1, so_value(_metadata, fd, x));

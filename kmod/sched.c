@@ -484,8 +484,9 @@ int accel_ioctl_job_submit(struct accel_file *afile, void *data)
 {
 	struct accel_job_submit *args = data;
 	struct accel_job __user *ujobs;
-	struct accel_job_args a;
-	struct accel_job uj;
+	/* Each written whole before it is read: no zeroing per call. */
+	struct accel_job_args a __uninitialized;
+	struct accel_job uj __uninitialized;
 	u32 i;
 
 	if (args->flags || args->pad || args->submitted)
@@ -636,8 +637,9 @@ int accel_uring_job_submit(struct accel_file *afile, struct io_uring_cmd *cmd,
 			   unsigned int issue_flags)
 {
 	struct accel_uring_submit args;
-	struct accel_job_args a;
-	struct accel_job uj;
+	/* Each written whole before it is read: no zeroing per SUBMIT. */
+	struct accel_job_args a __uninitialized;
+	struct accel_job uj __uninitialized;
 	int idx, ret;
 
 	memcpy(&args, accel_uring_cmd_payload(cmd), sizeof(args));

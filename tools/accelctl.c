@@ -282,7 +282,7 @@ static int cmd_info(int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
-int main(int argc, char **argv)
+static int tool_main(int argc, char **argv)
 {
 	enum { OPT_HELP = OPT_LONG, OPT_VERSION };
 	static const struct option longopts[] = {
@@ -331,4 +331,9 @@ int main(int argc, char **argv)
 	if (strcmp(argv[optind], "calibrate") == 0)
 		return cmd_calibrate(argc - optind, argv + optind);
 	return usage_error("unknown command '%s'", argv[optind]);
+}
+
+int main(int argc, char **argv)
+{
+	return output_end(progname, tool_main(argc, argv));
 }

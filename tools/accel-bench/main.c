@@ -126,7 +126,7 @@ static int run(const struct bench *b, const struct opts *o, size_t k, size_t n)
 	return rc;
 }
 
-int main(int argc, char **argv)
+static int tool_main(int argc, char **argv)
 {
 	enum { OPT_HOST = 256, OPT_MODULE };
 	static const struct option lopts[] = {
@@ -237,4 +237,9 @@ int main(int argc, char **argv)
 		rc |= run(&benches[find(argv[a])], &o, a - optind + 1,
 			  (size_t)(argc - optind));
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	return output_end("accel-bench", tool_main(argc, argv));
 }

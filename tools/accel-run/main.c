@@ -96,7 +96,7 @@ static int refuse(const struct run_opts *o, const char *script, const char *err)
 	return RUN_BAD_SCRIPT;
 }
 
-int main(int argc, char **argv)
+static int tool_main(int argc, char **argv)
 {
 	enum { OPT_CHECK = 256 };
 	static const struct option lopts[] = {
@@ -206,4 +206,9 @@ int main(int argc, char **argv)
 	script_free(&s);
 	free(env_dirs);
 	return status;
+}
+
+int main(int argc, char **argv)
+{
+	return output_end("accel-run", tool_main(argc, argv));
 }

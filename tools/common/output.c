@@ -10,6 +10,8 @@
 #include "output.h"
 
 static const char *exit_prog = "accelsched";
+/* output_end() said why already: the exit handler only sets the status. */
+static bool said;
 
 static void say(const char *prog, int err)
 {
@@ -44,9 +46,18 @@ static void close_stdout(void)
 		err = EIO;
 	}
 	if (err) {
-		say(exit_prog, err);
+		if (!said)
+			say(exit_prog, err);
 		_exit(1);
 	}
+}
+
+int output_end(const char *prog, int status)
+{
+	if (output_flush(prog))
+		return status;
+	said = true;
+	return 1;
 }
 
 void output_check_at_exit(const char *prog)

@@ -25,4 +25,14 @@ bool output_flush(const char *prog);
  */
 void output_check_at_exit(const char *prog);
 
+/*
+ * What main() returns: @status once stdout is flushed, or 1 after saying
+ * why it could not be (as output_flush() does). Flushing before exit()
+ * keeps the reason: a C++ library a driver loaded flushes stdout in an
+ * exit handler of its own, which runs before the one above, and by then
+ * its errno is gone ("cannot write the output: Input/output error" for a
+ * full disk).
+ */
+int output_end(const char *prog, int status);
+
 #endif /* ACCEL_TOOLS_OUTPUT_H */

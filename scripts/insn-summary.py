@@ -12,8 +12,9 @@ profile ..." at exit with profile=on).
 
 For each window it prints the median over its windows of the
 instructions per operation on the window's vCPU (kernel and user), and on
-every vCPU, in a '#' line; windows that ended on another vCPU than they
-began on are left out and counted. Then the METRIC lines, each a ratio of
+every vCPU, in a '#' line, with the atomic instructions among the first
+(LOCK, XCHG with memory, MFENCE) when the plugin counted them; windows
+that ended on another vCPU than they began on are left out and counted. Then the METRIC lines, each a ratio of
 two windows' medians (own vCPU, kernel + user), each after a '#' line
 with their difference (a ratio moves with what both windows pay; the
 difference is what one adds):
@@ -38,6 +39,8 @@ METRICS = [
     ("insn.kernel_vs_embedded_submit", "kernel_submit", "embedded_submit"),
 ]
 KERNEL_START = 0xFFFF800000000000
+WINDOW_KEYS = ["vcpu", "start-vcpu", "own-kernel", "own-user", "all-kernel", "all-user"]
+LOCKED_KEYS = ["own-locked-kernel", "own-locked-user"]
 
 
 class Fail(Exception):
@@ -66,15 +69,16 @@ def windows_and_symbols(path):
 
 
 def counts(path):
-    """Window id -> list of (own_k, own_u, all_k, all_u); migrated per id; profile."""
+    """Window id -> list of (own_k, own_u, all_k, all_u, locked_k, locked_u),
+    the last two None from a plugin that does not count them; migrated per
+    id; profile."""
     per, moved, profile = {}, {}, {}
     with open(path, errors="replace") as f:
         for n, line in enumerate(f, 1):
             w = line.split()
             if w[:2] == ["accel-insn:", "window"]:
                 keys = w[3::2]
-                if len(w) != 15 or keys != ["vcpu", "start-vcpu", "own-kernel", "own-user",
-                                           "all-kernel", "all-user"]:
+                if (len(w), keys) not in ((15, WINDOW_KEYS), (19, WINDOW_KEYS + LOCKED_KEYS)):
                     raise Fail(f"{path}:{n}: '{line.strip()}' is not a window line")
                 try:
                     v = [int(x) for x in w[2::2]]
@@ -84,12 +88,13 @@ def counts(path):
                 if vcpu != start:
                     moved[wid] = moved.get(wid, 0) + 1
                     continue
-                per.setdefault(wid, []).append(tuple(v[3:]))
+                per.setdefault(wid, []).append(tuple(v[3:]) + (None, None)[:9 - len(v)])
             elif w[:2] == ["accel-insn:", "profile"]:
-                if len(w) != 5:
+                if len(w) not in (5, 6):
                     raise Fail(f"{path}:{n}: '{line.strip()}' is not a profile line")
                 try:
-                    profile.setdefault(int(w[2]), []).append((int(w[3], 16), int(w[4])))
+                    profile.setdefault(int(w[2]), []).append(
+                        (int(w[3], 16), int(w[4]), int(w[5]) if len(w) == 6 else None))
                 except ValueError:
                     raise Fail(f"{path}:{n}: '{line.strip()}' has a field that is not a number")
     return per, moved, profile
@@ -117,13 +122,18 @@ def main(argv):
         if not rows:
             print(f"# insn: {name}: no counts (was the accel-insn plugin loaded?){left}")
             continue
-        own = statistics.median(k + u for k, u, _, _ in rows) / ops
-        ok = statistics.median(k for k, _, _, _ in rows) / ops
-        ou = statistics.median(u for _, u, _, _ in rows) / ops
-        al = statistics.median(k + u for _, _, k, u in rows) / ops
+        own = statistics.median(r[0] + r[1] for r in rows) / ops
+        ok = statistics.median(r[0] for r in rows) / ops
+        ou = statistics.median(r[1] for r in rows) / ops
+        al = statistics.median(r[2] + r[3] for r in rows) / ops
+        locked = ""
+        if all(r[4] is not None for r in rows):
+            lk = statistics.median(r[4] for r in rows) / ops
+            lu = statistics.median(r[5] for r in rows) / ops
+            locked = f", {lk + lu:.1f} of them atomic (kernel {lk:.1f}, user {lu:.1f})"
         med[name] = own
         print(f"# insn: {name}: {own:.0f} instructions per op on its vCPU "
-              f"(kernel {ok:.0f}, user {ou:.0f}), {al:.0f} on all vCPUs; "
+              f"(kernel {ok:.0f}, user {ou:.0f}){locked}, {al:.0f} on all vCPUs; "
               f"median of {len(rows)} windows of {ops} ops{left}")
     for metric, num, den in METRICS:
         for n in (num, den):
@@ -160,8 +170,8 @@ def main(argv):
             raise Fail(f"{umap} has no text symbols (give it `nm -n PROGRAM`)")
         usyms.sort()
     ustarts = [a for a, _ in usyms]
-    by = {}
-    for addr, insns in profile[wid]:
+    by, atomic = {}, {}
+    for addr, insns, locked in profile[wid]:
         if addr < KERNEL_START:
             i = bisect.bisect_right(ustarts, addr) - 1
             name = f"{usyms[i][1]} [user]" if i >= 0 else "[user]"
@@ -169,12 +179,19 @@ def main(argv):
             i = bisect.bisect_right(starts, addr) - 1
             name = syms[i][1] if i >= 0 else f"0x{addr:x}"
         by[name] = by.get(name, 0) + insns
+        if locked is not None:
+            atomic[name] = atomic.get(name, 0) + locked
     ops = windows[wid][1] * nwin
     total = sum(by.values())
-    print(f"# insn profile: {prof}: {total / ops:.0f} instructions per op over "
+    # A plugin that counts the atomic instructions: how many, by function.
+    head, cols = "", lambda name: ""
+    if atomic:
+        head = f", {sum(atomic.values()) / ops:.1f} of them atomic"
+        cols = lambda name: f"{atomic.get(name, 0) / ops:7.1f} atomic  "
+    print(f"# insn profile: {prof}: {total / ops:.0f} instructions per op{head} over "
           f"{nwin} windows, by function:")
     for name, insns in sorted(by.items(), key=lambda x: -x[1]):
-        print(f"#   {insns / ops:8.1f}  {100 * insns / total:5.1f}%  {name}")
+        print(f"#   {insns / ops:8.1f}  {100 * insns / total:5.1f}%  {cols(name)}{name}")
     return 0
 
 

@@ -16,7 +16,10 @@ plugin's output with profile=on. Prints TAP, one result per property:
   windows of 1000 and of 2000 calls (medians, to leave out a timer
   interrupt), at least 50, and the same user instructions;
 - the profile gives __x64_sys_getppid instructions in every call, and
-  sums to what the window lines counted on their vCPU.
+  sums to what the window lines counted on their vCPU;
+- the atomic instructions: exactly the 3000 of the atomics window (its
+  look-alikes not among them), in its window lines and its profile, none
+  in the user loops or the empty window.
 
 Exits 1 if a result is not ok, 2 on usage.
 """
@@ -49,14 +52,14 @@ def main(argv):
     with open(argv[1], errors="replace") as f:
         for line in f:
             w = line.split()
-            if w[:2] == ["accel-insn:", "window"] and len(w) == 15:
+            if w[:2] == ["accel-insn:", "window"] and len(w) == 19:
                 v = [int(x) for x in w[2::2]]
                 wins.setdefault(v[0], []).append(v[1:])
-            elif w[:2] == ["accel-insn:", "profile"] and len(w) == 5:
-                prof.setdefault(int(w[2]), []).append((int(w[3], 16), int(w[4])))
+            elif w[:2] == ["accel-insn:", "profile"] and len(w) == 6:
+                prof.setdefault(int(w[2]), []).append((int(w[3], 16), int(w[4]), int(w[5])))
     print("TAP version 13")
-    check(rounds and sorted(names) == [1, 2, 3, 4, 5],
-          f"insn-selftest ran and named its five windows (rounds {rounds}, ids {sorted(names)})")
+    check(rounds and sorted(names) == [1, 2, 3, 4, 5, 6],
+          f"insn-selftest ran and named its six windows (rounds {rounds}, ids {sorted(names)})")
     if not results[-1][0]:
         return finish()
     for wid in names:
@@ -64,8 +67,15 @@ def main(argv):
         check(len(rows) == rounds and all(r[0] == r[1] for r in rows),
               f"window {names[wid][0]}: {len(rows)} of {rounds} closed, each on its own vCPU")
 
-    def own(wid, k):  # k: 2 kernel, 3 user
+    def own(wid, k):  # k: 2 kernel, 3 user; 6, 7: of those, atomic
         return [r[k] for r in wins.get(wid, [])] or [0]
+
+    check(own(6, 7) == [3000] * rounds,
+          f"the atomics window counts its 3000 atomic instructions, not their "
+          f"look-alikes (user: {own(6, 7)})")
+    check(all(own(w, k) == [0] * rounds for w in (3, 4, 5) for k in (6, 7)),
+          f"the user loops and the empty window count no atomic instruction "
+          f"({[own(w, 7) for w in (3, 4, 5)]})")
 
     check(own(3, 2) == [0] * rounds and own(3, 3) == [0] * rounds,
           f"the empty window counts nothing (kernel {own(3, 2)}, user {own(3, 3)})")
@@ -87,14 +97,18 @@ def main(argv):
               "__x64_sys_getppid and the symbol after it are in the logs")
         return finish()
     lo, hi = syms[at[0]][0], syms[at[0] + 1][0]
-    inside = sum(n for a, n in prof[1] if lo <= a < hi)
+    inside = sum(n for a, n, _ in prof[1] if lo <= a < hi)
     check(inside >= 1000 * rounds,
           f"the profile gives __x64_sys_getppid instructions in every call ({inside} "
           f"in {1000 * rounds} calls)")
-    total = sum(n for _, n in prof[1])
+    total = sum(n for _, n, _ in prof[1])
     counted = sum(r[2] + r[3] for r in wins[1])
     check(abs(total - counted) <= 0.01 * counted,
           f"the profile sums to what the window lines counted ({total} against {counted})")
+    locked = sum(k for _, _, k in prof.get(6, []))
+    check(locked == 3000 * rounds,
+          f"the profile gives the atomics window its {3000 * rounds} atomic instructions "
+          f"({locked})")
     return finish()
 
 

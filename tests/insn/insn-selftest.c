@@ -4,8 +4,10 @@
  * for tests/insn/check-insn.py to hold the plugin's counts to.
  *
  * Each of ROUNDS rounds opens, in this order: 1000 getppid() system calls,
- * 2000 of them, an empty window, a user loop of 100,000 iterations and one
- * of 200,000. The thread is pinned to its CPU first, so every window
+ * 2000 of them, an empty window, a user loop of 100,000 iterations, one
+ * of 200,000, and 1000 rounds of three atomic instructions (a LOCK ADD, an
+ * XCHG with memory, an MFENCE) among three that are not (an ADD to
+ * memory, an XCHG of two registers with the same opcode, an LFENCE). The thread is pinned to its CPU first, so every window
  * starts and ends on one vCPU. It prints "# insn: window ID NAME OPS" for
  * each id, then "# insn-selftest: ROUNDS rounds", and needs nothing else
  * of the VM: run it under the plugin (scripts/check.sh does).
@@ -36,6 +38,24 @@ static __attribute__((noinline)) unsigned long spin(unsigned long n)
 	return x;
 }
 
+/* ATOMICS_ROUNDS times: three atomic instructions, three look-alikes. */
+#define ATOMICS_ROUNDS 1000
+static __attribute__((noinline)) long atomics(void)
+{
+	long v = 0, a = 1;
+
+	for (long i = 0; i < ATOMICS_ROUNDS; i++) {
+		__asm__ volatile("lock addq $1, %0" : "+m"(v));
+		__asm__ volatile("addq $1, %0" : "+m"(v));
+		__asm__ volatile("xchgq %1, %0" : "+m"(v), "+r"(a));
+		/* 48 87 f7: the memory form's opcode, ModRM.mod 3 */
+		__asm__ volatile("xchgq %%rsi, %%rdi" ::: "rsi", "rdi");
+		__asm__ volatile("mfence" ::: "memory");
+		__asm__ volatile("lfence" ::: "memory");
+	}
+	return v + a;
+}
+
 int main(void)
 {
 	cpu_set_t one;
@@ -55,7 +75,8 @@ int main(void)
 	       "# insn: window 2 getppid_2000 2000\n"
 	       "# insn: window 3 empty 1\n"
 	       "# insn: window 4 spin_100000 100000\n"
-	       "# insn: window 5 spin_200000 200000\n");
+	       "# insn: window 5 spin_200000 200000\n"
+	       "# insn: window 6 atomics_3000 3000\n");
 	fflush(stdout);
 	for (int r = 0; r < ROUNDS; r++) {
 		ACCEL_INSN_BEGIN(1);
@@ -72,6 +93,9 @@ int main(void)
 		ACCEL_INSN_BEGIN(5);
 		spin(200000);
 		ACCEL_INSN_END(5);
+		ACCEL_INSN_BEGIN(6);
+		atomics();
+		ACCEL_INSN_END(6);
 	}
 	printf("# insn-selftest: %d rounds\n", ROUNDS);
 	return 0;

@@ -317,6 +317,29 @@ python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-bad.log" >"
 rc=$?
 check "insn-summary.py refuses a count that is not a number (got $rc)" test "$rc" = 1
 check "... naming its line" grep -q "insn-bad.log:1: .* has a count that is not a number" "$tmp/out"
+# A plugin that counts the atomic instructions adds two fields to a line.
+sed '/window 2 /s/$/ own-locked-kernel 12 own-locked-user 0/' "$tmp/insn-plugin.log" \
+	>"$tmp/insn-locked.log"
+python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-locked.log" >"$tmp/out" 2>&1
+rc=$?
+check "insn-summary.py reads a window's atomic instructions (got $rc)" test "$rc" = 0
+check "... per op, kernel and user" \
+	grep -q "^# insn: uring_cmd_nop: 550 instructions per op on its vCPU (kernel 500, user 50), 6.0 of them atomic (kernel 6.0, user 0.0), 550 on all vCPUs" "$tmp/out"
+check "... and none for a window whose lines lack them" \
+	grep -q "^# insn: uring_job_submit: 1300 instructions per op on its vCPU (kernel 1200, user 100), 1300 on all vCPUs" "$tmp/out"
+sed -e '/profile 1 0xffffffffc0001000/{s/$/ 8/;b' -e '}' -e '/profile 1 /s/$/ 0/' \
+	"$tmp/insn-plugin.log" >"$tmp/insn-locked.log"
+python3 "$src/scripts/insn-summary.py" --profile uring_job_submit "$tmp/insn-vm.log" \
+	"$tmp/insn-locked.log" >"$tmp/out" 2>&1
+check "insn-summary.py --profile gives the atomic instructions per op, in all" \
+	grep -q "^# insn profile: uring_job_submit: 400 instructions per op, 1.0 of them atomic over 4 windows" "$tmp/out"
+check "... and by function" \
+	sh -c "grep -A1 '^# insn profile' '$tmp/out' | tail -n1 | grep -q '325.0   81.2%      1.0 atomic  accel_job_submit \[accelsched\]'"
+sed '/window 2 /s/$/ own-locked-kernel 12/' "$tmp/insn-plugin.log" >"$tmp/insn-bad.log"
+python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-bad.log" >"$tmp/out" 2>&1
+rc=$?
+check "insn-summary.py refuses a window line with one atomic count of two (got $rc)" test "$rc" = 1
+check "... naming its line" grep -q "insn-bad.log:5: .* is not a window line" "$tmp/out"
 python3 "$src/scripts/insn-summary.py" --profile no_such "$tmp/insn-vm.log" \
 	"$tmp/insn-plugin.log" >"$tmp/out" 2>&1
 rc=$?

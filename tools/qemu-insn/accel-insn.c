@@ -22,22 +22,28 @@
  * -D FILE):
  *
  *	accel-insn: window ID vcpu V start-vcpu S own-kernel K own-user U
- *	            all-kernel K all-user U
+ *	            all-kernel K all-user U own-locked-kernel K own-locked-user U
  *
  * own-*: the vCPU the window started on (the benchmark pins its thread
  * there), from START to STOP; all-*: every vCPU together (the other
  * threads the path woke, interrupts, the idle loop). A window that ends
  * on another vCPU than it started on says so (vcpu != start-vcpu), and
- * its own-* counts are the start vCPU's.
+ * its own-* counts are the start vCPU's. own-locked-*: of the own-*
+ * instructions, the atomic ones: a LOCK prefix, an XCHG with memory
+ * (locked without one) or an MFENCE. Each is a full barrier on x86 (tens
+ * of cycles uncontended, a cache line's transfer when another CPU holds
+ * it), and TCG runs each through a helper: a path's count of them says
+ * what its instruction count does not.
  *
  * Argument: profile=on. The plugin then also counts, for each translation
  * block that runs on a window's vCPU while the window is open, how many
  * of its instructions ran there, and at exit writes one line per window
  * id (below ACCEL_INSN_PROFILE_IDS) and block address:
  *
- *	accel-insn: profile ID ADDRESS INSTRUCTIONS
+ *	accel-insn: profile ID ADDRESS INSTRUCTIONS ATOMIC
  *
- * summed over every window with that id. scripts/insn-summary.py
+ * summed over every window with that id (ATOMIC: of the INSTRUCTIONS, the
+ * atomic ones). scripts/insn-summary.py
  * --profile maps the addresses to functions.
  *
  * profile=all counts the blocks of every vCPU while a window is open on
@@ -121,6 +127,7 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 /* Written only by its own vCPU's thread; read by any at a marker. */
 struct vcpu_count {
 	uint64_t insns[2]; /* user, kernel */
+	uint64_t locked[2]; /* of those, the atomic ones */
 } __attribute__((aligned(64)));
 
 static struct vcpu_count counts[MAX_VCPUS];
@@ -134,6 +141,7 @@ static unsigned int nvcpus;
 struct block {
 	uint64_t vaddr;
 	uint32_t insns;
+	uint32_t locked; /* of @insns, the atomic ones (is_locked()) */
 	uint32_t kernel;
 	struct block *next;
 	uint64_t hits[]; /* a profile: runs in each window id's windows */
@@ -150,6 +158,7 @@ struct window {
 	unsigned int vcpu;
 	uint64_t own[2];
 	uint64_t all[2];
+	uint64_t own_locked[2];
 };
 
 static struct window windows[ACCEL_INSN_MAX_WINDOWS];
@@ -168,6 +177,10 @@ static void tb_exec(unsigned int vcpu, void *udata)
 		return;
 	c = &counts[vcpu].insns[b->kernel];
 	__atomic_store_n(c, *c + b->insns, __ATOMIC_RELAXED);
+	if (b->locked) {
+		c = &counts[vcpu].locked[b->kernel];
+		__atomic_store_n(c, *c + b->locked, __ATOMIC_RELAXED);
+	}
 	if (profile) {
 		int id = profile_all ? __atomic_load_n(&open_any, __ATOMIC_RELAXED) :
 				       open_id[vcpu];
@@ -214,15 +227,44 @@ static void marker(unsigned int vcpu, void *udata)
 		w->own[1] = load(&counts[vcpu].insns[1]);
 		w->all[0] = all[0];
 		w->all[1] = all[1];
+		w->own_locked[0] = load(&counts[vcpu].locked[0]);
+		w->own_locked[1] = load(&counts[vcpu].locked[1]);
 		return;
 	}
 	snprintf(line, sizeof(line),
 		 "accel-insn: window %u vcpu %u start-vcpu %u own-kernel %" PRIu64
-		 " own-user %" PRIu64 " all-kernel %" PRIu64 " all-user %" PRIu64 "\n",
+		 " own-user %" PRIu64 " all-kernel %" PRIu64 " all-user %" PRIu64
+		 " own-locked-kernel %" PRIu64 " own-locked-user %" PRIu64 "\n",
 		 id, vcpu, w->vcpu, load(&counts[w->vcpu].insns[1]) - w->own[1],
 		 load(&counts[w->vcpu].insns[0]) - w->own[0], all[1] - w->all[1],
-		 all[0] - w->all[0]);
+		 all[0] - w->all[0], load(&counts[w->vcpu].locked[1]) - w->own_locked[1],
+		 load(&counts[w->vcpu].locked[0]) - w->own_locked[0]);
 	qemu_plugin_outs(line);
+}
+
+/*
+ * Is @insn atomic: a LOCK prefix among its legacy prefixes, an XCHG with a
+ * memory operand (0x86/0x87, ModRM.mod != 3: locked implicitly), or an
+ * MFENCE (0f ae f0)?
+ */
+static bool is_locked(const struct qemu_plugin_insn *insn)
+{
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn), i = 0;
+
+	for (; i < n; i++) {
+		if (b[i] == 0xf0)
+			return true;
+		if (b[i] != 0xf2 && b[i] != 0xf3 && b[i] != 0x2e && b[i] != 0x36 &&
+		    b[i] != 0x3e && b[i] != 0x26 && b[i] != 0x64 && b[i] != 0x65 &&
+		    b[i] != 0x66 && b[i] != 0x67)
+			break;
+	}
+	if (i < n && (b[i] & 0xf0) == 0x40) /* REX */
+		i++;
+	if (i + 1 < n && (b[i] == 0x86 || b[i] == 0x87))
+		return (b[i + 1] >> 6) != 3;
+	return i + 2 < n && b[i] == 0x0f && b[i + 1] == 0xae && b[i + 2] == 0xf0;
 }
 
 /* The marker's displacement, if @insn is one: nopl disp32(%rax). */
@@ -254,6 +296,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	b->vaddr = qemu_plugin_tb_vaddr(tb);
 	b->insns = n;
 	b->kernel = b->vaddr >= KERNEL_START;
+	for (size_t i = 0; i < n; i++)
+		b->locked += is_locked(qemu_plugin_tb_get_insn(tb, i));
 	b->next = __atomic_load_n(&blocks, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&blocks, &b->next, b, true, __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED))
@@ -280,8 +324,8 @@ static int by_vaddr(const void *x, const void *y)
 
 /*
  * profile=on, at exit: a line per window id and block address, the
- * instructions run there in that id's windows (a block translated more
- * than once summed).
+ * instructions run there in that id's windows, and how many of them were
+ * atomic (a block translated more than once summed).
  */
 static void dump_profile(qemu_plugin_id_t id, void *unused)
 {
@@ -300,16 +344,18 @@ static void dump_profile(qemu_plugin_id_t id, void *unused)
 	qsort(v, n, sizeof(*v), by_vaddr);
 	for (int w = 0; w < ACCEL_INSN_PROFILE_IDS; w++)
 		for (i = 0; i < n;) {
-			uint64_t vaddr = v[i]->vaddr, insns = 0;
+			uint64_t vaddr = v[i]->vaddr, insns = 0, locked = 0;
 			char line[128];
 
-			for (; i < n && v[i]->vaddr == vaddr; i++)
+			for (; i < n && v[i]->vaddr == vaddr; i++) {
 				insns += v[i]->hits[w] * v[i]->insns;
+				locked += v[i]->hits[w] * v[i]->locked;
+			}
 			if (!insns)
 				continue;
 			snprintf(line, sizeof(line),
-				 "accel-insn: profile %d 0x%016" PRIx64 " %" PRIu64 "\n",
-				 w, vaddr, insns);
+				 "accel-insn: profile %d 0x%016" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+				 w, vaddr, insns, locked);
 			qemu_plugin_outs(line);
 		}
 	free(v);

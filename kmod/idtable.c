@@ -37,6 +37,7 @@ void accel_idtable_init(struct accel_idtable *t, u32 max)
 	t->count = 0;
 	t->next = 1;
 	t->max = max;
+	t->adds = 0;
 }
 
 /* Every object must be gone. */
@@ -67,7 +68,8 @@ accel_idtable_grow_locked(struct accel_idtable *t,
  * accel_idtable_add() when the array must be made or grown first (the
  * common case is inline in idtable.h).
  */
-int accel_idtable_add_slow(struct accel_idtable *t, void *ptr, u32 *id)
+int accel_idtable_add_slow(struct accel_idtable *t, void *ptr, u32 *id,
+			   u64 *nr)
 {
 	struct accel_idtable_slot *fresh = NULL, *old = NULL;
 	u32 size = 0, want;
@@ -90,7 +92,7 @@ int accel_idtable_add_slow(struct accel_idtable *t, void *ptr, u32 *id)
 		old = accel_idtable_grow_locked(t, fresh, size);
 		fresh = NULL;
 	}
-	accel_idtable_take_locked(t, ptr, id);
+	accel_idtable_take_locked(t, ptr, id, nr);
 	spin_unlock(&t->lock);
 	kvfree(old);
 	kvfree(fresh);

@@ -28,6 +28,8 @@ struct accel_idtable_slot {
  * @count: objects in the table, at most half its slots.
  * @next:  the next id to try.
  * @max:   the highest id; ids run from 1 to @max and wrap.
+ * @adds:  objects ever added: the last one's number in adding order (ids
+ *         wrap, this does not).
  */
 struct accel_idtable {
 	spinlock_t lock;
@@ -36,11 +38,13 @@ struct accel_idtable {
 	u32 count;
 	u32 next;
 	u32 max;
+	u64 adds;
 };
 
 void accel_idtable_init(struct accel_idtable *t, u32 max);
 void accel_idtable_destroy(struct accel_idtable *t);
-int accel_idtable_add_slow(struct accel_idtable *t, void *ptr, u32 *id);
+int accel_idtable_add_slow(struct accel_idtable *t, void *ptr, u32 *id,
+			   u64 *nr);
 bool accel_idtable_remove(struct accel_idtable *t, u32 id, const void *ptr);
 
 /* The object of @id, or NULL; under @t->lock. */
@@ -76,9 +80,12 @@ static inline bool accel_idtable_room_locked(const struct accel_idtable *t)
 	return 2 * (t->count + 1) <= t->mask + 1;
 }
 
-/* Under @t->lock, with room: the next free id for @ptr, in *@id. */
+/*
+ * Under @t->lock, with room: the next free id for @ptr, in *@id, and its
+ * number in adding order in *@nr.
+ */
 static inline void accel_idtable_take_locked(struct accel_idtable *t,
-					     void *ptr, u32 *id)
+					     void *ptr, u32 *id, u64 *nr)
 {
 	struct accel_idtable_slot *s;
 
@@ -97,6 +104,7 @@ static inline void accel_idtable_take_locked(struct accel_idtable *t,
 		}
 	}
 	t->count++;
+	*nr = ++t->adds;
 }
 
 /**
@@ -104,6 +112,9 @@ static inline void accel_idtable_take_locked(struct accel_idtable *t,
  * @t:   the table.
  * @ptr: the object (not NULL).
  * @id:  out: its id.
+ * @nr:  out: its number in adding order (1, 2, ...): for the scheduler, a
+ *       job's submission order, had in the lock section the id needs
+ *       anyway rather than by an atomic instruction of its own.
  *
  * Inline, as every submission takes an id: one lock section, unless the
  * array must be made or grown (accel_idtable_add_slow()).
@@ -111,16 +122,17 @@ static inline void accel_idtable_take_locked(struct accel_idtable *t,
  * Context: process context; may sleep (it may grow the array).
  * Return: 0, or -ENOMEM.
  */
-static inline int accel_idtable_add(struct accel_idtable *t, void *ptr, u32 *id)
+static inline int accel_idtable_add(struct accel_idtable *t, void *ptr, u32 *id,
+				    u64 *nr)
 {
 	spin_lock(&t->lock);
 	if (likely(t->slots && accel_idtable_room_locked(t))) {
-		accel_idtable_take_locked(t, ptr, id);
+		accel_idtable_take_locked(t, ptr, id, nr);
 		spin_unlock(&t->lock);
 		return 0;
 	}
 	spin_unlock(&t->lock);
-	return accel_idtable_add_slow(t, ptr, id);
+	return accel_idtable_add_slow(t, ptr, id, nr);
 }
 
 #endif /* _ACCEL_IDTABLE_H */

@@ -113,7 +113,6 @@ struct accel_file {
 	u32 nr_queues;
 	struct accel_idtable jobs;
 	atomic_t nr_jobs;
-	atomic64_t job_seq;
 	/* SUBMIT answers queued as task work, their CQEs not yet posted. */
 	atomic_t answers_in_transit;
 	struct mutex sched_mutex;

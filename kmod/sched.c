@@ -743,7 +743,6 @@ void accel_sched_file_init(struct accel_file *afile)
 	mutex_init(&afile->sched_mutex);
 	INIT_LIST_HEAD(&afile->engines);
 	atomic_set(&afile->nr_jobs, 0);
-	atomic64_set(&afile->job_seq, 0);
 	atomic_set(&afile->answers_in_transit, 0);
 	mutex_lock(&accel_files_lock);
 	list_add_tail(&afile->link, &accel_files);

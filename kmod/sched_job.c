@@ -400,7 +400,7 @@ static __always_inline void accel_job_runnable_locked(struct accel_sched_job *jo
 static int accel_job_id_get(struct accel_file *afile,
 			    struct accel_sched_job *job)
 {
-	return accel_idtable_add(&afile->jobs, job, &job->id);
+	return accel_idtable_add(&afile->jobs, job, &job->id, &job->seq);
 }
 
 /* Drop the job from its file: the id table's reference and the count. */
@@ -767,7 +767,6 @@ accel_job_init(struct accel_file *afile, const struct accel_job_args *args)
 	ret = accel_job_id_get(afile, job);
 	if (ret < 0)
 		goto err_job;
-	job->seq = atomic64_inc_return(&afile->job_seq);
 	return job;
 
 err_job:

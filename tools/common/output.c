@@ -10,7 +10,7 @@
 #include "output.h"
 
 static const char *exit_prog = "accelsched";
-/* output_end() said why already: the exit handler only sets the status. */
+/* output_flush() said why already: later failures only set the status. */
 static bool said;
 
 static void say(const char *prog, int err)
@@ -28,7 +28,9 @@ bool output_flush(const char *prog)
 		err = errno;
 	if (!err && !ferror(stdout))
 		return true;
-	say(prog, err);
+	if (!said)
+		say(prog, err);
+	said = true;
 	return false;
 }
 
@@ -54,10 +56,7 @@ static void close_stdout(void)
 
 int output_end(const char *prog, int status)
 {
-	if (output_flush(prog))
-		return status;
-	said = true;
-	return 1;
+	return output_flush(prog) ? status : 1;
 }
 
 void output_check_at_exit(const char *prog)

@@ -12,8 +12,9 @@
 
 /*
  * Flushes stdout; false, with "<prog>: cannot write the output: <why>" on
- * stderr, if that or an earlier write to it failed. For a tool that loops
- * (a continuous display): stop when this says false.
+ * stderr (once: a later failure says nothing more), if that or an earlier
+ * write to it failed. For a tool that loops (a continuous display): stop
+ * when this says false.
  */
 bool output_flush(const char *prog);
 

@@ -88,7 +88,10 @@ def counts(path):
                 if vcpu != start:
                     moved[wid] = moved.get(wid, 0) + 1
                     continue
-                per.setdefault(wid, []).append(tuple(v[3:]) + (None, None)[:9 - len(v)])
+                row = tuple(v[3:])
+                if len(row) == 4:  # an older plugin: no atomic counts
+                    row += (None, None)
+                per.setdefault(wid, []).append(row)
             elif w[:2] == ["accel-insn:", "profile"]:
                 if len(w) not in (5, 6):
                     raise Fail(f"{path}:{n}: '{line.strip()}' is not a profile line")

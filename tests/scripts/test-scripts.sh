@@ -279,9 +279,12 @@ accel-insn: profile 1 0xffffffffc0001010 600
 accel-insn: profile 1 0xffffffffc0001500 400
 accel-insn: profile 1 0x0000000000401000 200
 LOG
-python3 "$src/scripts/insn-summary.py" --profile uring_job_submit "$tmp/insn-vm.log" \
-	"$tmp/insn-plugin.log" >"$tmp/out" 2>&1
-rc=$?
+# insn-summary.py ARGS..., its output in $tmp/out and its status in $rc.
+insn_summary() {
+	python3 "$src/scripts/insn-summary.py" "$@" >"$tmp/out" 2>&1
+	rc=$?
+}
+insn_summary --profile uring_job_submit "$tmp/insn-vm.log" "$tmp/insn-plugin.log"
 check "insn-summary.py summarises the canned counts (got $rc)" test "$rc" = 0
 check "... a window's median per op, its kernel and user, leaving out one that moved" \
 	grep -q "^# insn: uring_job_submit: 1300 instructions per op on its vCPU (kernel 1200, user 100), 1300 on all vCPUs; median of 3 windows of 2 ops; 1 that changed vCPU left out" "$tmp/out"
@@ -297,31 +300,27 @@ check "... blocks of one function summed, most first" \
 	sh -c "grep -A1 '^# insn profile' '$tmp/out' | tail -n1 | grep -q '325.0   81.2%  accel_job_submit \[accelsched\]'"
 check "... user addresses as [user]" grep -q "25.0    6.2%  \[user\]" "$tmp/out"
 printf '0000000000401000 T submit\n0000000000401100 t label\n' >"$tmp/insn-user.nm"
-python3 "$src/scripts/insn-summary.py" --profile uring_job_submit --user-map "$tmp/insn-user.nm" \
-	"$tmp/insn-vm.log" "$tmp/insn-plugin.log" >"$tmp/out" 2>&1
+insn_summary --profile uring_job_submit --user-map "$tmp/insn-user.nm" \
+	"$tmp/insn-vm.log" "$tmp/insn-plugin.log"
 check "insn-summary.py --user-map names a user address by the program's symbols" \
 	grep -q "25.0    6.2%  submit \[user\]" "$tmp/out"
 : >"$tmp/empty.nm"
-python3 "$src/scripts/insn-summary.py" --profile uring_job_submit --user-map "$tmp/empty.nm" \
-	"$tmp/insn-vm.log" "$tmp/insn-plugin.log" >"$tmp/out" 2>&1
-rc=$?
+insn_summary --profile uring_job_submit --user-map "$tmp/empty.nm" \
+	"$tmp/insn-vm.log" "$tmp/insn-plugin.log"
 check "insn-summary.py refuses a --user-map with no symbols (got $rc)" test "$rc" = 1
 grep -v "window 6" "$tmp/insn-plugin.log" >"$tmp/insn-short.log"
-python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-short.log" >"$tmp/out" 2>&1
-rc=$?
+insn_summary "$tmp/insn-vm.log" "$tmp/insn-short.log"
 check "insn-summary.py refuses a metric's window without counts (got $rc)" test "$rc" = 1
 check "... naming the window and the metric" \
 	grep -q "window 'kernel_submit' has no counts: insn.kernel_vs_embedded_submit needs it" "$tmp/out"
 sed 's/own-user 200 all-kernel 2100/own-user x all-kernel 2100/' "$tmp/insn-plugin.log" >"$tmp/insn-bad.log"
-python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-bad.log" >"$tmp/out" 2>&1
-rc=$?
+insn_summary "$tmp/insn-vm.log" "$tmp/insn-bad.log"
 check "insn-summary.py refuses a count that is not a number (got $rc)" test "$rc" = 1
 check "... naming its line" grep -q "insn-bad.log:1: .* has a count that is not a number" "$tmp/out"
 # A plugin that counts the atomic instructions adds two fields to a line.
 sed '/window 2 /s/$/ own-locked-kernel 12 own-locked-user 0/' "$tmp/insn-plugin.log" \
 	>"$tmp/insn-locked.log"
-python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-locked.log" >"$tmp/out" 2>&1
-rc=$?
+insn_summary "$tmp/insn-vm.log" "$tmp/insn-locked.log"
 check "insn-summary.py reads a window's atomic instructions (got $rc)" test "$rc" = 0
 check "... per op, kernel and user" \
 	grep -q "^# insn: uring_cmd_nop: 550 instructions per op on its vCPU (kernel 500, user 50), 6.0 of them atomic (kernel 6.0, user 0.0), 550 on all vCPUs" "$tmp/out"
@@ -329,20 +328,16 @@ check "... and none for a window whose lines lack them" \
 	grep -q "^# insn: uring_job_submit: 1300 instructions per op on its vCPU (kernel 1200, user 100), 1300 on all vCPUs" "$tmp/out"
 sed -e '/profile 1 0xffffffffc0001000/{s/$/ 8/;b' -e '}' -e '/profile 1 /s/$/ 0/' \
 	"$tmp/insn-plugin.log" >"$tmp/insn-locked.log"
-python3 "$src/scripts/insn-summary.py" --profile uring_job_submit "$tmp/insn-vm.log" \
-	"$tmp/insn-locked.log" >"$tmp/out" 2>&1
+insn_summary --profile uring_job_submit "$tmp/insn-vm.log" "$tmp/insn-locked.log"
 check "insn-summary.py --profile gives the atomic instructions per op, in all" \
 	grep -q "^# insn profile: uring_job_submit: 400 instructions per op, 1.0 of them atomic over 4 windows" "$tmp/out"
 check "... and by function" \
 	sh -c "grep -A1 '^# insn profile' '$tmp/out' | tail -n1 | grep -q '325.0   81.2%      1.0 atomic  accel_job_submit \[accelsched\]'"
 sed '/window 2 /s/$/ own-locked-kernel 12/' "$tmp/insn-plugin.log" >"$tmp/insn-bad.log"
-python3 "$src/scripts/insn-summary.py" "$tmp/insn-vm.log" "$tmp/insn-bad.log" >"$tmp/out" 2>&1
-rc=$?
+insn_summary "$tmp/insn-vm.log" "$tmp/insn-bad.log"
 check "insn-summary.py refuses a window line with one atomic count of two (got $rc)" test "$rc" = 1
 check "... naming its line" grep -q "insn-bad.log:5: .* is not a window line" "$tmp/out"
-python3 "$src/scripts/insn-summary.py" --profile no_such "$tmp/insn-vm.log" \
-	"$tmp/insn-plugin.log" >"$tmp/out" 2>&1
-rc=$?
+insn_summary --profile no_such "$tmp/insn-vm.log" "$tmp/insn-plugin.log"
 check "insn-summary.py refuses to profile a window the log does not name (got $rc)" test "$rc" = 1
 check "... listing the names it has" grep -q "no window named 'no_such' (the VM log names uring_job_submit, uring_cmd_nop" "$tmp/out"
 sh "$src/scripts/insn-vm.sh" --rounds 0 >"$tmp/out" 2>&1

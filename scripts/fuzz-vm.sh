@@ -6,30 +6,34 @@
 # VM suite: the fuzzer's own KTAP, then the VM's steps after it (the
 # module's reference count back to 0, kmemleak, rmmod, a clean kernel log).
 #
-#   scripts/fuzz-vm.sh [--kernel debug6.12] [--seconds 60] [--seed N]
-#                      [--out DIR] [--counts FILE] [--metric] [-- ARGS...]
+#   scripts/fuzz-vm.sh [--kernel debug6.12] [--module KO] [--seconds 60]
+#                      [--seed N] [--out DIR] [--counts FILE] [--metric]
+#                      [-- ARGS...]
 #
 # ARGS go to accel-fuzz as they are (--threads, --procs, --skip op,op, ...;
 # see tests/fuzz/fuzz.c). FUZZ_ARGS in the environment adds more. Without
 # --seed the fuzzer picks one and prints it ("seed: N"); pass it back to
-# replay the run. BUILD is the meson build directory (default build).
+# replay the run. --module boots that module (built for the kernel) instead
+# of building one with build-kmod.sh. BUILD is the meson build directory
+# (default build).
 # Exit status: run-vm.sh's (0 pass, 1 fail, 2 set-up error).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 build=${BUILD:-build}
-kernel=debug6.12 seconds=60 seed= out= counts= metric=
+kernel=debug6.12 ko= seconds=60 seed= out= counts= metric=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
+	--module) ko=$2; shift 2 ;;
 	--seconds) seconds=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--counts) counts=$2; shift 2 ;;
 	--metric) metric=--metric; shift ;;
 	--) shift; break ;;
-	-h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "fuzz-vm.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
 	esac
 done
@@ -39,13 +43,17 @@ mkdir -p "$out"
 fuzz=$build/tests/fuzz/accel-fuzz
 [ -x "$fuzz" ] || { echo "fuzz-vm.sh: no $fuzz; build it with 'make build'" >&2; exit 2; }
 
-line=$("$top/scripts/fetch-kernels.sh" "$kernel") ||
-	{ echo "fuzz-vm.sh: kernel $kernel is not available (see above)" >&2; exit 2; }
-kdir=$(echo "$line" | awk '{ print $4 }')
-"$top/scripts/build-kmod.sh" "$kdir" "$build/kmod/$kernel" \
-	>"$out/kmod.out" 2>"$out/kmod.log" ||
-	{ cat "$out/kmod.log"; echo "fuzz-vm.sh: building the module for $kernel failed" >&2; exit 2; }
-ko=$(tail -n1 "$out/kmod.out")
+if [ -n "$ko" ]; then
+	[ -f "$ko" ] || { echo "fuzz-vm.sh: no module at $ko" >&2; exit 2; }
+else
+	line=$("$top/scripts/fetch-kernels.sh" "$kernel") ||
+		{ echo "fuzz-vm.sh: kernel $kernel is not available (see above)" >&2; exit 2; }
+	kdir=$(echo "$line" | awk '{ print $4 }')
+	"$top/scripts/build-kmod.sh" "$kdir" "$build/kmod/$kernel" \
+		>"$out/kmod.out" 2>"$out/kmod.log" ||
+		{ cat "$out/kmod.log"; echo "fuzz-vm.sh: building the module for $kernel failed" >&2; exit 2; }
+	ko=$(tail -n1 "$out/kmod.out")
+fi
 
 cmd="accel-fuzz --seconds $seconds${seed:+ --seed $seed}${metric:+ $metric} ${FUZZ_ARGS:-} $*"
 echo "# fuzz-vm.sh: $kernel: $cmd"

@@ -13,6 +13,7 @@
 #     ab-summary.py's medians and refusals are checked on canned runs;
 #   - insn-summary.py's medians, ratios, profile and refusals on canned
 #     logs of the accel-insn plugin, and insn-vm.sh's refusals;
+#   - fuzz-vm.sh refuses a --module that is not there;
 #   - the uapi fuzzer has an op for every ioctl and uring_cmd of the uapi.
 # Each runs from a throwaway copy of the scripts and sources, with fake
 # apt, dpkg and kernel trees first in PATH: nothing real is at stake, and
@@ -351,5 +352,15 @@ sh "$src/scripts/insn-vm.sh" --all-vcpus >"$tmp/out" 2>&1
 rc=$?
 check "insn-vm.sh refuses --all-vcpus without --profile (got $rc)" test "$rc" = 2
 check "... saying what it needs" grep -q "name its window with --profile" "$tmp/out"
+
+# make check hands the fuzzer's VM the module it built (--module).
+mkdir -p "$tmp/fuzzbuild/tests/fuzz"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/fuzzbuild/tests/fuzz/accel-fuzz"
+chmod +x "$tmp/fuzzbuild/tests/fuzz/accel-fuzz"
+BUILD="$tmp/fuzzbuild" sh "$src/scripts/fuzz-vm.sh" --module "$tmp/no-such.ko" \
+	--out "$tmp/fuzzout" >"$tmp/out" 2>&1
+rc=$?
+check "fuzz-vm.sh refuses a --module that is not there before it boots anything (got $rc)" test "$rc" = 2
+check "... naming it" grep -q "fuzz-vm.sh: no module at $tmp/no-such.ko" "$tmp/out"
 
 tap_end

@@ -7,10 +7,10 @@
 # test) and the kernel suites (KTAP, in a VM per kernel of
 # tests/qemu/kernels.conf: Debian's 6.1 and 6.12, and the debug 6.12 with
 # KASAN, lockdep, kmemleak and fault injection, built on first use and
-# cached), the uapi fuzzer for a minute in a VM of its own on the debug
-# kernel, and the accel-insn QEMU plugin's counts of a known workload in a
-# short VM of their own. A line before the summary lists the kernels that
-# were booted.
+# cached), the uapi fuzzer in a VM of its own on the debug kernel (in the
+# background, alongside the kernel suites), and the accel-insn QEMU
+# plugin's counts of a known workload in a short VM of their own. A line
+# before the summary lists the kernels that were booted.
 #
 # The library suites run twice more, each in a build of its own inside the
 # build directory: with ASan and UBSan ($build/asan: every test of meson's
@@ -26,7 +26,7 @@
 #   BUILD=build                     the meson build directory
 #   ACCEL_SKIP_SANITIZERS=1         no sanitizer builds (they count as
 #                                   skipped)
-#   ACCEL_FUZZ_S=60                 the fuzzer's seconds (ACCEL_FUZZ_SEED=N
+#   ACCEL_FUZZ_S=180                the fuzzer's seconds (ACCEL_FUZZ_SEED=N
 #                                   replays a run, ACCEL_FUZZ_ARGS adds
 #                                   arguments, e.g. "--skip op,op")
 #   ACCEL_INSN_KERNEL=deb6.12       where the accel-insn plugin's self-test
@@ -169,6 +169,88 @@ fi
 kernels=${ACCEL_KERNELS:-$(grep -v -E '^[[:space:]]*(#|$)' tests/qemu/kernels.conf | awk '{print $1}')}
 # kernel_source NAME: where kernels.conf takes it from ("debian", "source").
 kernel_source() { awk -v k="$1" '$1 == k { print $2 }' tests/qemu/kernels.conf; }
+
+# kernel_prepare NAME: fetch the kernel (downloaded, or built: the debug
+# kernel; on first use, then cached) into $out/prep-NAME (fetch-kernels.sh's
+# line) and build the module for it. Debian's kernels get it as a user's
+# machine does: DKMS builds it from `make dkms-source`'s tree against the
+# kernel's headers package, and that module is what boots. The debug
+# kernel (a source build) takes build-kmod.sh's, the path of `make`.
+# Leaves prep-NAME.fetch-failed or prep-NAME.kmod-failed on a failure (the
+# logs: fetch-NAME.log, kmod-NAME.log), and prep-NAME.done last. Runs its
+# commands through $prep_nice.
+prep_nice=
+kernel_prepare() {
+	p_k=$1
+	rm -f "$out/prep-$p_k" "$out/prep-$p_k".*
+	if ! $prep_nice "$top/scripts/fetch-kernels.sh" "$p_k" >"$out/prep-$p_k" 2>"$out/fetch-$p_k.log"; then
+		: >"$out/prep-$p_k.fetch-failed"
+	else
+		p_line=$(cat "$out/prep-$p_k")
+		p_kdir=$(echo "$p_line" | awk '{ print $4 }')
+		case $(kernel_source "$p_k") in
+		debian)
+			set -- "$top/scripts/dkms-build.sh" "$(echo "$p_line" | awk '{ print $2 }')" \
+				"$p_kdir" "$build/dkms/$p_k" ;;
+		*)
+			set -- "$top/scripts/build-kmod.sh" "$p_kdir" "$build/kmod/$p_k" ;;
+		esac
+		$prep_nice "$@" >"$out/kmod-$p_k.out" 2>"$out/kmod-$p_k.log" ||
+			: >"$out/prep-$p_k.kmod-failed"
+	fi
+	: >"$out/prep-$p_k.done"
+}
+
+# kill_tree PID: end PID and every process under it, the lowest first.
+kill_tree() {
+	for c in $(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$1" '$4 == p { print $1 }'); do
+		kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null
+}
+
+# kernel_prepared NAME PID: wait until the background preparation (PID)
+# has prepared NAME; prepare it here if that is gone without doing so.
+kernel_prepared() {
+	[ -f "$out/prep-$1.done" ] ||
+		echo "check.sh: waiting for $1 and its module, made in the background"
+	while [ ! -f "$out/prep-$1.done" ]; do
+		if [ -z "$2" ] || ! kill -0 "$2" 2>/dev/null; then
+			[ -f "$out/prep-$1.done" ] || kernel_prepare "$1"
+			return
+		fi
+		sleep 1
+	done
+}
+
+# The uapi fuzzer (tests/fuzz), in a VM of its own on the debug kernel, so
+# that a crash it finds does not take the other suites' results with it.
+# ACCEL_FUZZ_S: its seconds (default 180); ACCEL_FUZZ_SEED: replay a seed;
+# ACCEL_FUZZ_ARGS: more fuzzer arguments (--skip op,op). It runs in the
+# background, at the lowest priority, once the kernels are prepared: a
+# kernel suite's VM leaves most of a core idle, and the fuzzer's VM takes
+# what it leaves. There it makes about a third of the calls a second it
+# makes alone, so its 180 s make about as many calls as a minute alone
+# did, and no minute is added to the run. fuzz_run leaves its output in
+# $out/fuzz.log, its counts in $out/fuzz-KERNEL.counts, and its seconds in
+# $out/fuzz.secs.
+fuzz_kernel=${ACCEL_FUZZ_KERNEL:-debug6.12}
+fuzz_wanted=0 prep_pid=
+# $kernels is one kernel a line when it comes from kernels.conf: flatten it.
+[ "$vm" = 1 ] && case " $(echo $kernels) " in *" $fuzz_kernel "*) fuzz_wanted=1 ;; esac
+fuzz_run() {
+	f_t0=$(date +%s)
+	rm -f "$out/fuzz-$fuzz_kernel.counts"
+	if [ -f "$out/prep-$fuzz_kernel.fetch-failed" ] || [ -f "$out/prep-$fuzz_kernel.kmod-failed" ]; then
+		echo "check.sh: no fuzzer run: kernel $fuzz_kernel or its module is not there (its suite says why)"
+	else
+		BUILD=$build FUZZ_ARGS=${ACCEL_FUZZ_ARGS:-} nice -n 19 "$top/scripts/fuzz-vm.sh" \
+			--kernel "$fuzz_kernel" --module "$(tail -n1 "$out/kmod-$fuzz_kernel.out")" \
+			--seconds "${ACCEL_FUZZ_S:-180}" ${ACCEL_FUZZ_SEED:+--seed "$ACCEL_FUZZ_SEED"} \
+			--out "$build/vm/fuzz-$fuzz_kernel" --counts "$out/fuzz-$fuzz_kernel.counts" 2>&1
+	fi >"$out/fuzz.log"
+	echo $(($(date +%s) - f_t0)) >"$out/fuzz.secs"
+}
 if [ "$vm" = 0 ]; then
 	say "kernel suites: skipped (--no-vm or ACCEL_SKIP_VM=1)"
 	for k in $kernels; do add "ktap $k" 0 0 1; add "trace $k" 0 0 1; done
@@ -183,35 +265,43 @@ else
 		[ "$(kernel_source "$k")" = debian ] && ndebian=$((ndebian + 1))
 	done
 	idebian=0
+	# The kernels after the first are fetched (the debug kernel built,
+	# on first use) and get their modules in the background, at the
+	# lowest priority, while the first one's VM runs: a VM leaves most
+	# of a core idle (it waits on its tests' timeouts and wake-ups), and
+	# the builds take what it leaves; then the fuzzer's VM (fuzz_run).
+	# The first kernel's are made here, before, so that no two fetches
+	# or DKMS builds ever overlap.
+	first=$(echo $kernels | awk '{ print $1 }')
+	rest=$(echo $kernels | cut -s -d' ' -f2-)
+	kernel_prepare "$first"
+	if [ -n "$rest" ] || [ "$fuzz_wanted" = 1 ]; then
+		(prep_nice="nice -n 19"
+		 for k in $rest; do kernel_prepare "$k"; done
+		 [ "$fuzz_wanted" = 0 ] || fuzz_run) </dev/null >/dev/null 2>&1 &
+		prep_pid=$!
+		# A background list ignores SIGINT: stop it with this run.
+		trap 'kill_tree "$prep_pid"; exit 130' INT TERM HUP
+	fi
 	for k in $kernels; do
 		say "kernel suite on $k"
 		[ "$(kernel_source "$k")" = debian ] && idebian=$((idebian + 1))
 		t0=$(date +%s)
-		# Downloaded, or built (the debug kernel), on first use; cached.
-		if ! line=$("$top/scripts/fetch-kernels.sh" "$k"); then
-			echo "check.sh: kernel $k is not available (see above)"
+		kernel_prepared "$k" "$prep_pid"
+		how=DKMS
+		[ "$(kernel_source "$k")" = debian ] || how=build-kmod.sh
+		if [ -f "$out/prep-$k.fetch-failed" ]; then
+			cat "$out/fetch-$k.log"
+			echo "check.sh: kernel $k is not available (above)"
 			add "ktap $k" 0 1 0
 			not_booted="$not_booted $k"
 			continue
 		fi
+		cat "$out/fetch-$k.log"
+		line=$(cat "$out/prep-$k")
 		kroot=$(echo "$line" | awk '{ print $3 }')
-		kdir=$(echo "$line" | awk '{ print $4 }')
 		kver=$(ls "$kroot"/boot/vmlinuz-* 2>/dev/null | head -n1 | sed 's|.*/vmlinuz-||')
-		# Debian's kernels get the module as a user's machine does:
-		# DKMS builds it from `make dkms-source`'s tree against the
-		# kernel's headers package, and that module is what boots. The
-		# debug kernel (a source build) takes build-kmod.sh's, the path
-		# of `make`.
-		case $(kernel_source "$k") in
-		debian)
-			how=DKMS
-			set -- "$top/scripts/dkms-build.sh" "$(echo "$line" | awk '{ print $2 }')" \
-				"$kdir" "$build/dkms/$k" ;;
-		*)
-			how=build-kmod.sh
-			set -- "$top/scripts/build-kmod.sh" "$kdir" "$build/kmod/$k" ;;
-		esac
-		if ! "$@" >"$out/kmod-$k.out" 2>"$out/kmod-$k.log"; then
+		if [ -f "$out/prep-$k.kmod-failed" ]; then
 			cat "$out/kmod-$k.log"
 			echo "check.sh: building the module for $k with $how failed"
 			[ "$how" = DKMS ] && add "dkms $k" 0 1 0
@@ -426,21 +516,13 @@ elif [ "$vm" = 0 ]; then
 	add "int3-retry $insn_kernel" 0 0 1
 fi
 
-# The uapi fuzzer (tests/fuzz), in a VM of its own on the debug kernel, so
-# that a crash it finds does not take the other suites' results with it.
-# ACCEL_FUZZ_S: its seconds (default 60); ACCEL_FUZZ_SEED: replay a seed;
-# ACCEL_FUZZ_ARGS: more fuzzer arguments (--skip op,op).
-fuzz_kernel=${ACCEL_FUZZ_KERNEL:-debug6.12}
-# $kernels is one kernel a line when it comes from kernels.conf: flatten it.
-if [ "$vm" = 1 ] && case " $(echo $kernels) " in *" $fuzz_kernel "*) true ;; *) false ;; esac; then
+# The uapi fuzzer's run (fuzz_run, above), made alongside the kernel suites.
+if [ "$fuzz_wanted" = 1 ]; then
 	say "uapi fuzzer on $fuzz_kernel"
-	t0=$(date +%s)
-	rm -f "$out/fuzz-$fuzz_kernel.counts"
-	BUILD=$build FUZZ_ARGS=${ACCEL_FUZZ_ARGS:-} "$top/scripts/fuzz-vm.sh" \
-		--kernel "$fuzz_kernel" --seconds "${ACCEL_FUZZ_S:-60}" \
-		${ACCEL_FUZZ_SEED:+--seed "$ACCEL_FUZZ_SEED"} \
-		--out "$build/vm/fuzz-$fuzz_kernel" --counts "$out/fuzz-$fuzz_kernel.counts"
-	booted="$booted fuzz:$fuzz_kernel ($(($(date +%s) - t0)) s)"
+	[ -f "$out/fuzz.secs" ] || echo "check.sh: waiting for the fuzzer's VM, in the background"
+	wait "$prep_pid"
+	cat "$out/fuzz.log" 2>/dev/null
+	booted="$booted fuzz:$fuzz_kernel ($(cat "$out/fuzz.secs" 2>/dev/null) s, alongside)"
 	if [ -f "$out/fuzz-$fuzz_kernel.counts" ]; then
 		set -- $(cat "$out/fuzz-$fuzz_kernel.counts")
 		add "fuzz $fuzz_kernel" "$1" "$2" "$3"

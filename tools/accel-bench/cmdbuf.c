@@ -26,6 +26,13 @@
  *	        dispatches over 8 slots on the kernel scheduler (the module,
  *	        in the VM) over the same on the embedded scheduler, all
  *	        devices open in this process and their rounds interleaved.
+ *	        uring_floor_vs_embedded_submit: the embedded submit plus one
+ *	        ACCEL_URING_CMD_NOP entered alone (a trip into the module that
+ *	        does nothing) over the embedded submit: the least
+ *	        kernel_vs_embedded_submit can be while each submission enters
+ *	        the ring itself. kernel_vs_uring_floor_submit: the kernel
+ *	        scheduler's submit over that floor (what the SUBMIT and the
+ *	        library's part in it add).
  *	        kernel_sqpoll_vs_embedded_submit: the same with the kernel
  *	        scheduler's ring polled by a kernel thread
  *	        (ACCEL_URING_SQPOLL=2): no system call per submission; the
@@ -60,12 +67,17 @@
  * new table.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <liburing.h>
 
 #include <accel/accel.h>
 #include <accel/cpu_executable.h>
+#include <accelsched.h>
 
 #include "accel-insn.h"
 #include "bench.h"
@@ -420,6 +432,43 @@ int bench_cmdbuf(const struct opts *o)
 }
 
 /*
+ * Median ns of REPS single ACCEL_URING_CMD_NOPs, each entered alone
+ * (io_uring_submit_and_wait() of one SQE) and reaped: what one trip into
+ * the module costs a submission that enters the ring itself, before the
+ * SUBMIT does anything (a ring without big SQEs or CQEs: no dearer than
+ * libaccel's).
+ */
+static double single_cmd_nop_ns(struct io_uring *ring, int fd)
+{
+	struct accel_nop nop = { 0 };
+	struct io_uring_cqe *cqe;
+	double v[REPS];
+
+	for (int i = 0; i < REPS; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+		double t0 = now_ns();
+		int ret;
+
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+		sqe->cmd_op = ACCEL_URING_CMD_NOP;
+		memcpy(sqe->cmd, &nop, sizeof(nop));
+		ret = io_uring_submit_and_wait(ring, 1);
+		if (ret >= 0)
+			ret = io_uring_peek_cqe(ring, &cqe);
+		if (ret >= 0 && cqe->res < 0)
+			ret = cqe->res;
+		if (ret < 0) {
+			fprintf(stderr, "accel-bench: ksubmit: ACCEL_URING_CMD_NOP: %s\n",
+				strerror(-ret));
+			exit(1);
+		}
+		io_uring_cqe_seen(ring, cqe);
+		v[i] = now_ns() - t0;
+	}
+	return median(v, REPS);
+}
+
+/*
  * The comparisons name their schedulers and their modes: nothing from
  * outside (ACCEL_SCHEDULER, ACCEL_URING_SQPOLL, ACCEL_KERNEL_EVENTS,
  * ACCEL_KERNEL_ANSWER) may change what is compared.
@@ -454,8 +503,11 @@ int bench_ksubmit(const struct opts *o)
 		"cpu:// on the kernel scheduler with ACCEL_KERNEL_ANSWER=1",
 	};
 	struct cmdbuf_bench c[N] = { 0 };
-	double *v = calloc(3 * N * (size_t)o->rounds, sizeof(double)), m[3 * N];
-	int first = 1;
+	/* After the 3 * N figures: one trip into the module, alone. */
+	double *v = calloc((3 * N + 1) * (size_t)o->rounds, sizeof(double)), m[3 * N + 1];
+	const int NOP1 = 3 * N;
+	struct io_uring ring;
+	int first = 1, fd;
 
 	bench_name = "ksubmit";
 	/* The comparison names its schedulers: no override from outside. */
@@ -471,11 +523,21 @@ int bench_ksubmit(const struct opts *o)
 			die(what[k]);
 		clear_scheduler_env();
 	}
+	fd = open("/dev/" ACCEL_DEVICE_NAME, O_RDWR | O_CLOEXEC);
+	int ret = fd < 0 ? -errno : io_uring_queue_init(8, &ring, 0);
+
+	if (ret < 0) {
+		fprintf(stderr, "accel-bench: ksubmit: %s /dev/%s for a ring of its own: %s\n",
+			fd < 0 ? "cannot open" : "io_uring_queue_init on", ACCEL_DEVICE_NAME,
+			strerror(-ret));
+		exit(1);
+	}
 	/* Warm every path (the kernel's job cache, the executors' threads). */
 	for (int k = 0; k < N; k++) {
 		submit_ns(&c[k], c[k].r100);
 		submit_ns(&c[k], c[k].r1);
 	}
+	single_cmd_nop_ns(&ring, fd);
 	/*
 	 * m[k]: submit ns on device k; m[N + k]: stream ns per job;
 	 * m[2 * N + k]: round trip ns.
@@ -485,8 +547,12 @@ int bench_ksubmit(const struct opts *o)
 			v[k * o->rounds + r] = submit_ns(&c[k], c[k].r100);
 			submit_ns_stream(&c[k], c[k].r1, &v[(N + k) * o->rounds + r]);
 			v[(2 * N + k) * o->rounds + r] = round_trip_ns(&c[k], c[k].r1);
+			if (k == EMB)
+				v[NOP1 * o->rounds + r] = single_cmd_nop_ns(&ring, fd);
 		}
-	for (int k = 0; k < 3 * N; k++)
+	io_uring_queue_exit(&ring);
+	close(fd);
+	for (int k = 0; k < 3 * N + 1; k++)
 		m[k] = median(v + k * o->rounds, o->rounds);
 	if (o->json)
 		printf("{\"bench\": \"ksubmit\", \"slots\": %d, "
@@ -499,10 +565,12 @@ int bench_ksubmit(const struct opts *o)
 		       "\"embedded_round_trip_ns\": %.0f, \"kernel_round_trip_ns\": %.0f, "
 		       "\"kernel_sqpoll_round_trip_ns\": %.0f, "
 		       "\"kernel_answers_round_trip_ns\": %.0f, "
-		       "\"kernel_answered_round_trip_ns\": %.0f, \"metrics\": {",
+		       "\"kernel_answered_round_trip_ns\": %.0f, "
+		       "\"single_uring_cmd_nop_ns\": %.0f, \"metrics\": {",
 		       SLOTS, m[EMB], m[KRN], m[KSQ], m[KANS], m[N + EMB], m[N + KRN],
 		       m[N + KSQ], m[N + KANS], m[KANSW], m[N + KANSW], m[2 * N + EMB],
-		       m[2 * N + KRN], m[2 * N + KSQ], m[2 * N + KANS], m[2 * N + KANSW]);
+		       m[2 * N + KRN], m[2 * N + KSQ], m[2 * N + KANS], m[2 * N + KANSW],
+		       m[NOP1]);
 	else
 		fprintf(notes, "# ksubmit: REUSABLE submit of 100 dispatches (%d slots): "
 		       "embedded %.2f us, kernel %.2f us, kernel with a polled ring %.2f us, "
@@ -512,13 +580,27 @@ int bench_ksubmit(const struct opts *o)
 		       SLOTS, m[EMB] / 1e3, m[KRN] / 1e3, m[KSQ] / 1e3, m[KANS] / 1e3,
 		       m[KANSW] / 1e3, REPS, m[N + EMB] / 1e3, m[N + KRN] / 1e3,
 		       m[N + KSQ] / 1e3, m[N + KANS] / 1e3, m[N + KANSW] / 1e3);
-	if (!o->json)
+	if (!o->json) {
 		fprintf(notes, "# ksubmit: one job at a time, submit and wait for its signal: "
 			"embedded %.2f us, kernel %.2f us, polled ring %.2f us, "
 			"without events %.2f us, with answers %.2f us\n",
 			m[2 * N + EMB] / 1e3, m[2 * N + KRN] / 1e3, m[2 * N + KSQ] / 1e3,
 			m[2 * N + KANS] / 1e3, m[2 * N + KANSW] / 1e3);
+		fprintf(notes, "# ksubmit: one ACCEL_URING_CMD_NOP entered alone: %.2f us; "
+			"the embedded submit plus that trip into the module: %.2f us\n",
+			m[NOP1] / 1e3, (m[EMB] + m[NOP1]) / 1e3);
+	}
 	metric(o, "libaccel.kernel_vs_embedded_submit", m[KRN] / m[EMB], &first);
+	/*
+	 * The least kernel_vs_embedded_submit can be while each submission
+	 * enters the ring itself: the embedded submit's work plus one trip
+	 * into the module that does nothing. Above 1.5 here, no SUBMIT, however
+	 * cheap, meets that goal without a polled ring.
+	 */
+	metric(o, "libaccel.uring_floor_vs_embedded_submit", (m[EMB] + m[NOP1]) / m[EMB],
+	       &first);
+	metric(o, "libaccel.kernel_vs_uring_floor_submit", m[KRN] / (m[EMB] + m[NOP1]),
+	       &first);
 	metric(o, "libaccel.kernel_sqpoll_vs_embedded_submit", m[KSQ] / m[EMB], &first);
 	metric(o, "libaccel.kernel_vs_embedded_stream", m[N + KRN] / m[N + EMB], &first);
 	metric(o, "libaccel.kernel_sqpoll_vs_embedded_stream", m[N + KSQ] / m[N + EMB],

@@ -22,6 +22,15 @@ difference is what one adds):
   insn.uring_job_vs_uring_cmd_nop   uring_job_submit / uring_cmd_nop
   insn.kernel_vs_embedded_submit    kernel_submit / embedded_submit
 
+and, when the log has the window uring_cmd_nop_alone (one
+ACCEL_URING_CMD_NOP entered alone: a trip into the module that does
+nothing), the floor of a submission that enters the ring itself:
+
+  insn.uring_floor_vs_embedded_submit
+      (embedded_submit + uring_cmd_nop_alone) / embedded_submit
+  insn.kernel_vs_uring_floor_submit
+      kernel_submit / (embedded_submit + uring_cmd_nop_alone)
+
 With --profile NAME, the instructions per operation of window NAME by
 function, most first: kernel addresses named by the kallsyms lines, user
 addresses by NM (`nm -n` of the statically linked program that ran, whose
@@ -146,6 +155,12 @@ def main(argv):
         # A ratio falls or rises with what both sides pay; say the difference too.
         print(f"# insn: {num} - {den}: {med[num] - med[den]:.0f} instructions per op")
         print(f"METRIC {metric} {med[num] / med[den]:.4f}")
+    if "uring_cmd_nop_alone" in med:
+        floor = med["embedded_submit"] + med["uring_cmd_nop_alone"]
+        print(f"# insn: embedded_submit + uring_cmd_nop_alone: {floor:.0f} instructions "
+              f"per op; kernel_submit - that: {med['kernel_submit'] - floor:.0f}")
+        print(f"METRIC insn.uring_floor_vs_embedded_submit {floor / med['embedded_submit']:.4f}")
+        print(f"METRIC insn.kernel_vs_uring_floor_submit {med['kernel_submit'] / floor:.4f}")
     if prof is None:
         return 0
     ids = [wid for wid, (name, _) in windows.items() if name == prof]

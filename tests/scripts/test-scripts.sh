@@ -295,6 +295,8 @@ check "... and what the SUBMIT adds, before it" \
 	sh -c "grep -B1 '^METRIC insn.uring_job_vs' '$tmp/out' | head -n1 | grep -qx '# insn: uring_job_submit - uring_cmd_nop: 750 instructions per op'"
 check "... the kernel scheduler's submit over the embedded one's" \
 	grep -qx "METRIC insn.kernel_vs_embedded_submit 1.5000" "$tmp/out"
+check "... and no floor without the window of a NOP entered alone" \
+	sh -c "! grep -q 'floor' '$tmp/out'"
 check "... the profile per op over every window of the id, by function" \
 	grep -q "^# insn profile: uring_job_submit: 400 instructions per op over 4 windows" "$tmp/out"
 check "... blocks of one function summed, most first" \
@@ -341,6 +343,20 @@ check "... naming its line" grep -q "insn-bad.log:5: .* is not a window line" "$
 insn_summary --profile no_such "$tmp/insn-vm.log" "$tmp/insn-plugin.log"
 check "insn-summary.py refuses to profile a window the log does not name (got $rc)" test "$rc" = 1
 check "... listing the names it has" grep -q "no window named 'no_such' (the VM log names uring_job_submit, uring_cmd_nop" "$tmp/out"
+# The floor: the embedded submit plus one trip into the module that does
+# nothing (3000 + 750), under the kernel scheduler's submit (4500).
+{ cat "$tmp/insn-vm.log"; echo "    # insn: window 9 uring_cmd_nop_alone 1"; } >"$tmp/insn-floor-vm.log"
+{ cat "$tmp/insn-plugin.log"
+  echo "accel-insn: window 9 vcpu 1 start-vcpu 1 own-kernel 700 own-user 50 all-kernel 700 all-user 50"
+} >"$tmp/insn-floor.log"
+insn_summary "$tmp/insn-floor-vm.log" "$tmp/insn-floor.log"
+check "insn-summary.py prints the floor with the window of a NOP entered alone (got $rc)" test "$rc" = 0
+check "... the embedded submit plus that NOP, over the embedded submit" \
+	grep -qx "METRIC insn.uring_floor_vs_embedded_submit 1.2500" "$tmp/out"
+check "... the kernel scheduler's submit over that floor" \
+	grep -qx "METRIC insn.kernel_vs_uring_floor_submit 1.2000" "$tmp/out"
+check "... and what the kernel path adds above it" \
+	grep -qx "# insn: embedded_submit + uring_cmd_nop_alone: 3750 instructions per op; kernel_submit - that: 750" "$tmp/out"
 sh "$src/scripts/insn-vm.sh" --rounds 0 >"$tmp/out" 2>&1
 rc=$?
 check "insn-vm.sh refuses --rounds 0 before it boots anything (got $rc)" test "$rc" = 2

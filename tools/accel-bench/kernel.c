@@ -511,6 +511,27 @@ static double run_jobs_uring(struct io_uring *ring, int fd, uint32_t q, long n,
 	return (now_ns() - t0) / done;
 }
 
+/*
+ * One ACCEL_URING_CMD_NOP entered alone and reaped: a trip into the module
+ * that does nothing, entered as libaccel enters a SUBMIT (io_uring_submit(),
+ * no GETEVENTS; the NOP completes inline).
+ */
+static void nop_alone(struct io_uring *ring, int fd)
+{
+	struct accel_nop nop = { 0 };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = ACCEL_URING_CMD_NOP;
+	memcpy(sqe->cmd, &nop, sizeof(nop));
+	must(io_uring_submit(ring) == 1, "io_uring_submit of one ACCEL_URING_CMD_NOP");
+	if (io_uring_peek_cqe(ring, &cqe) < 0)
+		must(io_uring_wait_cqe(ring, &cqe) == 0, "io_uring_wait_cqe");
+	must(cqe->res == 0, "ACCEL_URING_CMD_NOP's CQE");
+	io_uring_cqe_seen(ring, cqe);
+}
+
 /* The ring as bench_jobs() sets it up: SQE128 where the module takes inline jobs. */
 static void jobs_ring(int fd, struct io_uring *ring)
 {
@@ -547,6 +568,7 @@ int insn_kernel(const struct opts *o)
 	insn_window(INSN_URING_CMD_NOP, "uring_cmd_nop", BATCH);
 	insn_window(INSN_RING_NOP, "ring_nop", BATCH);
 	insn_window(INSN_IOCTL_NOP, "ioctl_nop", 1);
+	insn_window(INSN_URING_CMD_NOP_ALONE, "uring_cmd_nop_alone", 1);
 	insn_pin();
 	for (int r = 0; r < o->rounds; r++) {
 		unsigned int k;
@@ -564,6 +586,10 @@ int insn_kernel(const struct opts *o)
 		ACCEL_INSN_BEGIN(INSN_IOCTL_NOP);
 		must(!ioctl(fd, ACCEL_IOCTL_NOP, &nop), "ACCEL_IOCTL_NOP");
 		ACCEL_INSN_END(INSN_IOCTL_NOP);
+		/* As libaccel enters one SUBMIT: io_uring_submit(), no wait. */
+		ACCEL_INSN_BEGIN(INSN_URING_CMD_NOP_ALONE);
+		nop_alone(&ring, fd);
+		ACCEL_INSN_END(INSN_URING_CMD_NOP_ALONE);
 	}
 	insn_unpin();
 	io_uring_queue_exit(&ring);

@@ -26,11 +26,15 @@
 #   BUILD=build                     the meson build directory
 #   ACCEL_SKIP_SANITIZERS=1         no sanitizer builds (they count as
 #                                   skipped)
-#   ACCEL_FUZZ_S=180                the fuzzer's seconds (ACCEL_FUZZ_SEED=N
+#   ACCEL_FUZZ_S=180|60             the fuzzer's seconds (ACCEL_FUZZ_SEED=N
 #                                   replays a run, ACCEL_FUZZ_ARGS adds
 #                                   arguments, e.g. "--skip op,op")
 #   ACCEL_INSN_KERNEL=deb6.12       where the accel-insn plugin's self-test
 #                                   boots (one of ACCEL_KERNELS)
+#   ACCEL_BG_NICE=19                the niceness of the work in the
+#                                   background (tests/scripts/
+#                                   test-check-lanes.sh sets 0 where it
+#                                   times the order of things)
 set -u
 
 vm=1 user=1
@@ -225,28 +229,36 @@ kernel_prepared() {
 
 # The uapi fuzzer (tests/fuzz), in a VM of its own on the debug kernel, so
 # that a crash it finds does not take the other suites' results with it.
-# ACCEL_FUZZ_S: its seconds (default 180); ACCEL_FUZZ_SEED: replay a seed;
+# ACCEL_FUZZ_S: its seconds; ACCEL_FUZZ_SEED: replay a seed;
 # ACCEL_FUZZ_ARGS: more fuzzer arguments (--skip op,op). It runs in the
 # background, at the lowest priority, once the kernels are prepared: a
-# kernel suite's VM leaves most of a core idle, and the fuzzer's VM takes
-# what it leaves. There it makes about a third of the calls a second it
-# makes alone, so its 180 s make about as many calls as a minute alone
-# did, and no minute is added to the run. fuzz_run leaves its output in
-# $out/fuzz.log, its counts in $out/fuzz-KERNEL.counts, and its seconds in
-# $out/fuzz.secs.
+# Debian kernel's suite leaves most of a core idle, and the fuzzer's VM
+# takes what it leaves. There it makes about a third of the calls a second
+# it makes alone, so it runs 180 s, about as many calls as a minute alone,
+# and adds no minute to the run. The debug kernel's suite runs alone
+# (below): when that suite comes before the fuzzer could start (the debug
+# kernel was built in this run), the fuzzer runs after the suites, alone,
+# for 60 s. fuzz_run SECONDS leaves its output in $out/fuzz.log, its counts
+# in $out/fuzz-KERNEL.counts, and its seconds in $out/fuzz.secs; the
+# background skips it once $out/fuzz-later exists.
 fuzz_kernel=${ACCEL_FUZZ_KERNEL:-debug6.12}
+bg_nice=${ACCEL_BG_NICE:-19}
+case $bg_nice in
+''|*[!0-9]*) echo "check.sh: ACCEL_BG_NICE='$bg_nice' ignored: give a niceness, 0 to 19"; bg_nice=19 ;;
+esac
 fuzz_wanted=0 prep_pid=
 # $kernels is one kernel a line when it comes from kernels.conf: flatten it.
 [ "$vm" = 1 ] && case " $(echo $kernels) " in *" $fuzz_kernel "*) fuzz_wanted=1 ;; esac
 fuzz_run() {
+	[ ! -f "$out/fuzz-later" ] || return 0
 	f_t0=$(date +%s)
 	rm -f "$out/fuzz-$fuzz_kernel.counts"
 	if [ -f "$out/prep-$fuzz_kernel.fetch-failed" ] || [ -f "$out/prep-$fuzz_kernel.kmod-failed" ]; then
 		echo "check.sh: no fuzzer run: kernel $fuzz_kernel or its module is not there (its suite says why)"
 	else
-		BUILD=$build FUZZ_ARGS=${ACCEL_FUZZ_ARGS:-} nice -n 19 "$top/scripts/fuzz-vm.sh" \
+		BUILD=$build FUZZ_ARGS=${ACCEL_FUZZ_ARGS:-} nice -n "$bg_nice" "$top/scripts/fuzz-vm.sh" \
 			--kernel "$fuzz_kernel" --module "$(tail -n1 "$out/kmod-$fuzz_kernel.out")" \
-			--seconds "${ACCEL_FUZZ_S:-180}" ${ACCEL_FUZZ_SEED:+--seed "$ACCEL_FUZZ_SEED"} \
+			--seconds "${ACCEL_FUZZ_S:-$1}" ${ACCEL_FUZZ_SEED:+--seed "$ACCEL_FUZZ_SEED"} \
 			--out "$build/vm/fuzz-$fuzz_kernel" --counts "$out/fuzz-$fuzz_kernel.counts" 2>&1
 	fi >"$out/fuzz.log"
 	echo $(($(date +%s) - f_t0)) >"$out/fuzz.secs"
@@ -275,10 +287,11 @@ else
 	first=$(echo $kernels | awk '{ print $1 }')
 	rest=$(echo $kernels | cut -s -d' ' -f2-)
 	kernel_prepare "$first"
+	[ "$(kernel_source "$first")" = debian ] || : >"$out/fuzz-later"
 	if [ -n "$rest" ] || [ "$fuzz_wanted" = 1 ]; then
-		(prep_nice="nice -n 19"
+		(prep_nice="nice -n $bg_nice"
 		 for k in $rest; do kernel_prepare "$k"; done
-		 [ "$fuzz_wanted" = 0 ] || fuzz_run) </dev/null >/dev/null 2>&1 &
+		 [ "$fuzz_wanted" = 0 ] || fuzz_run 180) </dev/null >/dev/null 2>&1 &
 		prep_pid=$!
 		# A background list ignores SIGINT: stop it with this run.
 		trap 'kill_tree "$prep_pid"; exit 130' INT TERM HUP
@@ -287,7 +300,18 @@ else
 		say "kernel suite on $k"
 		[ "$(kernel_source "$k")" = debian ] && idebian=$((idebian + 1))
 		t0=$(date +%s)
+		# The debug kernel's suite runs alone: its timing checks are the
+		# tightest (KASAN and lockdep slow every call), and a VM beside
+		# it stretches them. The fuzzer's VM is done by then when the
+		# kernel came from the cache; if it has not started, it runs
+		# after the suites (fuzz-later).
+		[ "$(kernel_source "$k")" = debian ] || : >"$out/fuzz-later"
 		kernel_prepared "$k" "$prep_pid"
+		if [ "$(kernel_source "$k")" != debian ] && [ -n "$prep_pid" ] &&
+		   kill -0 "$prep_pid" 2>/dev/null; then
+			echo "check.sh: waiting for the work in the background: $k's suite runs alone"
+			wait "$prep_pid"
+		fi
 		how=DKMS
 		[ "$(kernel_source "$k")" = debian ] || how=build-kmod.sh
 		if [ -f "$out/prep-$k.fetch-failed" ]; then
@@ -516,13 +540,21 @@ elif [ "$vm" = 0 ]; then
 	add "int3-retry $insn_kernel" 0 0 1
 fi
 
-# The uapi fuzzer's run (fuzz_run, above), made alongside the kernel suites.
+# The uapi fuzzer's run (fuzz_run, above): made alongside the kernel
+# suites, or now.
 if [ "$fuzz_wanted" = 1 ]; then
 	say "uapi fuzzer on $fuzz_kernel"
-	[ -f "$out/fuzz.secs" ] || echo "check.sh: waiting for the fuzzer's VM, in the background"
+	[ -f "$out/fuzz.secs" ] || ! kill -0 "$prep_pid" 2>/dev/null ||
+		echo "check.sh: waiting for the fuzzer's VM, in the background"
 	wait "$prep_pid"
+	how=alongside
+	if [ ! -f "$out/fuzz.secs" ]; then
+		how=alone
+		rm -f "$out/fuzz-later"
+		fuzz_run 60
+	fi
 	cat "$out/fuzz.log" 2>/dev/null
-	booted="$booted fuzz:$fuzz_kernel ($(cat "$out/fuzz.secs" 2>/dev/null) s, alongside)"
+	booted="$booted fuzz:$fuzz_kernel ($(cat "$out/fuzz.secs" 2>/dev/null) s, $how)"
 	if [ -f "$out/fuzz-$fuzz_kernel.counts" ]; then
 		set -- $(cat "$out/fuzz-$fuzz_kernel.counts")
 		add "fuzz $fuzz_kernel" "$1" "$2" "$3"

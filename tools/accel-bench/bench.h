@@ -37,6 +37,16 @@ extern FILE *notes;
 double now_ns(void);
 double median(double *v, int n);
 
+/*
+ * kernel.c: /dev/accelsched opened read-write, or -1 with why printed
+ * (@bench names the benchmark); one ACCEL_URING_CMD_NOP on @ring to the
+ * module's file @fd, entered alone as libaccel enters a SUBMIT
+ * (io_uring_submit(), no GETEVENTS) and reaped: 0, or -errno.
+ */
+struct io_uring;
+int bench_open_dev(const char *bench);
+int bench_uring_cmd_nop_alone(struct io_uring *ring, int fd);
+
 /* Where temporary files go: $TMPDIR if set, else the system's P_tmpdir. */
 const char *bench_tmpdir(void);
 

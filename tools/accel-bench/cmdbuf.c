@@ -67,7 +67,6 @@
  * new table.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +76,6 @@
 
 #include <accel/accel.h>
 #include <accel/cpu_executable.h>
-#include <accelsched.h>
 
 #include "accel-insn.h"
 #include "bench.h"
@@ -432,39 +430,25 @@ int bench_cmdbuf(const struct opts *o)
 }
 
 /*
- * Median ns of REPS single ACCEL_URING_CMD_NOPs, each entered alone
- * (io_uring_submit() of one SQE) and reaped: what one trip into
- * the module costs a submission that enters the ring itself, before the
- * SUBMIT does anything (a ring without big SQEs or CQEs: no dearer than
- * libaccel's).
+ * Median ns of REPS ACCEL_URING_CMD_NOPs, each entered alone and reaped
+ * (bench_uring_cmd_nop_alone()): what one trip into the module costs a
+ * submission that enters the ring itself, before the SUBMIT does anything
+ * (a ring without big SQEs or CQEs: no dearer than libaccel's).
  */
 static double single_cmd_nop_ns(struct io_uring *ring, int fd)
 {
-	struct accel_nop nop = { 0 };
-	struct io_uring_cqe *cqe;
 	double v[REPS];
 
 	for (int i = 0; i < REPS; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 		double t0 = now_ns();
-		int ret;
+		int ret = bench_uring_cmd_nop_alone(ring, fd);
 
-		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-		sqe->cmd_op = ACCEL_URING_CMD_NOP;
-		memcpy(sqe->cmd, &nop, sizeof(nop));
-		/* As libaccel enters: no GETEVENTS; a NOP completes inline. */
-		ret = io_uring_submit(ring);
-		if (ret >= 0 && io_uring_peek_cqe(ring, &cqe) < 0)
-			ret = io_uring_wait_cqe(ring, &cqe);
-		if (ret >= 0 && cqe->res < 0)
-			ret = cqe->res;
+		v[i] = now_ns() - t0;
 		if (ret < 0) {
 			fprintf(stderr, "accel-bench: ksubmit: ACCEL_URING_CMD_NOP: %s\n",
 				strerror(-ret));
 			exit(1);
 		}
-		io_uring_cqe_seen(ring, cqe);
-		v[i] = now_ns() - t0;
 	}
 	return median(v, REPS);
 }
@@ -524,12 +508,13 @@ int bench_ksubmit(const struct opts *o)
 			die(what[k]);
 		clear_scheduler_env();
 	}
-	fd = open("/dev/" ACCEL_DEVICE_NAME, O_RDWR | O_CLOEXEC);
-	int ret = fd < 0 ? -errno : io_uring_queue_init(8, &ring, 0);
+	fd = bench_open_dev("ksubmit");
+	if (fd < 0)
+		exit(1);
+	int ret = io_uring_queue_init(8, &ring, 0);
 
 	if (ret < 0) {
-		fprintf(stderr, "accel-bench: ksubmit: %s /dev/%s for a ring of its own: %s\n",
-			fd < 0 ? "cannot open" : "io_uring_queue_init on", ACCEL_DEVICE_NAME,
+		fprintf(stderr, "accel-bench: ksubmit: io_uring_queue_init: %s\n",
 			strerror(-ret));
 		exit(1);
 	}

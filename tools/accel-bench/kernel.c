@@ -65,22 +65,47 @@ static double run_ioctl_nop(int fd, long ops)
 	return (now_ns() - t0) / ops;
 }
 
+/* @sqe: an ACCEL_URING_CMD_NOP to the module's file @fd. */
+static void prep_cmd_nop(struct io_uring_sqe *sqe, int fd)
+{
+	static const struct accel_nop nop;
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = ACCEL_URING_CMD_NOP;
+	memcpy(sqe->cmd, &nop, sizeof(nop));
+}
+
+int bench_uring_cmd_nop_alone(struct io_uring *ring, int fd)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	prep_cmd_nop(sqe, fd);
+	ret = io_uring_submit(ring);
+	if (ret >= 0 && io_uring_peek_cqe(ring, &cqe) < 0)
+		ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res < 0 ? cqe->res : 0;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
 /* BATCH NOPs in one io_uring_enter; fd < 0 means IORING_OP_NOP. */
 static long ring_batch(struct io_uring *ring, int fd)
 {
-	struct accel_nop nop = { 0 };
 	struct io_uring_cqe *cqe;
 
 	for (int i = 0; i < BATCH; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
-		if (fd < 0) {
+		if (fd < 0)
 			io_uring_prep_nop(sqe);
-		} else {
-			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-			sqe->cmd_op = ACCEL_URING_CMD_NOP;
-			memcpy(sqe->cmd, &nop, sizeof(nop));
-		}
+		else
+			prep_cmd_nop(sqe, fd);
 	}
 	int ret = io_uring_submit_and_wait(ring, BATCH);
 
@@ -365,7 +390,7 @@ static int cmp_double_asc(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int open_dev(const char *bench)
+int bench_open_dev(const char *bench)
 {
 	int fd = open("/dev/" ACCEL_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 
@@ -511,27 +536,6 @@ static double run_jobs_uring(struct io_uring *ring, int fd, uint32_t q, long n,
 	return (now_ns() - t0) / done;
 }
 
-/*
- * One ACCEL_URING_CMD_NOP entered alone and reaped: a trip into the module
- * that does nothing, entered as libaccel enters a SUBMIT (io_uring_submit(),
- * no GETEVENTS; the NOP completes inline).
- */
-static void nop_alone(struct io_uring *ring, int fd)
-{
-	struct accel_nop nop = { 0 };
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-	sqe->cmd_op = ACCEL_URING_CMD_NOP;
-	memcpy(sqe->cmd, &nop, sizeof(nop));
-	must(io_uring_submit(ring) == 1, "io_uring_submit of one ACCEL_URING_CMD_NOP");
-	if (io_uring_peek_cqe(ring, &cqe) < 0)
-		must(io_uring_wait_cqe(ring, &cqe) == 0, "io_uring_wait_cqe");
-	must(cqe->res == 0, "ACCEL_URING_CMD_NOP's CQE");
-	io_uring_cqe_seen(ring, cqe);
-}
-
 /* The ring as bench_jobs() sets it up: SQE128 where the module takes inline jobs. */
 static void jobs_ring(int fd, struct io_uring *ring)
 {
@@ -553,7 +557,7 @@ int insn_kernel(const struct opts *o)
 	struct io_uring ring;
 	struct accel_nop nop = { 0 };
 	uint32_t ids[BATCH], q;
-	int fd = open_dev("insn");
+	int fd = bench_open_dev("insn");
 
 	if (fd < 0)
 		return 1;
@@ -572,6 +576,7 @@ int insn_kernel(const struct opts *o)
 	insn_pin();
 	for (int r = 0; r < o->rounds; r++) {
 		unsigned int k;
+		int ret;
 
 		ACCEL_INSN_BEGIN(INSN_URING_SUBMIT);
 		k = submit_batch(&ring, fd, q, ids);
@@ -588,8 +593,13 @@ int insn_kernel(const struct opts *o)
 		ACCEL_INSN_END(INSN_IOCTL_NOP);
 		/* As libaccel enters one SUBMIT: io_uring_submit(), no wait. */
 		ACCEL_INSN_BEGIN(INSN_URING_CMD_NOP_ALONE);
-		nop_alone(&ring, fd);
+		ret = bench_uring_cmd_nop_alone(&ring, fd);
 		ACCEL_INSN_END(INSN_URING_CMD_NOP_ALONE);
+		if (ret < 0) {
+			fprintf(stderr, "accel-bench: insn: ACCEL_URING_CMD_NOP alone: %s\n",
+				strerror(-ret));
+			exit(1);
+		}
 	}
 	insn_unpin();
 	io_uring_queue_exit(&ring);
@@ -607,7 +617,7 @@ int bench_jobs(const struct opts *o)
 	double *inop = calloc(o->rounds, sizeof(double));
 	struct io_uring ring;
 	long n = o->ops / 4 / BATCH * BATCH;
-	int fd = open_dev("submit"), first = 1;
+	int fd = bench_open_dev("submit"), first = 1;
 	uint32_t q;
 
 	if (fd < 0)
@@ -779,7 +789,7 @@ static double run_latency(int fd, uint32_t hq, uint32_t lq0, uint32_t lq1,
 
 int bench_latency(const struct opts *o)
 {
-	int fd = open_dev("latency"), first = 1, n = 100;
+	int fd = bench_open_dev("latency"), first = 1, n = 100;
 	double *idle = calloc(o->rounds, sizeof(double));
 	double *load = calloc(o->rounds, sizeof(double));
 	uint32_t hq, l0, l1;
@@ -978,7 +988,7 @@ static void inv_handicap(int fd, uint32_t q)
 
 int bench_inversion(const struct opts *o)
 {
-	int fd = open_dev("inversion"), pfd = open_dev("inversion"), first = 1;
+	int fd = bench_open_dev("inversion"), pfd = bench_open_dev("inversion"), first = 1;
 	int n = 1000, inherit = inv_inheritance(), ahead[2] = { 0, 0 };
 	double *direct = calloc(o->rounds, sizeof(double));
 	double *dep = calloc(o->rounds, sizeof(double));
@@ -1056,7 +1066,7 @@ int bench_inversion(const struct opts *o)
  */
 int bench_fair(const struct opts *o)
 {
-	int fd = open_dev("fair"), first = 1, jobs = o->ops / 20 > 200 ? o->ops / 20 : 200;
+	int fd = bench_open_dev("fair"), first = 1, jobs = o->ops / 20 > 200 ? o->ops / 20 : 200;
 	uint64_t busy[2] = { 0, 0 };
 	uint32_t q[2];
 
@@ -1145,7 +1155,7 @@ static void dl_submit(int fd, uint32_t q, uint64_t tag, uint64_t deadline)
  */
 static int run_deadline(int frames, int give, long *ahead, int *policy)
 {
-	int fd[2] = { open_dev("deadline"), open_dev("deadline") };
+	int fd[2] = { bench_open_dev("deadline"), bench_open_dev("deadline") };
 	uint32_t q[3]; /* tenant 0's bulk, tenant 1's bulk, tenant 1's frames */
 	double *due = calloc(frames, sizeof(double)), next, end = 0;
 	int sent = 0, done = 0, missed = 0, run_fd = -1, waiting = 0;

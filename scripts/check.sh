@@ -240,7 +240,7 @@ kernel_prepared() {
 # kernel was built in this run), the fuzzer runs after the suites, alone,
 # for 60 s. fuzz_run SECONDS leaves its output in $out/fuzz.log, its counts
 # in $out/fuzz-KERNEL.counts, and its seconds in $out/fuzz.secs; the
-# background skips it once $out/fuzz-later exists.
+# background does not start it once $out/fuzz-later exists.
 fuzz_kernel=${ACCEL_FUZZ_KERNEL:-debug6.12}
 bg_nice=${ACCEL_BG_NICE:-19}
 case $bg_nice in
@@ -250,7 +250,6 @@ fuzz_wanted=0 prep_pid=
 # $kernels is one kernel a line when it comes from kernels.conf: flatten it.
 [ "$vm" = 1 ] && case " $(echo $kernels) " in *" $fuzz_kernel "*) fuzz_wanted=1 ;; esac
 fuzz_run() {
-	[ ! -f "$out/fuzz-later" ] || return 0
 	f_t0=$(date +%s)
 	rm -f "$out/fuzz-$fuzz_kernel.counts"
 	if [ -f "$out/prep-$fuzz_kernel.fetch-failed" ] || [ -f "$out/prep-$fuzz_kernel.kmod-failed" ]; then
@@ -291,29 +290,29 @@ else
 	if [ -n "$rest" ] || [ "$fuzz_wanted" = 1 ]; then
 		(prep_nice="nice -n $bg_nice"
 		 for k in $rest; do kernel_prepare "$k"; done
-		 [ "$fuzz_wanted" = 0 ] || fuzz_run 180) </dev/null >/dev/null 2>&1 &
+		 [ "$fuzz_wanted" = 0 ] || [ -f "$out/fuzz-later" ] || fuzz_run 180) \
+			</dev/null >/dev/null 2>&1 &
 		prep_pid=$!
 		# A background list ignores SIGINT: stop it with this run.
 		trap 'kill_tree "$prep_pid"; exit 130' INT TERM HUP
 	fi
 	for k in $kernels; do
 		say "kernel suite on $k"
-		[ "$(kernel_source "$k")" = debian ] && idebian=$((idebian + 1))
+		how=DKMS
+		[ "$(kernel_source "$k")" = debian ] || how=build-kmod.sh
+		[ "$how" = DKMS ] && idebian=$((idebian + 1))
 		t0=$(date +%s)
 		# The debug kernel's suite runs alone: its timing checks are the
 		# tightest (KASAN and lockdep slow every call), and a VM beside
 		# it stretches them. The fuzzer's VM is done by then when the
 		# kernel came from the cache; if it has not started, it runs
 		# after the suites (fuzz-later).
-		[ "$(kernel_source "$k")" = debian ] || : >"$out/fuzz-later"
+		[ "$how" = DKMS ] || : >"$out/fuzz-later"
 		kernel_prepared "$k" "$prep_pid"
-		if [ "$(kernel_source "$k")" != debian ] && [ -n "$prep_pid" ] &&
-		   kill -0 "$prep_pid" 2>/dev/null; then
+		if [ "$how" != DKMS ] && [ -n "$prep_pid" ] && kill -0 "$prep_pid" 2>/dev/null; then
 			echo "check.sh: waiting for the work in the background: $k's suite runs alone"
 			wait "$prep_pid"
 		fi
-		how=DKMS
-		[ "$(kernel_source "$k")" = debian ] || how=build-kmod.sh
 		if [ -f "$out/prep-$k.fetch-failed" ]; then
 			cat "$out/fetch-$k.log"
 			echo "check.sh: kernel $k is not available (above)"
@@ -547,14 +546,13 @@ if [ "$fuzz_wanted" = 1 ]; then
 	[ -f "$out/fuzz.secs" ] || ! kill -0 "$prep_pid" 2>/dev/null ||
 		echo "check.sh: waiting for the fuzzer's VM, in the background"
 	wait "$prep_pid"
-	how=alongside
+	fuzz_how=alongside
 	if [ ! -f "$out/fuzz.secs" ]; then
-		how=alone
-		rm -f "$out/fuzz-later"
+		fuzz_how=alone
 		fuzz_run 60
 	fi
 	cat "$out/fuzz.log" 2>/dev/null
-	booted="$booted fuzz:$fuzz_kernel ($(cat "$out/fuzz.secs" 2>/dev/null) s, $how)"
+	booted="$booted fuzz:$fuzz_kernel ($(cat "$out/fuzz.secs" 2>/dev/null) s, $fuzz_how)"
 	if [ -f "$out/fuzz-$fuzz_kernel.counts" ]; then
 		set -- $(cat "$out/fuzz-$fuzz_kernel.counts")
 		add "fuzz $fuzz_kernel" "$1" "$2" "$3"

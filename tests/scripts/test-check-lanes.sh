@@ -3,7 +3,8 @@
 #
 # scripts/check.sh's kernel phase, on fakes: what it runs in the
 # background and in what order, with every VM, fetch, module build and
-# fuzzer run a stub that logs when it starts and ends.
+# fuzzer run replaced by a stand-in script that logs when it starts and
+# ends (and sleeps as long as the scenario asks).
 #   - the kernels after the first are prepared in the background, at nice
 #     19, and the fuzzer's VM runs there too (180 s), beside a Debian
 #     kernel's suite;

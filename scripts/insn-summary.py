@@ -31,6 +31,17 @@ nothing), the floor of a submission that enters the ring itself:
   insn.kernel_vs_uring_floor_submit
       kernel_submit / (embedded_submit + uring_cmd_nop_alone)
 
+and, when the log has the windows uring_job_complete (a batch of
+COMPLETEs through the ring) and ioctl_job_cycle (one job's SUBMIT and
+COMPLETE, an ioctl each), the counted twins of make bench's timed
+figures of how much of the NOPs' io_uring-over-ioctl advantage a job
+keeps, with uring cycle = uring_job_submit + uring_job_complete:
+
+  insn.uring_advantage_kept
+      (ioctl_job_cycle / uring cycle) / (ioctl_nop / uring_cmd_nop)
+  insn.uring_saving_kept
+      (ioctl_job_cycle - uring cycle) / (2 * (ioctl_nop - uring_cmd_nop))
+
 With --profile NAME, the instructions per operation of window NAME by
 function, most first: kernel addresses named by the kallsyms lines, user
 addresses by NM (`nm -n` of the statically linked program that ran, whose
@@ -161,6 +172,23 @@ def main(argv):
               f"per op; kernel_submit - that: {med['kernel_submit'] - floor:.0f}")
         print(f"METRIC insn.uring_floor_vs_embedded_submit {floor / med['embedded_submit']:.4f}")
         print(f"METRIC insn.kernel_vs_uring_floor_submit {med['kernel_submit'] / floor:.4f}")
+    if "uring_job_complete" in med and "ioctl_job_cycle" in med:
+        for n in ("uring_job_submit", "ioctl_nop", "uring_cmd_nop"):
+            if n not in med:
+                raise Fail(f"window '{n}' has no counts: insn.uring_advantage_kept needs it "
+                           "(run accel-bench insn under the accel-insn plugin)")
+        cycle = med["uring_job_submit"] + med["uring_job_complete"]
+        ioctl, nops = med["ioctl_job_cycle"], med["ioctl_nop"] - med["uring_cmd_nop"]
+        print(f"# insn: uring_job_submit + uring_job_complete: {cycle:.0f} instructions "
+              f"per job; ioctl_job_cycle - that: {ioctl - cycle:.0f}; "
+              f"ioctl_nop - uring_cmd_nop: {nops:.0f}")
+        if nops <= 0:
+            raise Fail(f"ioctl_nop ({med['ioctl_nop']:.0f}) is not above uring_cmd_nop "
+                       f"({med['uring_cmd_nop']:.0f}): the ring saves a NOP nothing, so no "
+                       "share of that saving can be kept")
+        kept = (ioctl / cycle) / (med["ioctl_nop"] / med["uring_cmd_nop"])
+        print(f"METRIC insn.uring_advantage_kept {kept:.4f}")
+        print(f"METRIC insn.uring_saving_kept {(ioctl - cycle) / (2 * nops):.4f}")
     if prof is None:
         return 0
     ids = [wid for wid, (name, _) in windows.items() if name == prof]

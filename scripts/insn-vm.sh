@@ -12,14 +12,15 @@
 # (default 20 rounds), and prints scripts/insn-summary.py's lines: each
 # window's instructions per operation and the METRIC ratios
 # (insn.uring_job_vs_uring_cmd_nop, insn.kernel_vs_embedded_submit,
-# insn.uring_floor_vs_embedded_submit, insn.kernel_vs_uring_floor_submit).
+# insn.uring_floor_vs_embedded_submit, insn.kernel_vs_uring_floor_submit,
+# insn.uring_advantage_kept, insn.uring_saving_kept).
 # A count is the same from run to run of the same module and kernel, so
 # two modules compare without pairs or medians of runs: run this with
 # each (--module) and compare the lines.
 #
 # --profile WINDOW (uring_job_submit, uring_cmd_nop, ring_nop, ioctl_nop,
 # embedded_submit, kernel_submit, embedded_stream, kernel_stream,
-# uring_cmd_nop_alone) adds
+# uring_cmd_nop_alone, uring_job_complete, ioctl_job_cycle) adds
 # that window's instructions per operation by function, on the window's
 # vCPU; with --all-vcpus, on every vCPU (the threads the path woke: the
 # reaper, the executor). The VM then prints /proc/kallsyms to name the
@@ -33,7 +34,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 kernel=deb6.12 ko= rounds=20 profile= mode=on
-usage() { sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:?}; shift 2 ;;

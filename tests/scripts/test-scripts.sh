@@ -287,6 +287,7 @@ insn_summary() {
 }
 insn_summary --profile uring_job_submit "$tmp/insn-vm.log" "$tmp/insn-plugin.log"
 check "insn-summary.py summarises the canned counts (got $rc)" test "$rc" = 0
+cp "$tmp/out" "$tmp/insn-vm.out"
 check "... a window's median per op, its kernel and user, leaving out one that moved" \
 	grep -q "^# insn: uring_job_submit: 1300 instructions per op on its vCPU (kernel 1200, user 100), 1300 on all vCPUs; median of 3 windows of 2 ops; 1 that changed vCPU left out" "$tmp/out"
 check "... the SUBMIT over the NOP, median over median" \
@@ -357,6 +358,40 @@ check "... the kernel scheduler's submit over that floor" \
 	grep -qx "METRIC insn.kernel_vs_uring_floor_submit 1.2000" "$tmp/out"
 check "... and what the kernel path adds above it" \
 	grep -qx "# insn: embedded_submit + uring_cmd_nop_alone: 3750 instructions per op; kernel_submit - that: 750" "$tmp/out"
+check "... and neither without it" \
+	sh -c "! grep -q uring_floor '$tmp/insn-vm.out'"
+# The job cycle, counted: the ring's SUBMIT (1300) and COMPLETE (700)
+# against one ioctl each (2500), and the NOPs (ioctl 800, ring 550).
+{ cat "$tmp/insn-vm.log"
+  echo "    # insn: window 4 ioctl_nop 1"
+  echo "    # insn: window 10 uring_job_complete 2"
+  echo "    # insn: window 11 ioctl_job_cycle 1"
+} >"$tmp/insn-cycle-vm.log"
+{ cat "$tmp/insn-plugin.log"
+  echo "accel-insn: window 4 vcpu 0 start-vcpu 0 own-kernel 750 own-user 50 all-kernel 750 all-user 50"
+  echo "accel-insn: window 10 vcpu 0 start-vcpu 0 own-kernel 1300 own-user 100 all-kernel 1300 all-user 100"
+  echo "accel-insn: window 11 vcpu 0 start-vcpu 0 own-kernel 2400 own-user 100 all-kernel 2400 all-user 100"
+} >"$tmp/insn-cycle.log"
+insn_summary "$tmp/insn-cycle-vm.log" "$tmp/insn-cycle.log"
+check "insn-summary.py prints the counted job cycle with its windows (got $rc)" test "$rc" = 0
+check "... the advantage kept: the cycles' ratio over the NOPs'" \
+	grep -qx "METRIC insn.uring_advantage_kept 0.8594" "$tmp/out"
+check "... the saving kept: the cycles' difference over two NOPs'" \
+	grep -qx "METRIC insn.uring_saving_kept 1.0000" "$tmp/out"
+check "... and the differences it rests on" \
+	grep -qx "# insn: uring_job_submit + uring_job_complete: 2000 instructions per job; ioctl_job_cycle - that: 500; ioctl_nop - uring_cmd_nop: 250" "$tmp/out"
+sed '/window 4 /s/own-kernel 750/own-kernel 450/' "$tmp/insn-cycle.log" >"$tmp/insn-bad.log"
+insn_summary "$tmp/insn-cycle-vm.log" "$tmp/insn-bad.log"
+check "insn-summary.py refuses a NOP ioctl no dearer than the ring's NOP (got $rc)" test "$rc" = 1
+check "... saying why no share of the saving exists" \
+	grep -q "ioctl_nop (500) is not above uring_cmd_nop (550): the ring saves a NOP nothing" "$tmp/out"
+grep -v "window 4 " "$tmp/insn-cycle.log" >"$tmp/insn-bad.log"
+insn_summary "$tmp/insn-cycle-vm.log" "$tmp/insn-bad.log"
+check "insn-summary.py refuses the job cycle without the NOP ioctl's counts (got $rc)" test "$rc" = 1
+check "... naming the window and the metric" \
+	grep -q "window 'ioctl_nop' has no counts: insn.uring_advantage_kept needs it" "$tmp/out"
+check "... and prints no cycle metric from the canned logs without those windows" \
+	sh -c "! grep -q uring_advantage_kept '$tmp/insn-vm.out'"
 sh "$src/scripts/insn-vm.sh" --rounds 0 >"$tmp/out" 2>&1
 rc=$?
 check "insn-vm.sh refuses --rounds 0 before it boots anything (got $rc)" test "$rc" = 2

@@ -80,6 +80,8 @@ enum insn_window {
 	INSN_EMBEDDED_STREAM,  /* a stream of one-dispatch jobs until the last signal */
 	INSN_KERNEL_STREAM,    /* the same on the module's scheduler */
 	INSN_URING_CMD_NOP_ALONE, /* one ACCEL_URING_CMD_NOP entered alone */
+	INSN_URING_COMPLETE,   /* a batch of COMPLETEs through the ring */
+	INSN_IOCTL_JOB,        /* one job's SUBMIT and COMPLETE by ioctl */
 };
 /* Prints window @id's line: its name and the operations one window runs. */
 void insn_window(enum insn_window id, const char *name, long ops);

@@ -423,21 +423,25 @@ static void must(int ok, const char *what)
 	}
 }
 
-/* ns per job: submit and complete @n jobs, one ioctl each. */
-static double run_jobs_ioctl(int fd, uint32_t q, long n)
+/* One job of queue @q by ioctl: its SUBMIT, then its COMPLETE. */
+static void ioctl_job_cycle(int fd, uint32_t q)
 {
 	struct accel_job j = { .queue = q };
 	struct accel_job_submit s = { .jobs = (uintptr_t)&j, .count = 1 };
+	struct accel_job_complete c;
+
+	must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
+	c = (struct accel_job_complete){ .id = j.id };
+	must(!ioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &c), "JOB_COMPLETE");
+}
+
+/* ns per job: submit and complete @n jobs, one ioctl each. */
+static double run_jobs_ioctl(int fd, uint32_t q, long n)
+{
 	double t0 = now_ns();
 
-	for (long i = 0; i < n; i++) {
-		struct accel_job_complete c;
-
-		s.submitted = 0;
-		must(!ioctl(fd, ACCEL_IOCTL_JOB_SUBMIT, &s), "JOB_SUBMIT");
-		c = (struct accel_job_complete){ .id = j.id };
-		must(!ioctl(fd, ACCEL_IOCTL_JOB_COMPLETE, &c), "JOB_COMPLETE");
-	}
+	for (long i = 0; i < n; i++)
+		ioctl_job_cycle(fd, q);
 	return (now_ns() - t0) / n;
 }
 
@@ -573,6 +577,8 @@ int insn_kernel(const struct opts *o)
 	insn_window(INSN_RING_NOP, "ring_nop", BATCH);
 	insn_window(INSN_IOCTL_NOP, "ioctl_nop", 1);
 	insn_window(INSN_URING_CMD_NOP_ALONE, "uring_cmd_nop_alone", 1);
+	insn_window(INSN_URING_COMPLETE, "uring_job_complete", BATCH);
+	insn_window(INSN_IOCTL_JOB, "ioctl_job_cycle", 1);
 	insn_pin();
 	for (int r = 0; r < o->rounds; r++) {
 		unsigned int k;
@@ -581,7 +587,14 @@ int insn_kernel(const struct opts *o)
 		ACCEL_INSN_BEGIN(INSN_URING_SUBMIT);
 		k = submit_batch(&ring, fd, q, ids);
 		ACCEL_INSN_END(INSN_URING_SUBMIT);
+		/* The other half of submit.uring_vs_ioctl_rate's job cycle. */
+		ACCEL_INSN_BEGIN(INSN_URING_COMPLETE);
 		complete_batch(&ring, fd, ids, k);
+		ACCEL_INSN_END(INSN_URING_COMPLETE);
+		/* The cycle one ioctl per half: run_jobs_ioctl()'s. */
+		ACCEL_INSN_BEGIN(INSN_IOCTL_JOB);
+		ioctl_job_cycle(fd, q);
+		ACCEL_INSN_END(INSN_IOCTL_JOB);
 		ACCEL_INSN_BEGIN(INSN_URING_CMD_NOP);
 		ring_batch(&ring, fd);
 		ACCEL_INSN_END(INSN_URING_CMD_NOP);

@@ -26,7 +26,13 @@
  *
  * **Locking.** A job's state, like its queue's scheduling fields, is under
  * its engine's spinlock (interrupts off); the file's event lock nests
- * inside it. Fence callbacks (accel_job_dep_cb()) take no engine lock.
+ * inside it. Fence callbacks (accel_job_dep_cb()) take no engine lock,
+ * and take their reference on the job only after the decrement that tells
+ * a COMPLETE the waits are reached: whatever drops a job's references
+ * while a wait may still be calling back first removes its callbacks
+ * (accel_job_disarm(), which waits for one running under its fence's
+ * lock). Decisions made under the engine lock are not read again from
+ * the job after it: the state may have moved on another thread.
  * Syncobjs are promised, signalled and failed with no engine lock held
  * (accel_job_arm(), accel_job_signal()). The file's id table has its own
  * lock (idtable.c). A job holds a reference to its engine.
@@ -1412,7 +1418,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	struct accel_sched_job *job;
 	struct accel_engine *e;
 	struct accel_queue *q;
-	bool reach;
+	bool reach, done;
 	u64 dt;
 
 	if (args->status && !accel_user_errno_ok(args->status))
@@ -1434,6 +1440,12 @@ int accel_job_do_complete(struct accel_file *afile,
 		 */
 		if (job->pipelined)
 			accel_job_disarm(job);
+		/*
+		 * -ETIMEDOUT says the points failed already: the timeout
+		 * work fails them after its lock section, perhaps not yet.
+		 * A syncobj fails once; the second call changes nothing.
+		 */
+		accel_job_signal(job, -ETIMEDOUT);
 		accel_job_drop_events(job, true);
 		accel_job_unlink(job);
 		accel_job_put(job);
@@ -1457,6 +1469,13 @@ int accel_job_do_complete(struct accel_file *afile,
 		job->state = ACCEL_JOB_FINISHING;
 		job->status = args->status;
 	}
+	/*
+	 * Whether this COMPLETE finishes the job, decided here: once the
+	 * lock is dropped a FINISHING job may become DONE on another thread
+	 * (its waits reached, or its queue destroyed), which then signals
+	 * and unlinks it itself.
+	 */
+	done = job->state == ACCEL_JOB_DONE;
 	q->nr_in_flight--;
 	/*
 	 * Counted where it ends, once: a finishing job when its waits are
@@ -1464,7 +1483,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	 * ending now by what it signals, a pipelined job's failed wait
 	 * over its status.
 	 */
-	if (job->state == ACCEL_JOB_DONE) {
+	if (done) {
 		if (atomic_read(&job->error) || args->status)
 			e->nr_failed++;
 		else
@@ -1498,7 +1517,7 @@ int accel_job_do_complete(struct accel_file *afile,
 	 * (accel_engine_ready_now(), below): no release meanwhile, by a kick
 	 * or a submission, can give it to whatever was runnable before.
 	 */
-	reach = job->state == ACCEL_JOB_DONE && job->nsignals;
+	reach = done && job->nsignals;
 	if (!reach) {
 		e->in_flight--;
 		accel_engine_schedule_locked(e);
@@ -1506,13 +1525,22 @@ int accel_job_do_complete(struct accel_file *afile,
 		atomic_inc(&e->completing); /* until accel_engine_ready_now() */
 	}
 	spin_unlock_irq(&e->lock);
+	/*
+	 * A pipelined job's last wait may have been reached on another CPU
+	 * a moment ago, its callback (accel_job_dep_cb()) still between the
+	 * decrement this read and the reference it takes: the job's
+	 * references must not go before that callback is done. It runs
+	 * under its fence's lock, which a removal takes.
+	 */
+	if (done && job->pipelined)
+		accel_job_disarm(job);
 	/* The job is the caller's file's, and so is the tenant. */
 	this_cpu_add(afile->tenant->stats->busy_ns, dt);
 	accel_job_drop_events(job, false);
 
 	trace_job_complete(afile->client_id, e->name, job->qhandle, job->id,
 			   args->status, dt, job->predicted_ns);
-	if (job->state == ACCEL_JOB_DONE) {
+	if (done) {
 		/* A pipelined job's failed wait overrides its status. */
 		u64 p = accel_job_signal(job, atomic_read(&job->error) ?: args->status);
 

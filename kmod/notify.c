@@ -137,6 +137,18 @@ static void accel_notify_free(struct accel_notify *n)
 static void accel_notify_uring_finish(struct accel_notify *n, int res,
 				      unsigned int issue_flags)
 {
+	/*
+	 * Where the monitor looks at pending commands (it reads the ring
+	 * behind @n->cmd, under notify_lock, after it saw @n PENDING): one
+	 * that saw it before its claim is done with the command before the
+	 * command is, and one that comes later sees it claimed.
+	 */
+	if (!ACCEL_URING_CANCELABLE) {
+		unsigned long flags;
+
+		spin_lock_irqsave(&n->afile->notify_lock, flags);
+		spin_unlock_irqrestore(&n->afile->notify_lock, flags);
+	}
 	accel_uring_cmd_done(n->cmd, res, 0, issue_flags);
 	accel_notify_free(n);
 }

@@ -703,22 +703,23 @@ void accel_sched_monitor(struct accel_file *afile, bool *again)
 	u32 pos = 0;
 
 	while ((job = accel_job_next(afile, &pos))) {
-		struct task_struct *t;
-		bool pending;
+		bool pending, abandoned = false;
 
+		/*
+		 * Judged under the lock: while job->cmd names the SUBMIT, the
+		 * request is pending and alive, and the release that answers
+		 * it clears job->cmd here first. Read after the unlock, it
+		 * may be NULL, or a request completed and reused.
+		 */
 		spin_lock_irq(&job->engine->lock);
-		pending = job->cmd != NULL;
-		t = job->task;
+		pending = job->cmd && job->task;
+		if (pending)
+			abandoned = accel_uring_cmd_abandoned(job->task, job->cmd);
 		spin_unlock_irq(&job->engine->lock);
-		if (!pending || !t) {
-			accel_job_put(job);
-			continue;
-		}
-		if (accel_uring_cmd_abandoned(t, job->cmd)) {
+		if (abandoned)
 			accel_job_cancel(job, -EOWNERDEAD); /* answers the cmd */
-		} else {
+		else if (pending)
 			*again = true;
-		}
 		accel_job_put(job);
 	}
 }

@@ -1592,6 +1592,56 @@ TEST_F(robust, uring_pending_jobs_of_a_killed_process_fail_ownerdead)
 }
 
 /*
+ * io_uring SUBMITs pending behind a one-credit queue, released one after
+ * another by COMPLETEs for two seconds. Where io_uring cannot cancel a
+ * uring_cmd itself (6.1), the module's monitor looks at each pending
+ * SUBMIT every 50 ms, on another CPU, to answer those whose process or
+ * ring is going; it read the SUBMIT's command again after its lock
+ * section, when a release could have answered it meanwhile, and then
+ * followed a NULL or completed request into its ring (an oops). Each
+ * SUBMIT is answered once, with a job that can be completed.
+ */
+TEST_F_TIMEOUT(robust, pending_submits_released_under_the_monitor, 120)
+{
+	int fd = accel_test_open();
+	struct accel_job j = { 0 };
+	struct accel_uring_submit us = { .job = (uintptr_t)&j };
+	long submitted = 0, answered = 0;
+	uint64_t t0 = now_ns();
+	struct io_uring ring;
+	bool more = true;
+
+	ASSERT_GE(fd, 0);
+	j.queue = queue_new(_metadata, fd, engine_name("monitor"), ACCEL_PRIORITY_NORMAL, 1);
+	ASSERT_EQ(0, io_uring_queue_init(128, &ring, 0));
+	while (more || answered < submitted) {
+		struct io_uring_cqe *cqe;
+		uint32_t id;
+
+		more = now_ns() - t0 < 2ull * 1000000000ull && answered < 100000;
+		/* 64 pending for the monitor to look at; read at submission. */
+		while (more && submitted - answered < 64) {
+			accel_prep_uring_cmd(io_uring_get_sqe(&ring), fd,
+					     ACCEL_URING_CMD_JOB_SUBMIT, &us, sizeof(us));
+			submitted++;
+		}
+		ASSERT_LE(0, io_uring_submit(&ring));
+		ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+		if (cqe->res <= 0)
+			TH_LOG("SUBMIT %ld answered %d", answered, cqe->res);
+		ASSERT_LT(0, cqe->res);
+		id = (uint32_t)cqe->res & ACCEL_JOB_RES_ID_MASK;
+		io_uring_cqe_seen(&ring, cqe);
+		answered++;
+		ASSERT_EQ(0, complete(fd, id, 0));
+	}
+	TH_LOG("%ld SUBMITs answered", answered);
+	ASSERT_GT(answered, 500);
+	io_uring_queue_exit(&ring);
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
  * Issue 8: import cycles through sync_files, S:3 into S at 3 and A:1 into
  * B at 1 with B:1 into A at 1: once everything is closed the module's
  * reference count falls back, so it can be unloaded.

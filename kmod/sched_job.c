@@ -486,18 +486,26 @@ static void accel_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 		struct accel_engine *e = job->engine;
 
 		kref_get(&job->ref);
+		/*
+		 * The engine's reference before the add: once the job is on
+		 * the ready list, another thread may take it, release it,
+		 * complete it and free it, and its engine with its file, while
+		 * this callback is still here.
+		 */
+		kref_get(&e->ref);
 		llist_add(&job->ready, &e->ready);
 		/*
 		 * A COMPLETE in progress makes it runnable itself; it looks
 		 * at the list again once it is done (accel_engine_ready_now():
-		 * the add and its decrement are both fully ordered).
+		 * the add and its decrement are both fully ordered). Not the
+		 * engine's last reference to drop here (a free needs the
+		 * engines' mutex): the kick drops that one.
 		 */
-		if (atomic_read(&e->completing))
+		if (atomic_read(&e->completing) && refcount_dec_not_one(&e->ref.refcount))
 			return;
 		/* A queued kick holds the engine: it may run after the jobs go. */
-		kref_get(&e->ref);
 		if (!queue_work(accel_wq, &e->kick))
-			refcount_dec(&e->ref.refcount); /* never the last: the job has one */
+			refcount_dec(&e->ref.refcount); /* never the last: the queued kick has one */
 	}
 }
 

@@ -387,6 +387,12 @@ void accel_notify_release(struct accel_file *afile)
 	spin_unlock_irq(&afile->notify_lock);
 	accel_notify_cancel_claimed(&claimed);
 	wait_event(afile->notify_wq, !READ_ONCE(afile->nr_notifies));
+	/*
+	 * The last accel_notify_free() may still hold the lock, waking this
+	 * queue: the file is freed once this returns.
+	 */
+	spin_lock_irq(&afile->notify_lock);
+	spin_unlock_irq(&afile->notify_lock);
 }
 
 /*

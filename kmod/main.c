@@ -157,7 +157,13 @@ static void __exit accel_exit(void)
 	 */
 	misc_deregister(&accel_dev.misc);
 	accel_syncobj_imports_fini();
-	destroy_workqueue(accel_wq); /* drains imports, kicks, timeouts */
+	/*
+	 * The engines the administrator pinned go first: destroying the
+	 * workqueue drains what is queued, not a timeout work whose timer
+	 * has yet to fire, and an engine's free cancels its own.
+	 */
+	accel_sched_unpin();
+	destroy_workqueue(accel_wq); /* drains imports, kicks, timeouts run */
 	accel_sched_fini();
 	accel_fence_cache_fini();
 }

@@ -993,8 +993,16 @@ static int accel_sysfs_init(void)
 	return 0;
 }
 
-/* Drop the administrator's pins; no file is open any more. */
-static void accel_sysfs_fini(void)
+/**
+ * accel_sched_unpin() - drop the administrator's pins on engines and
+ * tenants; no file is open any more.
+ *
+ * Before the module's workqueue goes: a pinned engine may have its timeout
+ * work armed (it stays armed once its released list empties), whose timer
+ * would queue it on a destroyed workqueue; the engine's free cancels it.
+ * Idempotent.
+ */
+void accel_sched_unpin(void)
 {
 	struct accel_engine *e, *eit;
 	struct accel_tenant *t, *tit;
@@ -1029,6 +1037,11 @@ static void accel_sysfs_fini(void)
 			break;
 		accel_tenant_put(t);
 	}
+}
+
+static void accel_sysfs_fini(void)
+{
+	accel_sched_unpin();
 	kobject_put(accel_sysfs_engines);
 	kobject_put(accel_sysfs_tenants);
 	kobject_put(accel_sysfs);

@@ -291,6 +291,7 @@ void accel_sched_point_deadline(struct accel_syncobj *s, u64 point,
 				u64 deadline);
 int accel_sched_file_tenant(struct accel_file *afile);
 int accel_sched_init(void);
+void accel_sched_unpin(void);
 void accel_sched_fini(void);
 void accel_sched_file_init(struct accel_file *afile);
 void accel_sched_file_release(struct accel_file *afile);

@@ -235,7 +235,7 @@ void kernel_resolve_failure(struct accel_sched_kernel *k, accel_semaphore_t *sem
 			    int error);
 bool kernel_drop_passed_signals(struct kernel_job *r);
 bool kernel_drop_deadline(struct kernel_job *r);
-void kernel_refusal_message(struct kernel_job *r, int err);
+void kernel_refusal_message(struct accel_sched_kernel *k, struct kernel_job *r, int err);
 int kernel_ring_flush_locked(struct accel_sched_kernel *k);
 struct io_uring_sqe *kernel_get_sqe_locked(struct accel_sched_kernel *k);
 void kernel_sq_drain(struct accel_sched_kernel *k);

@@ -425,11 +425,20 @@ static const char *refusal_hint(int err)
 	return "";
 }
 
-void kernel_refusal_message(struct kernel_job *r, int err)
+void kernel_refusal_message(struct accel_sched_kernel *k, struct kernel_job *r, int err)
 {
-	accel_strfmt(r->why, sizeof(r->why),
+	char why[sizeof(r->why)];
+
+	accel_strfmt(why, sizeof(why),
 		     "%s was not run: the kernel scheduler refused it with %s%s",
 		     r->job->label, accel_errno_name(-err), refusal_hint(-err));
+	/*
+	 * Under the lock: @r is still listed, and a waiter woken by the
+	 * module's failure of its points reads it there (describe_job()).
+	 */
+	pthread_mutex_lock(&k->jobs_lock);
+	memcpy(r->why, why, sizeof(why));
+	pthread_mutex_unlock(&k->jobs_lock);
 }
 
 /*

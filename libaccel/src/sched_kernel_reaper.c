@@ -63,7 +63,7 @@ static void not_run(struct accel_sched_kernel *k, struct kernel_job *r,
 		atomic_store(&job->wait_index, wait);
 		atomic_store(&job->wait_error, err);
 	} else {
-		kernel_refusal_message(r, err);
+		kernel_refusal_message(k, r, err);
 		atomic_store(&job->cancel_error, err);
 	}
 	accel_executor_push(job->executor, job);

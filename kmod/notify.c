@@ -108,6 +108,19 @@ static bool accel_notify_claim(struct accel_notify *n)
 			      ACCEL_NOTIFY_DONE) == ACCEL_NOTIFY_PENDING;
 }
 
+/*
+ * Wait until whoever holds @afile's notify_lock has let it go: a monitor
+ * reading a notification's command, or the last accel_notify_free() still
+ * waking the release. Any context.
+ */
+static void accel_notify_lock_sync(struct accel_file *afile)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&afile->notify_lock, flags);
+	spin_unlock_irqrestore(&afile->notify_lock, flags);
+}
+
 /* Unlink and free; the completion has been delivered. Any context. */
 static void accel_notify_free(struct accel_notify *n)
 {
@@ -143,12 +156,8 @@ static void accel_notify_uring_finish(struct accel_notify *n, int res,
 	 * that saw it before its claim is done with the command before the
 	 * command is, and one that comes later sees it claimed.
 	 */
-	if (!ACCEL_URING_CANCELABLE) {
-		unsigned long flags;
-
-		spin_lock_irqsave(&n->afile->notify_lock, flags);
-		spin_unlock_irqrestore(&n->afile->notify_lock, flags);
-	}
+	if (!ACCEL_URING_CANCELABLE)
+		accel_notify_lock_sync(n->afile);
 	accel_uring_cmd_done(n->cmd, res, 0, issue_flags);
 	accel_notify_free(n);
 }
@@ -391,8 +400,7 @@ void accel_notify_release(struct accel_file *afile)
 	 * The last accel_notify_free() may still hold the lock, waking this
 	 * queue: the file is freed once this returns.
 	 */
-	spin_lock_irq(&afile->notify_lock);
-	spin_unlock_irq(&afile->notify_lock);
+	accel_notify_lock_sync(afile);
 }
 
 /*
